@@ -1,0 +1,106 @@
+"""What every local-DP frequency oracle shares: estimation, variance, error bars.
+
+A frequency oracle perturbs each user's category in [0, k) so that a value ``v``
+is *supported* by a report with probability ``p`` when the user holds ``v`` and
+``q`` otherwise (Wang, Blocki, Li, Jha 2017, "Locally Differentially Private
+Protocols for Frequency Estimation", USENIX Security, Sec. 3, "pure" protocols).
+GRR, SUE and OUE differ only in how reports look and in ``p`` and ``q``; the
+unbiased estimator and its variance are the same functions of ``p`` and ``q``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from dpcore.validation import check_int, check_probability
+
+__all__ = ["FrequencyOracle", "check_true_counts"]
+
+
+def check_true_counts(true_counts, k: int, name: str = "true_counts") -> np.ndarray:
+    """Return ``true_counts`` as an int64 array of k non-negative integers."""
+    arr = np.asarray(true_counts)
+    if arr.shape != (k,):
+        raise ValueError(f"{name} must have shape ({k},), got shape {arr.shape}")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"{name} must hold non-negative integers, got dtype {arr.dtype}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.floor(arr)):
+        raise ValueError(f"{name} must hold non-negative integers, got {arr.tolist()[:8]}")
+    return arr.astype(np.int64)
+
+
+class FrequencyOracle:
+    """Mixin for frozen dataclasses with fields ``epsilon``, ``k`` and derived ``p``, ``q``.
+
+    Subclasses implement ``perturb``, ``support`` and ``simulate``; this class
+    gives the estimator, its exact variance and a normal-approximation error bar.
+    """
+
+    epsilon: float
+    k: int
+    p: float
+    q: float
+
+    @property
+    def p_minus_q(self) -> float:
+        """``p - q``, computed without cancellation by each subclass."""
+        return self.p - self.q
+
+    def estimate(self, support, n) -> np.ndarray:
+        """Unbiased estimates of the true counts.
+
+        ``c_hat = (support - n q) / (p - q)`` (Wang et al. 2017, Eq. (2)). Since
+        ``E[support_v] = c_v p + (n - c_v) q``, ``E[c_hat_v] = c_v``. Estimates can
+        be negative; see :func:`dpcore.postprocess.project_to_histogram` for a
+        valid histogram (biased, off by default).
+
+        Parameters
+        ----------
+        support : array_like, shape (..., k)
+            How many reports support each value; leading axes (trials) allowed.
+        n : int
+            Number of users, in [0, inf).
+        """
+        n = check_int(n, "n", minimum=0)
+        support = np.asarray(support, dtype=np.float64)
+        if support.shape[-1:] != (self.k,):
+            raise ValueError(f"support must have last dimension k={self.k}, got shape {support.shape}")
+        return (support - n * self.q) / self.p_minus_q
+
+    def variance(self, true_counts) -> np.ndarray:
+        """Exact variance of each count estimate.
+
+        ``support_v = Bin(c_v, p) + Bin(n - c_v, q)``, so
+        ``Var[c_hat_v] = (c_v p(1-p) + (n-c_v) q(1-q)) / (p-q)^2``, and with
+        ``p(1-p) - q(1-q) = (p-q)(1-p-q)`` this is
+        ``n q(1-q)/(p-q)^2 + c_v (1-p-q)/(p-q)`` (Wang et al. 2017, Eq. (3)
+        for the unary encodings; the same algebra gives it for GRR, where the
+        supports of different values are dependent but each is such a sum).
+
+        Parameters
+        ----------
+        true_counts : array_like of int, shape (k,)
+            The true count of each value; ``n`` is their sum.
+        """
+        c = check_true_counts(true_counts, self.k).astype(np.float64)
+        n = c.sum()
+        d = self.p_minus_q
+        return n * self.q * (1.0 - self.q) / d**2 + c * (1.0 - self.p - self.q) / d
+
+    def std(self, true_counts) -> np.ndarray:
+        """Standard deviation of each count estimate, ``sqrt(variance)``."""
+        return np.sqrt(self.variance(true_counts))
+
+    def error_bound(self, true_counts, confidence: float = 0.95) -> np.ndarray:
+        """Half-width t with ``P(|c_hat_v - c_v| <= t) ~= confidence`` per value.
+
+        Normal approximation (the estimate is an affine function of a sum of
+        ``n`` independent Bernoulli variables, so the CLT applies for the
+        dataset sizes the app uses): ``t = z_{(1+confidence)/2} * std``.
+        """
+        confidence = check_probability(confidence, "confidence")
+        return stats.norm.ppf(0.5 + confidence / 2.0) * self.std(true_counts)
+
+    def _check_trials(self, trials) -> int:
+        return check_int(trials, "trials", minimum=1)

@@ -1,0 +1,183 @@
+"""Parameter checks shared by every mechanism and accountant.
+
+Each check raises ``ValueError`` (value out of range) or ``TypeError`` (wrong
+type) with one sentence naming the parameter, the allowed range and the value
+received, in the form used by diffprivlib and dp_accounting::
+
+    epsilon must be in (0, inf), got -1.0
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "as_generator",
+    "check_epsilon",
+    "check_delta",
+    "check_positive",
+    "check_nonnegative",
+    "check_probability",
+    "check_int",
+    "check_bounds",
+    "check_finite_real",
+    "check_choice",
+    "check_category_values",
+    "check_numeric_array",
+]
+
+
+def _is_real(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def check_finite_real(value, name: str) -> float:
+    """Return ``value`` as a float, refusing non-numbers, NaN and infinities."""
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a float in (0, inf)."""
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a real number in (0, inf), got {value!r}")
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be in (0, inf), got {value}")
+    return value
+
+
+def check_nonnegative(value, name: str) -> float:
+    """Return ``value`` as a float in [0, inf)."""
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a real number in [0, inf), got {value!r}")
+    value = float(value)
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be in [0, inf), got {value}")
+    return value
+
+
+def check_epsilon(value, name: str = "epsilon") -> float:
+    """Return a privacy parameter epsilon in (0, inf) as a float."""
+    return check_positive(value, name)
+
+
+def check_probability(value, name: str, *, low_open: bool = True, high_open: bool = True) -> float:
+    """Return ``value`` as a float in the interval (0, 1), with ends as requested."""
+    lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a real number in {lo}0, 1{hi}, got {value!r}")
+    value = float(value)
+    ok_lo = value > 0 if low_open else value >= 0
+    ok_hi = value < 1 if high_open else value <= 1
+    if not (np.isfinite(value) and ok_lo and ok_hi):
+        raise ValueError(f"{name} must be in {lo}0, 1{hi}, got {value}")
+    return value
+
+
+def check_delta(value, name: str = "delta") -> float:
+    """Return a privacy parameter delta in (0, 1) as a float."""
+    return check_probability(value, name)
+
+
+def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an int in [minimum, maximum] (either end optional).
+
+    Integral floats such as ``3.0`` are accepted; ``3.5`` and booleans are not.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        ivalue = int(value)
+    else:
+        if not (np.isfinite(value) and float(value).is_integer()):
+            raise ValueError(f"{name} must be an integer, got {value}")
+        ivalue = int(value)
+    lo = "-inf" if minimum is None else str(minimum)
+    hi = "inf" if maximum is None else str(maximum)
+    if (minimum is not None and ivalue < minimum) or (maximum is not None and ivalue > maximum):
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {ivalue}")
+    return ivalue
+
+
+def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper") -> tuple[float, float]:
+    """Return finite ``(lower, upper)`` with lower < upper."""
+    lower = check_finite_real(lower, lower_name)
+    upper = check_finite_real(upper, upper_name)
+    if not lower < upper:
+        raise ValueError(f"{lower_name} must be below {upper_name}, got {lower_name}={lower} and {upper_name}={upper}")
+    return lower, upper
+
+
+def check_choice(value, name: str, choices) -> str:
+    """Return ``value`` if it is one of ``choices``; otherwise list the valid ones."""
+    choices = tuple(choices)
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def check_category_values(values, k: int, name: str = "values") -> np.ndarray:
+    """Return ``values`` as a 1-D int64 array of category indices in [0, k)."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        arr = arr.reshape(-1) if arr.ndim == 0 else arr
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of integers in [0, {k}), got shape {arr.shape}")
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold integers in [0, {k}), got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
+            bad = arr[~(np.isfinite(arr) & (arr == np.floor(np.where(np.isfinite(arr), arr, 0))))][0]
+            raise ValueError(f"{name} must hold integers in [0, {k}), got {bad}")
+    lo, hi = arr.min(), arr.max()
+    if lo < 0 or hi >= k:
+        bad = lo if lo < 0 else hi
+        raise ValueError(f"{name} must hold integers in [0, {k}), got {bad}")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_numeric_array(values, name: str = "values", *, nan: str = "raise") -> tuple[np.ndarray, int]:
+    """Return ``(finite float64 1-D array, number of dropped NaN)``.
+
+    Parameters
+    ----------
+    nan : {"raise", "drop"}
+        ``"raise"`` refuses NaN; ``"drop"`` removes them and reports how many.
+        Infinite values are always refused: no clipping bound makes them meaningful.
+    """
+    check_choice(nan, "nan", ("raise", "drop"))
+    try:
+        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numeric, got values that cannot be read as numbers") from None
+    isnan = np.isnan(arr)
+    dropped = int(isnan.sum())
+    if dropped:
+        if nan == "raise":
+            raise ValueError(f"{name} must not contain NaN, got {dropped} NaN value(s)")
+        arr = arr[~isnan]
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} must be finite, got {int(np.isinf(arr).sum())} infinite value(s)")
+    if arr.size == 0:
+        raise ValueError(f"{name} must contain at least one number, got none")
+    return arr, dropped
+
+
+def as_generator(rng) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from a Generator, an int seed, or None (fresh entropy)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        if rng is not None and int(rng) < 0:
+            raise ValueError(f"rng seed must be in [0, inf), got {rng}")
+        return np.random.default_rng(rng)
+    raise TypeError(f"rng must be a numpy.random.Generator or an int seed, got {type(rng).__name__}")
