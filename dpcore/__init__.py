@@ -11,3 +11,11 @@ from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_respons
 from dpcore.unary_encoding import OUE, SUE
 from dpcore.ldp_mean import LDPMean
 from dpcore.postprocess import project_to_histogram
+from dpcore.laplace import Laplace
+from dpcore.gaussian import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
+from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from dpcore.queries import MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
+from dpcore.svt import (
+    AutoMeanResult, SVTScales, above_threshold, above_threshold_trials, auto_mean, choose_clipping_bound,
+    clipping_queries, naive_range_query, range_query_svt, sparse, sparse_trials, svt_noise_scales,
+)

@@ -102,5 +102,25 @@ class FrequencyOracle:
         confidence = check_probability(confidence, "confidence")
         return stats.norm.ppf(0.5 + confidence / 2.0) * self.std(true_counts)
 
+    def error_pdf(self, x, true_counts) -> np.ndarray:
+        """Normal-approximation density of each estimate's error at ``x``, shape (len(x), k).
+
+        ``N(0, Var[c_hat_v])`` with the exact variance of :meth:`variance`; used to
+        draw the theory over a histogram of simulated errors.
+        """
+        x = np.asarray(x, dtype=np.float64).reshape(-1, 1)
+        return stats.norm.pdf(x, scale=self.std(true_counts)[None, :])
+
+    @staticmethod
+    def grr_crossover_epsilon(k: int) -> float:
+        """The epsilon above which GRR has a smaller variance than OUE for k values.
+
+        For rare values (``c_v << n``) ``Var_GRR ~ n (e^eps + k - 2)/(e^eps - 1)^2`` and
+        ``Var_OUE = n 4 e^eps/(e^eps - 1)^2``, so GRR wins iff ``k < 3 e^eps + 2``, i.e.
+        ``eps > ln((k - 2)/3)`` (Wang et al. 2017, Sec. 4.5). Returns 0 when GRR always wins (k <= 5).
+        """
+        k = check_int(k, "k", minimum=2)
+        return float(np.log((k - 2) / 3.0)) if k > 5 else 0.0
+
     def _check_trials(self, trials) -> int:
         return check_int(trials, "trials", minimum=1)

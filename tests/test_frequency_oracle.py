@@ -133,3 +133,23 @@ def test_bad_trials_and_counts_are_refused(cls):
         m.variance([1, -2, 3])
     with pytest.raises(TypeError, match="rng"):
         m.simulate([1, 2, 3], "seed")
+
+
+@pytest.mark.parametrize("k", [6, 14, 100])
+def test_grr_crossover_matches_the_variances(k):
+    eps_star = GRR.grr_crossover_epsilon(k)
+    # just below the crossover OUE is better for a value with count 0, just above GRR is
+    counts = np.zeros(k, dtype=int)
+    counts[0] = 10_000
+    below, above = eps_star * 0.98, eps_star * 1.02
+    assert GRR(below, k).variance(counts)[1] > OUE(below, k).variance(counts)[1]
+    assert GRR(above, k).variance(counts)[1] < OUE(above, k).variance(counts)[1]
+    assert GRR.grr_crossover_epsilon(5) == 0.0
+
+
+def test_error_pdf_is_the_normal_density_with_the_exact_variance():
+    m = OUE(1.0, 8)
+    x = np.array([0.0, 10.0])
+    sd = np.sqrt(m.variance(COUNTS))
+    expected = np.exp(-0.5 * (x[:, None] / sd) ** 2) / (sd * np.sqrt(2 * np.pi))
+    np.testing.assert_allclose(m.error_pdf(x, COUNTS), expected, rtol=1e-12)

@@ -1,0 +1,215 @@
+"""The Laplace mechanism (central model).
+
+A query ``f`` of L1 sensitivity ``Δ`` (the largest change of ``f`` between two
+neighbouring data sets) is released as ``f(x) + Lap(b)`` with scale
+``b = Δ / ε``; the release is ε-differentially private.
+
+Source: Dwork & Roth (2014), *The Algorithmic Foundations of Differential
+Privacy*, Definition 3.3 and Theorem 3.6 (Laplace mechanism), Theorem 3.8
+(accuracy). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore.validation import (
+    as_generator,
+    check_epsilon,
+    check_int,
+    check_numeric_array,
+    check_positive,
+    check_probability,
+)
+
+__all__ = ["Laplace", "sample_laplace"]
+
+
+def sample_laplace(rng: np.random.Generator, scale, size=None):
+    """Draw ``Lap(scale)`` noise as ``scale · (E₁ − E₂)`` with ``E₁, E₂`` iid standard exponential.
+
+    The difference of two iid Exp(1) variables is exactly standard Laplace: its
+    characteristic function is ``1/(1 − it) · 1/(1 + it) = 1/(1 + t²)``, that of
+    Lap(1). NumPy's ziggurat exponential sampler makes this about twice as fast
+    as ``Generator.laplace``. ``scale`` may be an array: it must broadcast
+    against ``size``, and gives the shape when ``size`` is None.
+    """
+    if size is None and np.ndim(scale) > 0:
+        size = np.shape(scale)
+    e = rng.standard_exponential(size)
+    if size is None:
+        return scale * (e - rng.standard_exponential())
+    e -= rng.standard_exponential(size)
+    return np.multiply(e, scale, out=e) if np.ndim(scale) == 0 else e * scale
+
+
+def _release_values(values, name: str = "values") -> np.ndarray:
+    """Return ``values`` as a finite float64 array of the same shape (NaN and inf refused)."""
+    shape = np.shape(values)
+    arr, _ = check_numeric_array(values, name)
+    return arr.reshape(shape)
+
+
+def _add_noise(values, noise_sampler, rng, trials):
+    """Add ``noise_sampler(rng, shape)`` to ``values``; ``trials`` adds a leading axis."""
+    arr = _release_values(values)
+    rng = as_generator(rng)
+    if trials is None:
+        out = arr + noise_sampler(rng, arr.shape)
+        return float(out) if out.ndim == 0 else out
+    trials = check_int(trials, "trials", minimum=1)
+    return arr + noise_sampler(rng, (trials,) + arr.shape)
+
+
+@dataclass(frozen=True)
+class Laplace:
+    """Laplace noise ``Lap(scale)`` added to a query of L1 sensitivity ``sensitivity``.
+
+    The density of the noise is ``exp(-|x| / b) / (2 b)`` with ``b = scale``; the
+    release is ε-DP with ``ε = sensitivity / scale`` (Dwork & Roth 2014, Thm 3.6).
+
+    Parameters
+    ----------
+    scale : float
+        The scale ``b`` of the noise, in (0, inf).
+    sensitivity : float, default 1.0
+        The L1 sensitivity ``Δ`` of the query, in (0, inf).
+
+    Examples
+    --------
+    >>> Laplace.from_epsilon(epsilon=0.5, sensitivity=2.0).scale
+    4.0
+    """
+
+    scale: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", check_positive(self.scale, "scale"))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_epsilon(cls, epsilon: float, sensitivity: float = 1.0) -> "Laplace":
+        """The ε-DP Laplace mechanism: ``scale = sensitivity / epsilon``.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter ε, in (0, inf).
+        sensitivity : float, default 1.0
+            L1 sensitivity Δ of the query, in (0, inf).
+        """
+        epsilon = check_epsilon(epsilon)
+        sensitivity = check_positive(sensitivity, "sensitivity")
+        return cls(scale=sensitivity / epsilon, sensitivity=sensitivity)
+
+    # ------------------------------------------------------------------ privacy
+    @property
+    def epsilon(self) -> float:
+        """The ε of the pure-DP guarantee: ``ε = Δ / b``."""
+        return self.sensitivity / self.scale
+
+    # ------------------------------------------------------------------ error
+    @property
+    def variance(self) -> float:
+        """Variance of the noise: ``2 b²``."""
+        return 2.0 * self.scale**2
+
+    @property
+    def std(self) -> float:
+        """Standard deviation of the noise: ``√2 · b``."""
+        return float(np.sqrt(2.0) * self.scale)
+
+    def error_bound(self, confidence: float = 0.95) -> float:
+        """The ``t`` with ``P(|noise| <= t) = confidence``: ``t = b · ln(1 / (1 - confidence))``.
+
+        Derivation: ``P(|Lap(b)| > t) = exp(-t / b)`` (Dwork & Roth 2014, Fact 3.7).
+
+        Parameters
+        ----------
+        confidence : float
+            Probability in (0, 1).
+        """
+        confidence = check_probability(confidence, "confidence")
+        return float(self.scale * -np.log1p(-confidence))
+
+    def pdf(self, x):
+        """Density of the noise at ``x``: ``exp(-|x| / b) / (2 b)``."""
+        x = np.asarray(x, dtype=np.float64)
+        out = np.exp(-np.abs(x) / self.scale) / (2.0 * self.scale)
+        return float(out) if out.ndim == 0 else out
+
+    def cdf(self, x):
+        """Distribution function of the noise at ``x``."""
+        x = np.asarray(x, dtype=np.float64)
+        # 1/2 exp(x/b) below zero, 1 - 1/2 exp(-x/b) above; written so that nothing overflows.
+        half_tail = 0.5 * np.exp(-np.abs(x) / self.scale)
+        out = np.where(x < 0, half_tail, 1.0 - half_tail)
+        return float(out) if out.ndim == 0 else out
+
+    # ------------------------------------------------------------------ inverses
+    @staticmethod
+    def scale_for_accuracy(accuracy: float, confidence: float = 0.95) -> float:
+        """The largest scale ``b`` with ``P(|noise| <= accuracy) >= confidence``.
+
+        ``b = accuracy / ln(1 / (1 - confidence))``; the inverse of :meth:`error_bound`.
+
+        Parameters
+        ----------
+        accuracy : float
+            Target error ``t``, in (0, inf).
+        confidence : float
+            Probability in (0, 1).
+        """
+        accuracy = check_positive(accuracy, "accuracy")
+        confidence = check_probability(confidence, "confidence")
+        return float(accuracy / -np.log1p(-confidence))
+
+    @classmethod
+    def epsilon_for_accuracy(cls, accuracy: float, confidence: float = 0.95, sensitivity: float = 1.0) -> float:
+        """The smallest ε whose Laplace noise stays within ``accuracy`` with probability ``confidence``.
+
+        ``ε = Δ · ln(1 / (1 - confidence)) / accuracy`` (OpenDP's
+        ``laplacian_scale_to_accuracy`` inverted, with ``b = Δ / ε``).
+
+        Parameters
+        ----------
+        accuracy : float
+            Target error ``t``, in (0, inf).
+        confidence : float
+            Probability in (0, 1).
+        sensitivity : float, default 1.0
+            L1 sensitivity Δ, in (0, inf).
+        """
+        sensitivity = check_positive(sensitivity, "sensitivity")
+        return sensitivity / cls.scale_for_accuracy(accuracy, confidence)
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, rng, size=None):
+        """Draw noise of shape ``size`` (a float when ``size`` is None)."""
+        rng = as_generator(rng)
+        out = sample_laplace(rng, self.scale, size)
+        return float(out) if size is None else out
+
+    def release(self, values, rng, trials: int | None = None):
+        """Release ``values + Lap(b)``, each entry with independent noise.
+
+        Parameters
+        ----------
+        values : float or array_like
+            True answers; finite numbers (NaN and infinities are refused).
+        rng : numpy.random.Generator or int
+            Source of randomness.
+        trials : int, optional
+            When given, ``trials`` independent releases stacked on a new leading
+            axis: the result has shape ``(trials,) + np.shape(values)``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``values`` and ``trials=None``, otherwise an array.
+        """
+        return _add_noise(values, lambda g, shape: sample_laplace(g, self.scale, shape), rng, trials)

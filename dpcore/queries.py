@@ -1,0 +1,405 @@
+"""Central-model queries over one numeric column: count, clipped sum, mean, histogram.
+
+Neighbouring relation: **add/remove one record** (unbounded DP) throughout.
+Under it the sensitivities are
+
+* count: 1;
+* sum of values clipped to ``[lower, upper]``: ``max(|lower|, |upper|)`` (the
+  added or removed record contributes at most that much; under replace-one it
+  would be ``upper − lower``);
+* histogram: one record changes one bin by one, so the vector of counts has L1
+  and L2 sensitivity 1 and each bin gets the noise of a single count (parallel
+  composition: the bins are disjoint);
+* mean: not released directly, but as noisy clipped sum over noisy count, the
+  budget split between the two (sequential composition) and the ratio being
+  post-processing.
+
+Each query returns the true answer, the noisy answer and the noise law, and
+can re-draw the noisy answer many times at once (``simulate``) so the app can
+show the error distribution without recomputing anything.
+
+Sources: Dwork & Roth (2014), Theorem 3.6 (Laplace mechanism), Theorem 3.16
+(sequential composition), Section 3.3 (histogram queries); the mean as
+noisy-sum over noisy-count follows Near & Abuah, *Programming Differential
+Privacy*, chapter "Sensitivity" (clipping and averages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore.gaussian import Gaussian
+from dpcore.laplace import Laplace
+from dpcore.validation import (
+    as_generator,
+    check_bounds,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_numeric_array,
+    check_probability,
+)
+
+__all__ = [
+    "QueryResult",
+    "MeanResult",
+    "dp_count",
+    "dp_sum",
+    "dp_mean",
+    "dp_histogram",
+    "noise_mechanism",
+    "clipped_sum_sensitivity",
+]
+
+MECHANISMS = ("laplace", "gaussian")
+
+
+def noise_mechanism(epsilon: float, sensitivity: float, mechanism: str = "laplace", delta: float | None = None):
+    """The noise for one query: ``Laplace.from_epsilon`` or analytic ``Gaussian.from_epsilon_delta``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    sensitivity : float
+        Sensitivity of the query (L1 for Laplace, L2 for Gaussian), in (0, inf).
+    mechanism : {"laplace", "gaussian"}
+    delta : float, optional
+        Privacy parameter δ in (0, 1); required for ``"gaussian"``, ignored for ``"laplace"``.
+    """
+    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    if mechanism == "laplace":
+        return Laplace.from_epsilon(epsilon, sensitivity)
+    if delta is None:
+        raise ValueError("delta must be in (0, 1) for the gaussian mechanism, got None")
+    return Gaussian.from_epsilon_delta(epsilon, check_delta(delta), sensitivity)
+
+
+def _mechanism_delta(mechanism) -> float | None:
+    return getattr(mechanism, "delta", None)
+
+
+@dataclass(frozen=True, eq=False)
+class QueryResult:
+    """One noisy answer with its true answer and its noise law.
+
+    Attributes
+    ----------
+    query : {"count", "sum", "histogram"}
+    true_value : float or numpy.ndarray
+        The exact answer of the query as released (for a sum: of the clipped values).
+    noisy_value : float or numpy.ndarray
+        ``true_value`` plus one draw of the noise.
+    mechanism : Laplace or Gaussian
+        The noise law, per entry for a histogram.
+    n : int
+        Number of values used (after NaN were dropped).
+    dropped_nan : int
+        Number of NaN removed from the column (``nan="drop"``), else 0.
+    unclipped_value : float, optional
+        For a sum, the exact sum of the unclipped values: the gap to
+        ``true_value`` is the bias clipping introduces.
+    lower, upper : float, optional
+        The clipping bounds of a sum.
+    bin_edges : numpy.ndarray, optional
+        The edges of a histogram's bins.
+    """
+
+    query: str
+    true_value: float | np.ndarray
+    noisy_value: float | np.ndarray
+    mechanism: Laplace | Gaussian
+    n: int
+    dropped_nan: int = 0
+    unclipped_value: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    bin_edges: np.ndarray | None = None
+
+    @property
+    def epsilon(self) -> float:
+        """The ε spent by this query."""
+        return self.mechanism.epsilon
+
+    @property
+    def delta(self) -> float | None:
+        """The δ spent by this query (None for Laplace noise)."""
+        return _mechanism_delta(self.mechanism)
+
+    @property
+    def error(self):
+        """``noisy_value − true_value``."""
+        return self.noisy_value - self.true_value
+
+    def error_bound(self, confidence: float = 0.95) -> float:
+        """``t`` with ``P(|noise| <= t) = confidence``, per entry (per bin for a histogram)."""
+        return self.mechanism.error_bound(confidence)
+
+    def simulate(self, trials: int, rng):
+        """``trials`` fresh noisy answers on the same data, vectorised: shape ``(trials,) + shape(true_value)``."""
+        return self.mechanism.release(self.true_value, rng, trials=trials)
+
+    def simulate_errors(self, trials: int, rng):
+        """``trials`` fresh draws of ``noisy − true`` (the noise itself)."""
+        return self.simulate(trials, rng) - self.true_value
+
+
+@dataclass(frozen=True, eq=False)
+class MeanResult:
+    """A noisy mean released as noisy clipped sum over noisy count.
+
+    ``noisy mean = clip(noisy_sum / max(noisy_count, 1), lower, upper)``; the
+    floor at 1 and the clip are post-processing (free of privacy cost) that
+    keep the ratio finite and inside the range the true clipped mean lies in.
+    The error of a ratio of noisy numbers has no closed-form law: use
+    :meth:`simulate_errors` or :meth:`error_bound` (Monte Carlo).
+
+    Attributes
+    ----------
+    true_value : float
+        Mean of the clipped values.
+    noisy_value : float
+    sum, count : QueryResult
+        The two releases it was computed from (their own ε, δ and noise).
+    lower, upper : float
+    split : float
+        Fraction of ε (and δ) given to the sum.
+    n, dropped_nan : int
+    unclipped_value : float
+        Mean of the unclipped values (the gap to ``true_value`` is the clipping bias).
+    """
+
+    true_value: float
+    noisy_value: float
+    sum: QueryResult
+    count: QueryResult
+    lower: float
+    upper: float
+    split: float
+    n: int
+    dropped_nan: int
+    unclipped_value: float
+
+    query = "mean"
+
+    @property
+    def mechanisms(self) -> tuple:
+        """``(sum noise, count noise)``."""
+        return (self.sum.mechanism, self.count.mechanism)
+
+    @property
+    def epsilon(self) -> float:
+        """Total ε (sequential composition: sum ε + count ε)."""
+        return self.sum.epsilon + self.count.epsilon
+
+    @property
+    def delta(self) -> float | None:
+        """Total δ (sum δ + count δ) for Gaussian noise, None for Laplace."""
+        if self.sum.delta is None:
+            return None
+        return self.sum.delta + self.count.delta
+
+    @property
+    def error(self) -> float:
+        return self.noisy_value - self.true_value
+
+    def simulate(self, trials: int, rng) -> np.ndarray:
+        """``trials`` fresh noisy means on the same data, vectorised."""
+        rng = as_generator(rng)
+        sums = self.sum.simulate(trials, rng)
+        counts = self.count.simulate(trials, rng)
+        return _ratio(sums, counts, self.lower, self.upper)
+
+    def simulate_errors(self, trials: int, rng) -> np.ndarray:
+        """``trials`` fresh draws of ``noisy mean − true clipped mean``."""
+        return self.simulate(trials, rng) - self.true_value
+
+    def error_bound(self, confidence: float = 0.95, rng=0, trials: int = 10_000) -> float:
+        """Monte-Carlo ``t`` with ``P(|noisy − true| <= t) ≈ confidence``.
+
+        The empirical ``confidence`` quantile of ``|error|`` over ``trials``
+        simulated releases (seeded by ``rng``, 0 by default, so the answer is
+        reproducible).
+        """
+        confidence = check_probability(confidence, "confidence")
+        errors = np.abs(self.simulate_errors(trials, rng))
+        return float(np.quantile(errors, confidence))
+
+
+def _ratio(sums, counts, lower, upper):
+    """``clip(sums / max(counts, 1), lower, upper)``: post-processing of the two releases."""
+    out = np.clip(np.asarray(sums) / np.maximum(counts, 1.0), lower, upper)
+    return float(out) if out.ndim == 0 else out
+
+
+def _column(values, nan):
+    arr, dropped = check_numeric_array(values, "values", nan=nan)
+    return arr, dropped
+
+
+def clipped_sum_sensitivity(lower: float, upper: float) -> float:
+    """Sensitivity of ``Σ clip(x, lower, upper)`` under add/remove one record: ``max(|lower|, |upper|)``."""
+    return max(abs(lower), abs(upper))
+
+
+def dp_count(
+    values, epsilon: float, rng, *, mechanism: str = "laplace", delta: float | None = None, nan: str = "raise"
+) -> QueryResult:
+    """Noisy number of values in the column (sensitivity 1 under add/remove one record).
+
+    Parameters
+    ----------
+    values : array_like
+        The column; numbers (NaN handled by ``nan``).
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    rng : numpy.random.Generator or int
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float, optional
+        δ in (0, 1), required for ``"gaussian"``.
+    nan : {"raise", "drop"}, default "raise"
+        ``"drop"`` removes NaN (a per-record filter, so the sensitivity is
+        unchanged) and reports how many in ``dropped_nan``.
+    """
+    arr, dropped = _column(values, nan)
+    noise = noise_mechanism(epsilon, 1.0, mechanism, delta)
+    true = float(arr.size)
+    return QueryResult("count", true, noise.release(true, rng), noise, arr.size, dropped)
+
+
+def dp_sum(
+    values, lower: float, upper: float, epsilon: float, rng, *,
+    mechanism: str = "laplace", delta: float | None = None, nan: str = "raise",
+) -> QueryResult:
+    """Noisy sum of the values clipped to ``[lower, upper]``.
+
+    Sensitivity ``max(|lower|, |upper|)`` under add/remove one record.
+
+    Parameters
+    ----------
+    values : array_like
+        The column; numbers (NaN handled by ``nan``).
+    lower, upper : float
+        Clipping bounds, finite, ``lower < upper``. They must not be derived
+        from the data (that would leak it).
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    rng : numpy.random.Generator or int
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float, optional
+        δ in (0, 1), required for ``"gaussian"``.
+    nan : {"raise", "drop"}, default "raise"
+    """
+    arr, dropped = _column(values, nan)
+    lower, upper = check_bounds(lower, upper)
+    noise = noise_mechanism(epsilon, clipped_sum_sensitivity(lower, upper), mechanism, delta)
+    true = float(np.clip(arr, lower, upper).sum())
+    return QueryResult(
+        "sum", true, noise.release(true, rng), noise, arr.size, dropped,
+        unclipped_value=float(arr.sum()), lower=lower, upper=upper,
+    )
+
+
+def dp_mean(
+    values, lower: float, upper: float, epsilon: float, rng, *,
+    split: float = 0.5, mechanism: str = "laplace", delta: float | None = None, nan: str = "raise",
+) -> MeanResult:
+    """Noisy mean as noisy clipped sum over noisy count, with an explicit budget split.
+
+    The sum gets ``split · ε`` (and ``split · δ``), the count the rest; by
+    sequential composition (Dwork & Roth 2014, Theorem 3.16) the pair is
+    (ε, δ)-DP and the ratio ``clip(sum / max(count, 1), lower, upper)`` is
+    post-processing. The error law is not a closed form: see
+    :meth:`MeanResult.simulate_errors`.
+
+    Parameters
+    ----------
+    values : array_like
+        The column; numbers (NaN handled by ``nan``).
+    lower, upper : float
+        Clipping bounds, finite, ``lower < upper``.
+    epsilon : float
+        Total privacy parameter ε, in (0, inf).
+    rng : numpy.random.Generator or int
+    split : float, default 0.5
+        Fraction of the budget given to the sum, in (0, 1).
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float, optional
+        Total δ in (0, 1), required for ``"gaussian"``.
+    nan : {"raise", "drop"}, default "raise"
+    """
+    epsilon = check_epsilon(epsilon)
+    split = check_probability(split, "split")
+    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    if mechanism == "gaussian" and delta is not None:
+        delta = check_delta(delta)
+    delta_sum = None if delta is None else split * delta
+    delta_count = None if delta is None else (1.0 - split) * delta
+    rng = as_generator(rng)
+    s = dp_sum(values, lower, upper, split * epsilon, rng, mechanism=mechanism, delta=delta_sum, nan=nan)
+    c = dp_count(values, (1.0 - split) * epsilon, rng, mechanism=mechanism, delta=delta_count, nan=nan)
+    return MeanResult(
+        true_value=s.true_value / c.true_value,
+        noisy_value=_ratio(s.noisy_value, c.noisy_value, s.lower, s.upper),
+        sum=s, count=c, lower=s.lower, upper=s.upper, split=split,
+        n=s.n, dropped_nan=s.dropped_nan, unclipped_value=s.unclipped_value / c.true_value,
+    )
+
+
+def _bin_edges(bins, lower, upper) -> np.ndarray:
+    if np.ndim(bins) == 0:
+        k = check_int(bins, "bins", minimum=1)
+        if lower is None or upper is None:
+            raise ValueError(
+                "lower and upper must be given with a number of bins (edges must not depend on the data), got None"
+            )
+        lower, upper = check_bounds(lower, upper)
+        return np.linspace(lower, upper, k + 1)
+    if lower is not None or upper is not None:
+        raise ValueError("lower and upper must be None when bins are given as edges, got both")
+    edges = np.asarray(bins, dtype=np.float64).reshape(-1)
+    if edges.size < 2 or not np.all(np.isfinite(edges)) or not np.all(np.diff(edges) > 0):
+        raise ValueError(
+            f"bins must be an int >= 1 or at least 2 finite, strictly increasing edges, got {edges.tolist()}"
+        )
+    return edges
+
+
+def dp_histogram(
+    values, bins, epsilon: float, rng, *, lower: float | None = None, upper: float | None = None,
+    mechanism: str = "laplace", delta: float | None = None, nan: str = "raise",
+) -> QueryResult:
+    """Noisy count in each bin, every bin with the full ε (parallel composition).
+
+    One record falls in exactly one bin, so under add/remove one record the
+    count vector has L1 and L2 sensitivity 1 and each bin gets the noise of a
+    single count (Dwork & Roth 2014, Section 3.3, "histogram queries").
+
+    Parameters
+    ----------
+    values : array_like
+        The column; numbers (NaN handled by ``nan``).
+    bins : int or array_like
+        Number of equal-width bins on ``[lower, upper]`` (then both are
+        required), or the bin edges (strictly increasing, then leave
+        ``lower`` and ``upper`` as None). Edges must be fixed without looking at
+        the data. Values outside the edges are clipped into the end bins, so
+        every record is counted once.
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    rng : numpy.random.Generator or int
+    lower, upper : float, optional
+        Range of the equal-width bins.
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float, optional
+        δ in (0, 1), required for ``"gaussian"``.
+    nan : {"raise", "drop"}, default "raise"
+    """
+    arr, dropped = _column(values, nan)
+    edges = _bin_edges(bins, lower, upper)
+    noise = noise_mechanism(epsilon, 1.0, mechanism, delta)
+    true = np.histogram(np.clip(arr, edges[0], edges[-1]), bins=edges)[0].astype(np.float64)
+    return QueryResult("histogram", true, noise.release(true, rng), noise, arr.size, dropped, bin_edges=edges)
