@@ -17,5 +17,6 @@ from dpcore.exponential import exponential_error_bound, exponential_mechanism, e
 from dpcore.queries import MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
 from dpcore.svt import (
     AutoMeanResult, SVTScales, above_threshold, above_threshold_trials, auto_mean, choose_clipping_bound,
-    clipping_queries, naive_range_query, range_query_svt, sparse, sparse_trials, svt_noise_scales,
+    clipping_queries, naive_clipping_bound, naive_range_query, range_query_svt, sparse, sparse_trials, svt_noise_scales,
 )
+from dpcore import accounting

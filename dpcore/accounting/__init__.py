@@ -1,0 +1,71 @@
+"""Privacy accounting: how the privacy cost of k releases grows, under several accountings.
+
+Pure functions plus one small stateful ledger (the house style of Google's
+``dp_accounting`` and diffprivlib). Modules, each findable by name:
+
+* :mod:`~dpcore.accounting.composition`: basic and advanced (Dwork–Rothblum–Vadhan 2010) composition.
+* :mod:`~dpcore.accounting.rdp`: RDP curves (Gaussian, Laplace, randomized response) and the RDP → (ε, δ) conversions.
+* :mod:`~dpcore.accounting.zcdp`: zCDP → (ε, δ) (Canonne–Kamath–Steinke 2020; Bun–Steinke 2016).
+* :mod:`~dpcore.accounting.gaussian_exact`: exact Gaussian composition through μ-GDP (Dong, Roth, Su 2019).
+* :mod:`~dpcore.accounting.pld`: privacy loss distributions composed by FFT (Koskela et al. 2020).
+* :mod:`~dpcore.accounting.curves`: ε against k for every method, vectorised vs sequential, noise planning.
+* :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget.
+
+Mechanisms are the ``Laplace``, ``Gaussian`` and ``GRR`` objects of :mod:`dpcore`.
+"""
+
+from dpcore.accounting.composition import advanced_composition, basic_composition
+from dpcore.accounting.curves import METHODS, epsilon_curve, methods_for, plan_noise, vectorised_vs_sequential
+from dpcore.accounting.gaussian_exact import gaussian_epsilon, gaussian_sigma_for_epsilon, gdp_delta, gdp_epsilon, gdp_mu
+from dpcore.accounting.ledger import LEDGER_METHODS, Budget, BudgetLedger, LedgerEntry
+from dpcore.accounting.pld import PrivacyLossPMF, pld_delta, pld_epsilon
+from dpcore.accounting.rdp import (
+    CONVERSIONS,
+    DEFAULT_ORDERS,
+    OrderGridEdgeWarning,
+    gaussian_rdp,
+    laplace_rdp,
+    randomized_response_rdp,
+    rdp_to_dp,
+)
+from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, pure_dp_to_zcdp, zcdp_rho_for_epsilon, zcdp_to_dp
+
+__all__ = [
+    # composition
+    "basic_composition",
+    "advanced_composition",
+    # RDP
+    "DEFAULT_ORDERS",
+    "CONVERSIONS",
+    "OrderGridEdgeWarning",
+    "gaussian_rdp",
+    "laplace_rdp",
+    "randomized_response_rdp",
+    "rdp_to_dp",
+    # zCDP
+    "ZCDP_CONVERSIONS",
+    "zcdp_to_dp",
+    "pure_dp_to_zcdp",
+    "zcdp_rho_for_epsilon",
+    # exact Gaussian
+    "gaussian_epsilon",
+    "gaussian_sigma_for_epsilon",
+    "gdp_mu",
+    "gdp_delta",
+    "gdp_epsilon",
+    # PLD
+    "PrivacyLossPMF",
+    "pld_epsilon",
+    "pld_delta",
+    # curves
+    "METHODS",
+    "methods_for",
+    "epsilon_curve",
+    "vectorised_vs_sequential",
+    "plan_noise",
+    # ledger
+    "LEDGER_METHODS",
+    "Budget",
+    "LedgerEntry",
+    "BudgetLedger",
+]

@@ -1,0 +1,152 @@
+import pytest
+
+from dpcore import GRR, Gaussian, Laplace
+from dpcore.accounting import (
+    DEFAULT_ORDERS,
+    Budget,
+    BudgetLedger,
+    LedgerEntry,
+    epsilon_curve,
+    gaussian_epsilon,
+    laplace_rdp,
+    gaussian_rdp,
+    rdp_to_dp,
+    zcdp_to_dp,
+)
+
+
+def test_basic_ledger_adds_pure_releases():
+    ledger = BudgetLedger(1.0, 1e-6)
+    ledger.spend(Laplace(scale=10.0), count=3, label="three counts").spend(GRR(0.2, 4))
+    # 3 * 0.1 + 0.2
+    assert ledger.spent() == Budget(pytest.approx(0.5, rel=1e-14), 0.0)
+    assert ledger.remaining().epsilon == pytest.approx(0.5, rel=1e-14)
+    assert ledger.remaining().delta == 1e-6
+    assert [e.label for e in ledger.entries] == ["three counts", ""]
+    assert ledger.entries[0] == LedgerEntry(Laplace(scale=10.0), 3, "three counts", None)
+
+
+def test_spending_exactly_the_budget_is_allowed():
+    ledger = BudgetLedger(1.0, 1e-6)
+    for _ in range(10):
+        ledger.spend(Laplace(scale=10.0))  # ten times 0.1: sums to 0.9999999999999999 or 1.0000000000000002
+    assert not ledger.can_spend(Laplace(scale=1e6))
+
+
+def test_overspending_is_refused_before_anything_is_recorded():
+    ledger = BudgetLedger(1.0, 1e-6)
+    ledger.spend(Laplace(scale=2.0), label="first")
+    before = (ledger.entries, ledger.spent())
+    with pytest.raises(ValueError) as info:
+        ledger.spend(Laplace(scale=1.0), label="too much")
+    message = str(info.value)
+    # states spent, asked, and budget
+    assert "budget is epsilon=1" in message and "spent so far epsilon=0.5" in message and "asked epsilon=1" in message
+    assert "too much" in message and "total to epsilon=1.5" in message
+    assert (ledger.entries, ledger.spent()) == before
+
+
+def test_gaussian_under_basic_is_charged_its_exact_epsilon_at_a_release_delta():
+    ledger = BudgetLedger(5.0, 1e-4)
+    calibrated = Gaussian.from_epsilon_delta(1.0, 1e-6)
+    ledger.spend(calibrated)  # charged at its own delta
+    ledger.spend(Gaussian(4.0), count=2, release_delta=1e-5)
+    eps = gaussian_epsilon(calibrated.sigma, 1, 1e-6) + 2 * gaussian_epsilon(4.0, 1, 1e-5)
+    assert ledger.spent().epsilon == pytest.approx(eps, rel=1e-12)
+    assert ledger.spent().delta == pytest.approx(1e-6 + 2e-5, rel=1e-12)
+    assert gaussian_epsilon(calibrated.sigma, 1, 1e-6) == pytest.approx(1.0, rel=1e-9)
+    with pytest.raises(ValueError, match="release_delta must be given"):
+        ledger.spend(Gaussian(4.0))
+    with pytest.raises(ValueError, match=r"release_delta must be in \(0, 1\), got 0.0"):
+        ledger.spend(Gaussian(4.0), release_delta=0.0)
+
+
+def test_basic_ledger_refuses_delta_overspend():
+    ledger = BudgetLedger(100.0, 1e-5)
+    ledger.spend(Gaussian(1.0), count=9, release_delta=1e-6)
+    with pytest.raises(ValueError, match="spend refused"):
+        ledger.spend(Gaussian(1.0), count=2, release_delta=1e-6)
+    assert ledger.can_spend(Gaussian(1.0), release_delta=1e-6)
+
+
+def test_rdp_ledger_sums_curves_and_converts_at_the_budget_delta():
+    ledger = BudgetLedger(3.0, 1e-5, method="rdp")
+    ledger.spend(Gaussian(5.0), count=4).spend(Laplace(scale=8.0), count=3)
+    rdp = 4 * gaussian_rdp(5.0) + 3 * laplace_rdp(8.0)
+    assert ledger.spent() == Budget(pytest.approx(rdp_to_dp(DEFAULT_ORDERS, rdp, 1e-5, warn=False)[0], rel=1e-14), 1e-5)
+    # k releases of one mechanism: the same as the rdp curve at k
+    one = BudgetLedger(10.0, 1e-5, method="rdp").spend(Gaussian(5.0), count=10)
+    assert one.spent().epsilon == pytest.approx(2.8137, abs=5e-5)
+    curve = epsilon_curve(Gaussian(5.0), [10], 1e-5, methods=["rdp"])["epsilon"][0]
+    assert one.spent().epsilon == pytest.approx(curve, rel=1e-14)
+
+
+def test_zcdp_ledger_sums_rho():
+    ledger = BudgetLedger(10.0, 1e-6, method="zcdp")
+    ledger.spend(Gaussian(2.0), count=3).spend(Laplace(scale=4.0)).spend(GRR(0.5, 3), count=2)
+    # Gaussian 1/(2 sigma^2); Laplace and GRR eps0^2 / 2
+    rho = 3 / 8 + 0.25**2 / 2 + 2 * 0.5**2 / 2
+    assert ledger.spent().epsilon == pytest.approx(zcdp_to_dp(rho, 1e-6), rel=1e-14)
+
+
+def test_rdp_ledger_lets_more_releases_through_than_basic():
+    basic = BudgetLedger(2.0, 1e-5, method="basic")
+    rdp = BudgetLedger(2.0, 1e-5, method="rdp")
+    m = Laplace(scale=20.0)  # 0.05 per release
+    assert basic.max_count(m) == 40
+    assert rdp.max_count(m) > 80  # about sqrt growth: twice as many releases fit
+
+
+def test_max_count_agrees_with_can_spend():
+    ledger = BudgetLedger(1.0, 1e-6, method="zcdp")
+    ledger.spend(Gaussian(30.0), count=5)
+    n = ledger.max_count(Gaussian(30.0))
+    assert ledger.can_spend(Gaussian(30.0), n) and not ledger.can_spend(Gaussian(30.0), n + 1)
+    assert BudgetLedger(0.1, 1e-6).max_count(Laplace(scale=1.0)) == 0
+
+
+def test_can_spend_does_not_record():
+    ledger = BudgetLedger(1.0, 1e-6)
+    assert ledger.can_spend(Laplace(scale=2.0), count=2)
+    assert ledger.entries == () and ledger.spent() == Budget(0.0, 0.0)
+
+
+def test_two_ledgers_never_interfere():
+    a = BudgetLedger(1.0, 1e-6, method="rdp")
+    b = BudgetLedger(1.0, 1e-6, method="rdp")
+    a.spend(Gaussian(20.0), count=5)
+    assert b.entries == () and b.spent() == Budget(0.0, 0.0)
+    b.spend(Laplace(scale=5.0))
+    assert len(a.entries) == 1 and a.entries[0].mechanism == Gaussian(20.0)
+    assert a.spent().epsilon == BudgetLedger(1.0, 1e-6, method="rdp").spend(Gaussian(20.0), count=5).spent().epsilon
+    entries = a.entries
+    with pytest.raises(AttributeError):
+        entries.append(None)  # a tuple: the ledger cannot be changed through it
+
+
+def test_reset_and_read_only_configuration():
+    ledger = BudgetLedger(1.0, 1e-6, method="zcdp")
+    ledger.spend(Laplace(scale=5.0))
+    ledger.reset()
+    assert ledger.entries == () and ledger.spent() == Budget(0.0, 0.0)
+    assert ledger.budget == Budget(1.0, 1e-6) and ledger.method == "zcdp"
+    with pytest.raises(AttributeError):
+        ledger.epsilon = 2.0
+    assert "method='zcdp'" in repr(ledger)
+
+
+def test_ledger_bad_input():
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\), got 0.0"):
+        BudgetLedger(0.0, 1e-6)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 1.0"):
+        BudgetLedger(1.0, 1.0)
+    with pytest.raises(ValueError, match=r"method must be one of 'basic', 'rdp', 'zcdp', got 'pld'"):
+        BudgetLedger(1.0, 1e-6, method="pld")
+    ledger = BudgetLedger(1.0, 1e-6)
+    with pytest.raises(ValueError, match=r"count must be an integer in \[1, inf\], got 0"):
+        ledger.spend(Laplace(1.0), count=0)
+    with pytest.raises(TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got float"):
+        ledger.spend(0.5)
+    with pytest.raises(TypeError, match="label must be a str"):
+        ledger.spend(Laplace(10.0), label=3)
+    assert ledger.entries == ()

@@ -1,0 +1,66 @@
+import numpy as np
+import pytest
+
+from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, accounting
+from dpcore.accounting import DEFAULT_ORDERS, gaussian_epsilon, gaussian_rdp, laplace_rdp, randomized_response_rdp
+from dpcore.accounting.per_release import mechanism_kind, pure_epsilon, release_epsilon, release_rdp, release_rho
+
+
+def test_kinds_and_pure_epsilon():
+    assert mechanism_kind(Laplace(2.0, sensitivity=3.0)) == "laplace"
+    assert mechanism_kind(Gaussian(1.0)) == "gaussian"
+    assert mechanism_kind(GRR(1.0, 3)) == "grr"
+    assert pure_epsilon(Laplace(2.0, sensitivity=3.0)) == 1.5  # Delta / b
+    assert pure_epsilon(GRR(0.7, 3)) == 0.7
+    assert pure_epsilon(Gaussian(1.0)) is None
+
+
+def test_unsupported_mechanism_is_a_type_error():
+    # the unary encodings are accounted through accountable(), never dispatched on directly
+    with pytest.raises(TypeError, match="got OUE"):
+        mechanism_kind(OUE(1.0, 4))
+
+
+def test_release_rdp_dispatches_to_the_curves():
+    np.testing.assert_array_equal(release_rdp(Laplace(2.0, 3.0), DEFAULT_ORDERS), laplace_rdp(2.0, DEFAULT_ORDERS, 3.0))
+    np.testing.assert_array_equal(release_rdp(Gaussian(2.0, 3.0), DEFAULT_ORDERS), gaussian_rdp(2.0, DEFAULT_ORDERS, 3.0))
+    np.testing.assert_array_equal(release_rdp(GRR(1.0, 5), DEFAULT_ORDERS), randomized_response_rdp(1.0, 5, DEFAULT_ORDERS))
+
+
+def test_release_rho():
+    assert release_rho(Gaussian(2.0, 3.0)) == pytest.approx(9 / 8)  # D^2 / (2 sigma^2)
+    assert release_rho(Laplace(2.0, 3.0)) == pytest.approx(1.5**2 / 2)  # eps0^2 / 2
+    assert release_rho(GRR(0.4, 3)) == pytest.approx(0.08)
+    # zCDP ρ is the slope of the RDP curve bound: r(α) <= ρ α for the pure mechanisms too
+    assert np.all(release_rdp(Laplace(2.0, 3.0), DEFAULT_ORDERS) <= release_rho(Laplace(2.0, 3.0)) * DEFAULT_ORDERS)
+
+
+def test_release_epsilon():
+    np.testing.assert_array_equal(release_epsilon(Laplace(4.0), [1e-3, 1e-9]), [0.25, 0.25])
+    got = release_epsilon(Gaussian(3.0), np.array([1e-3, 1e-9]))
+    np.testing.assert_allclose(got, [gaussian_epsilon(3.0, 1, 1e-3), gaussian_epsilon(3.0, 1, 1e-9)], rtol=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore::dpcore.accounting.OrderGridEdgeWarning")  # expected at k = 1 for pure DP
+@pytest.mark.parametrize("make", [lambda e: SUE(e, 14), lambda e: OUE(e, 14), lambda e: LDPMean(e, 0.0, 1.0)])
+def test_pure_ldp_mechanisms_are_accounted_as_binary_rr(make):
+    from dpcore.accounting.per_release import accountable
+
+    m = accountable(make(0.7))
+    # every eps-DP mechanism is dominated by binary RR at eps (Kairouz, Oh, Viswanath 2015)
+    assert isinstance(m, GRR) and (m.epsilon, m.k) == (0.7, 2)
+    led = accounting.BudgetLedger(1.0, 1e-6, method="basic")
+    led.spend(make(0.4), count=2)
+    assert led.spent().epsilon == pytest.approx(0.8)
+    with pytest.raises(ValueError):
+        led.spend(make(0.4))
+    curve = accounting.epsilon_curve(make(0.5), [1, 10], 1e-6, methods=["basic", "rdp", "pld"])
+    binary = accounting.epsilon_curve(GRR(0.5, 2), [1, 10], 1e-6, methods=["basic", "rdp", "pld"])
+    assert curve["epsilon"].tolist() == binary["epsilon"].tolist()
+
+
+def test_other_objects_are_refused_with_the_accepted_types_named():
+    from dpcore.accounting.per_release import accountable
+
+    with pytest.raises(TypeError, match="Laplace, Gaussian, GRR, SUE, OUE or LDPMean"):
+        accountable(object())
