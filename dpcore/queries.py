@@ -206,6 +206,50 @@ class MeanResult:
     def error(self) -> float:
         return self.noisy_value - self.true_value
 
+    @property
+    def approx_std(self) -> float:
+        """First-order (delta-method) std of the noisy mean: ``sqrt(Var S + m² Var C) / n``.
+
+        For independent noisy sum ``S`` and count ``C`` with true count ``n`` and
+        true clipped mean ``m``, ``Var(S/C) ≈ (Var S + m² Var C) / n²`` (the delta
+        method, Casella & Berger 2002, *Statistical Inference*, Section 5.5.4).
+        It ignores the floor at 1 and the clip, so it is close only when the
+        count noise is small next to ``n``; the exact law is Monte Carlo
+        (:meth:`simulate_errors`).
+        """
+        n = max(float(self.count.true_value), 1.0)
+        var = self.sum.mechanism.variance + self.true_value**2 * self.count.mechanism.variance
+        return float(np.sqrt(var) / n)
+
+    def approx_error_pdf(self, x):
+        """First-order density of ``noisy − true`` at ``x``: the law of ``(Z_S − m Z_C) / n``.
+
+        Linearising ``(S + Z_S)/(n + Z_C) − S/n ≈ (Z_S − m Z_C)/n`` (the delta
+        method of :attr:`approx_std`). With Gaussian noise that is
+        ``N(0, approx_std²)``. With Laplace noise it is the sum of two
+        independent ``Lap(a)``, ``Lap(c)`` with ``a = b_S/n``, ``c = m b_C/n``,
+        whose characteristic function ``1/((1 + a²t²)(1 + c²t²))`` splits into
+        partial fractions: ``f(x) = (a e^{−|x|/a} − c e^{−|x|/c}) / (2(a² − c²))``,
+        and ``(a + |x|) e^{−|x|/a} / (4a²)`` when ``a = c``. Like
+        :attr:`approx_std` it ignores the floor at 1 and the clip.
+        """
+        x = np.abs(np.asarray(x, dtype=np.float64))
+        sum_noise, count_noise = self.mechanisms
+        if isinstance(sum_noise, Gaussian):
+            out = Gaussian(self.approx_std).pdf(x)
+        else:
+            n = max(float(self.count.true_value), 1.0)
+            a, c = sum_noise.scale / n, abs(self.true_value) * count_noise.scale / n
+            a, c = max(a, c), min(a, c)
+            if c == 0.0:
+                out = Laplace(a).pdf(x)
+            elif (a - c) <= 1e-6 * a:  # the difference formula cancels: use its limit a = c
+                out = (a + x) * np.exp(-x / a) / (4.0 * a * a)
+            else:
+                out = (a * np.exp(-x / a) - c * np.exp(-x / c)) / (2.0 * (a - c) * (a + c))
+        out = np.asarray(out, dtype=np.float64)
+        return float(out) if out.ndim == 0 else out
+
     def simulate(self, trials: int, rng) -> np.ndarray:
         """``trials`` fresh noisy means on the same data, vectorised."""
         rng = as_generator(rng)

@@ -6,6 +6,7 @@ import pytest
 
 from dpcore import GRR, Gaussian, Laplace
 from dpcore.accounting import (
+    DEFAULT_ORDERS,
     METHODS,
     OrderGridEdgeWarning,
     advanced_composition,
@@ -199,3 +200,25 @@ def test_curves_bad_input():
         plan_noise("laplace", 1.0, 1e-5, 3, "exact")
     with pytest.raises(ValueError, match=r"k must be an integer in \[1, inf\], got 0"):
         plan_noise("laplace", 1.0, 1e-5, 0)
+
+
+def test_plan_noise_refuses_an_epsilon_rdp_cannot_certify_instead_of_searching_forever():
+    # a zero RDP curve still converts to eps_floor = min_a ln((a-1)/a) - (ln d + ln a)/(a-1) > 0.01 at d = 1e-10
+    a = DEFAULT_ORDERS
+    floor = np.max([np.min(np.log1p(-1 / a) - (np.log(1e-10) + np.log(a)) / (a - 1)), 0.0])
+    assert floor > 0.01
+    for family in ("laplace", "gaussian"):
+        with pytest.raises(ValueError, match=rf"epsilon must be above {floor:.4g} for rdp accounting at delta=1e-10"):
+            plan_noise(family, 0.01, 1e-10, 1, "rdp")
+    # just above the floor a plan exists, and its curve reaches the target
+    mech = plan_noise("gaussian", 1.5 * floor, 1e-10, 1, "rdp")
+    with pytest.warns(OrderGridEdgeWarning):  # near the floor the best order is the largest
+        reached = epsilon_curve(mech, [1], 1e-10, ["rdp"])["epsilon"].iloc[0]
+    assert reached == pytest.approx(1.5 * floor, rel=1e-9)
+
+
+def test_root_search_gives_up_with_a_sentence():
+    from dpcore.accounting.curves import _root_on_log
+
+    with pytest.raises(ValueError, match="no noise level reaches this epsilon"):
+        _root_on_log(lambda x: 1.0, 1.0, 1e-12)  # never changes sign

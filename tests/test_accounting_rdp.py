@@ -12,6 +12,7 @@ from dpcore.accounting import (
     gaussian_rdp,
     laplace_rdp,
     randomized_response_rdp,
+    rdp_epsilons,
     rdp_to_dp,
 )
 
@@ -158,3 +159,19 @@ def test_rdp_bad_input():
         rdp_to_dp([2.0, 3.0], [1.0, -1.0], 1e-5)
     with pytest.raises(ValueError, match=r"k must be an integer in \[2, inf\], got 1"):
         randomized_response_rdp(1.0, 1)
+
+
+def test_rdp_epsilons_per_order_are_what_rdp_to_dp_minimises():
+    rdp = 10 * gaussian_rdp(5.0)
+    a, d = DEFAULT_ORDERS, 1e-5
+    # Mironov (2017) Prop. 3 at each order: r(a) + ln(1/d)/(a-1)
+    np.testing.assert_allclose(rdp_epsilons(a, rdp, d, "mironov"), rdp + np.log(1 / d) / (a - 1), rtol=1e-14)
+    for conversion in ("balle", "mironov"):
+        per_order = rdp_epsilons(a, rdp, d, conversion)
+        eps, order = rdp_to_dp(a, rdp, d, conversion)
+        assert per_order.min() == eps and a[per_order.argmin()] == order
+    # rows of a batch are converted independently; not clipped at 0 (rdp_to_dp is)
+    batch = rdp_epsilons(a, np.stack([rdp, 1e-8 * a]), 0.5)
+    assert batch.shape == (2, a.size) and batch[1].min() < 0
+    with pytest.raises(ValueError, match="one value per order"):
+        rdp_epsilons(a, [1.0, 2.0], d)

@@ -100,6 +100,7 @@ def test_mean_simulation_matches_its_definition():
     approx_var = (m.sum.mechanism.variance + mu**2 * m.count.mechanism.variance) / n**2
     err = m.simulate_errors(50_000, 5)
     assert abs(err.var() / approx_var - 1) < 0.05  # first-order approximation, not a sampling tolerance
+    assert m.approx_std == pytest.approx(math.sqrt(approx_var), rel=1e-12)
     t = m.error_bound(0.9)
     assert t == m.error_bound(0.9)  # seeded by default
     assert abs(np.mean(np.abs(err) <= t) - 0.9) <= Z * math.sqrt(0.9 * 0.1 / 50_000) + Z * math.sqrt(0.9 * 0.1 / 10_000)
@@ -179,3 +180,37 @@ def test_pandas_column_accepted(rng):
     col = pd.Series([1.0, 2.0, None, 4.0])
     r = dp_sum(col, 0, 5, 1.0, rng, nan="drop")
     assert r.true_value == 7.0 and r.dropped_nan == 1
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+def test_mean_approx_error_pdf_is_a_density_with_the_delta_method_variance(mechanism):
+    m = dp_mean(AGES, 0, 100, 1.0, 3, mechanism=mechanism, delta=1e-6)
+    x = np.linspace(-40 * m.approx_std, 40 * m.approx_std, 400_001)
+    f = m.approx_error_pdf(x)
+    assert np.all(f >= 0)
+    assert np.trapezoid(f, x) == pytest.approx(1.0, abs=1e-6)
+    # the variance of (Z_S − m Z_C)/n is the delta-method variance approx_std²
+    assert np.trapezoid(x**2 * f, x) == pytest.approx(m.approx_std**2, rel=1e-5)
+
+
+def test_mean_approx_error_pdf_laplace_closed_form_and_equal_scales():
+    m = dp_mean(AGES, 0, 100, 1.0, 3)
+    n = m.count.true_value
+    a, c = m.sum.mechanism.scale / n, m.true_value * m.count.mechanism.scale / n
+    # at 0: (a − c) / (2(a² − c²)) = 1 / (2(a + c))
+    assert m.approx_error_pdf(0.0) == pytest.approx(1 / (2 * (a + c)), rel=1e-12)
+    # the sum of two equal Lap(a) has density (a + |x|) e^{−|x|/a} / (4a²); a split that makes a = c hits it
+    equal = dp_mean(np.full(10, 4.0), 0, 4, 1.0, 3, split=0.5)  # a = (4/0.5)/10 = c = 4 (1/0.5)/10
+    assert equal.approx_error_pdf(0.8) == pytest.approx((0.8 + 0.8) * math.exp(-1) / (4 * 0.8**2), rel=1e-9)
+
+
+def test_mean_approx_error_pdf_matches_simulated_errors():
+    big = np.random.default_rng(2).uniform(0, 100, size=20_000)
+    m = dp_mean(big, 0, 100, 0.5, 1)
+    err = m.simulate_errors(200_000, 2)
+    edges = np.linspace(-4 * m.approx_std, 4 * m.approx_std, 41)
+    observed = np.histogram(err, bins=edges)[0] / err.size
+    mids = (edges[:-1] + edges[1:]) / 2
+    expected = m.approx_error_pdf(mids) * np.diff(edges)  # midpoint rule, fine for 40 bins over ±4 std
+    tolerance = Z * np.sqrt(expected / err.size) + 0.02 * expected  # sampling error + first-order/midpoint error
+    assert np.all(np.abs(observed - expected) <= tolerance)

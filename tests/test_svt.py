@@ -15,6 +15,7 @@ from dpcore import (
     auto_mean,
     choose_clipping_bound,
     clipping_queries,
+    naive_clipping_bound,
     naive_range_query,
     range_query_svt,
     sparse,
@@ -401,3 +402,62 @@ def test_bad_input(call, message):
 def test_nan_dropped_with_count():
     r = auto_mean([1.0, 2.0, np.nan, 3.0], [1.0, 5.0], 1.0, 0, nan="drop")
     assert r.dropped_nan == 1 and r.n == 3
+
+
+def test_naive_clipping_bound_follows_its_exact_law(rng):
+    # every q_b gets Lap(k/ε); P(first pass at i) = Π_{j<i} P(a_j + ν < 0) · P(a_i + ν >= 0),
+    # with P(a + ν >= 0) = 1 − F(−a); nothing passing falls back to the last candidate
+    ages = synthetic_adult_ages()
+    cand = np.arange(1, 150, 5)
+    eps = 0.5
+    answers = clipping_queries(ages, cand)
+    below = Laplace(cand.size / eps).cdf(-answers)
+    law = np.concatenate(([1.0], np.cumprod(below)[:-1])) * (1 - below)
+    law[-1] += np.prod(below)
+    assert law.sum() == pytest.approx(1.0)
+    trials = 50_000
+    bounds = naive_clipping_bound(ages, cand, eps, rng, trials=trials)
+    freq = np.bincount(np.searchsorted(cand, bounds), minlength=cand.size) / trials
+    assert np.all(np.abs(freq - law) <= Z * np.sqrt(law * (1 - law) / trials) + 1e-6)
+    # the noise k/ε = 60 makes the naive choice stop below the data's top (90) far more often than SVT's 4/ε (14% vs ~0)
+    svt = choose_clipping_bound(ages, cand, eps, rng, trials=trials)
+    assert np.mean(bounds < 86) > np.mean(svt < 86) + 0.05
+    assert naive_clipping_bound(ages, cand, eps, 3) in set(cand.tolist())
+    assert naive_clipping_bound(np.full(100, 1e6), [1.0, 2.0], 10.0, 0) == 2.0
+
+
+@pytest.mark.parametrize("epsilon, trials, message", [(0.0, None, "epsilon must be"), (1.0, 0, "trials must be")])
+def test_naive_clipping_bound_bad_input(epsilon, trials, message):
+    with pytest.raises(ValueError, match=message):
+        naive_clipping_bound([1.0, 2.0], [1.0, 2.0], epsilon, 0, trials=trials)
+
+
+def test_auto_mean_approx_error_law_matches_simulation(rng):
+    # delta method: given b, error ≈ Lap(3b/(εn)) + Lap(3μ_b/(εn)); its density integrates to 1,
+    # its second moment is approx_error_std², and the simulated errors have that variance
+    ages = synthetic_adult_ages()
+    trials = 100_000
+    r = auto_mean(ages, np.arange(1, 150, 5), 0.3, rng, trials=trials)
+    x = np.linspace(-3.0, 3.0, 60_001)
+    f = r.approx_error_pdf(x)
+    assert trapezoid(f, x) == pytest.approx(1.0, abs=1e-6)
+    assert math.sqrt(trapezoid(f * x * x, x)) == pytest.approx(r.approx_error_std(), rel=1e-4)
+    # Laplace-like tails: the variance's standard error is about sqrt(5/trials) relative
+    assert abs(r.error.var() / r.approx_error_std() ** 2 - 1) <= Z * math.sqrt(5.0 / trials) + 0.01
+    # the share of simulated errors within ±std agrees with the density's mass there
+    s = r.approx_error_std()
+    inside = (np.abs(x) <= s)
+    assert np.mean(np.abs(r.error) <= s) == pytest.approx(trapezoid(f[inside], x[inside]), abs=0.01)
+
+
+def test_auto_mean_approx_error_pdf_degenerate_scales():
+    x = np.linspace(-50.0, 50.0, 200_001)
+    # all data above the bounds: μ_b = b, the two scales are equal (the a = c form)
+    same = auto_mean(np.full(1_000, 50.0), [10.0, 20.0], 1.0, 0, trials=5)
+    assert np.all(same.true_value == same.bound)
+    assert trapezoid(same.approx_error_pdf(x), x) == pytest.approx(1.0, abs=1e-6)
+    # all data at 0: μ_b = 0, the error is the sum's Laplace noise alone, Lap(3b/(εn))
+    zero = auto_mean(np.zeros(1_000), [10.0], 1.0, 0)
+    lap = Laplace(3 * 10.0 / 1_000)
+    assert zero.approx_error_pdf(0.01) == pytest.approx(lap.pdf(0.01))
+    assert zero.approx_error_std() == pytest.approx(lap.std)

@@ -26,6 +26,7 @@ from dpcore.accounting.rdp import (
     gaussian_rdp,
     laplace_rdp,
     randomized_response_rdp,
+    rdp_epsilons,
     rdp_to_dp,
 )
 from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, pure_dp_to_zcdp, zcdp_rho_for_epsilon, zcdp_to_dp
@@ -42,6 +43,7 @@ __all__ = [
     "laplace_rdp",
     "randomized_response_rdp",
     "rdp_to_dp",
+    "rdp_epsilons",
     # zCDP
     "ZCDP_CONVERSIONS",
     "zcdp_to_dp",

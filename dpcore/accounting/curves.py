@@ -245,18 +245,29 @@ def vectorised_vs_sequential(mechanism, ks, delta: float, methods=None, **curve_
 # ---------------------------------------------------------------- planning
 
 
+#: Doublings (or halvings) :func:`_root_on_log` tries before giving up: a factor 2**200 ≈ 1e60 either way.
+_MAX_BRACKET_STEPS = 200
+
+
 def _root_on_log(f, x0: float, rtol: float) -> float:
-    """Root of an increasing ``f`` of ``x > 0``, by doubling from ``x0`` then ``brentq`` on ``ln x``."""
+    """Root of an increasing ``f`` of ``x > 0``, by doubling from ``x0`` then ``brentq`` on ``ln x``.
+
+    Raises ``ValueError`` if no sign change is found within 2**±200 of ``x0``
+    (a target the accounting cannot reach), instead of searching forever.
+    """
     step = math.log(2.0)
-    lo = hi = math.log(x0)
     g = lambda t: f(math.exp(t))  # noqa: E731
-    if g(lo) < 0:
-        while g(hi) < 0:
-            lo, hi = hi, hi + step
-    else:
-        while g(lo) >= 0:
-            lo, hi = lo - step, lo
-    return math.exp(brentq(g, lo, hi, xtol=rtol, rtol=4 * np.finfo(float).eps))
+    t = math.log(x0)
+    gt = g(t)
+    direction = step if gt < 0 else -step  # towards the sign change; each g may cost a PLD, so evaluate once per step
+    for _ in range(_MAX_BRACKET_STEPS):
+        t_next = t + direction
+        g_next = g(t_next)
+        if (g_next < 0) != (gt < 0):
+            lo, hi = sorted((t, t_next))
+            return math.exp(brentq(g, lo, hi, xtol=rtol, rtol=4 * np.finfo(float).eps))
+        t, gt = t_next, g_next
+    raise ValueError("no noise level reaches this epsilon under this accounting; ask for a larger epsilon or delta")
 
 
 PLAN_METHODS = {"laplace": ("basic", "advanced", "rdp", "zcdp", "pld"), "gaussian": METHODS}
@@ -324,6 +335,15 @@ def plan_noise(
     orders = as_orders(orders)
     conversion = check_choice(conversion, "conversion", CONVERSIONS)
     zcdp_conversion = check_choice(zcdp_conversion, "zcdp_conversion", ZCDP_CONVERSIONS)
+    if method == "rdp":
+        # even a zero RDP curve converts to ε > 0: the conversion's own term, min over the grid of
+        # ln((α−1)/α) − (ln δ + ln α)/(α−1) (Balle) or ln(1/δ)/(α−1) (Mironov); no noise gets below it
+        floor = rdp_to_dp(orders, np.zeros_like(orders), delta, conversion, warn=False)[0]
+        if epsilon <= floor:
+            raise ValueError(
+                f"epsilon must be above {floor:.4g} for rdp accounting at delta={delta:g} with orders up to "
+                f"{orders.max():g} (the conversion's own cost), got {epsilon}"
+            )
     if family == "laplace":
         if method == "basic":
             eps0 = epsilon / k

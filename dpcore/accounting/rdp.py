@@ -34,6 +34,7 @@ __all__ = [
     "laplace_rdp",
     "randomized_response_rdp",
     "rdp_to_dp",
+    "rdp_epsilons",
 ]
 
 #: The RDP order grid: 1.1, 1.2, ..., 10.9, 11, 12, ..., 63, 128, 256, 512, 1024
@@ -85,7 +86,8 @@ def _laplace_rdp_eps(epsilon0: float, orders: np.ndarray) -> np.ndarray:
     # summed in log space so that α = 1024 with ε₀ = 10 does not overflow.
     a = orders
     terms = np.stack([np.log(a / (2 * a - 1)) + (a - 1) * epsilon0, np.log((a - 1) / (2 * a - 1)) - a * epsilon0])
-    return logsumexp(terms, axis=0) / (a - 1)
+    # a Rényi divergence is >= 0; clip the rounding error of logsumexp near 0 (tiny ε₀)
+    return np.maximum(logsumexp(terms, axis=0) / (a - 1), 0.0)
 
 
 def laplace_rdp(scale: float, orders=DEFAULT_ORDERS, sensitivity: float = 1.0) -> np.ndarray:
@@ -121,7 +123,8 @@ def _rr_rdp_eps(epsilon: float, k: int, orders: np.ndarray) -> np.ndarray:
     if k > 2:
         terms.append(np.full_like(a, np.log(k - 2.0)))
     # Σ_y P^α Q^{1−α} = q [e^{αε} + e^{(1−α)ε} + (k − 2)]
-    return (log_q + logsumexp(np.stack(np.broadcast_arrays(*terms)), axis=0)) / (a - 1)
+    # a Rényi divergence is >= 0; clip the rounding error near 0 (tiny ε)
+    return np.maximum((log_q + logsumexp(np.stack(np.broadcast_arrays(*terms)), axis=0)) / (a - 1), 0.0)
 
 
 def randomized_response_rdp(epsilon: float, k: int, orders=DEFAULT_ORDERS) -> np.ndarray:
@@ -232,6 +235,44 @@ def rdp_to_dp(orders, rdp, delta: float, conversion: str = "balle", *, warn: boo
     if rdp.ndim == 1:
         return float(eps), float(best_order)
     return eps, best_order
+
+
+def rdp_epsilons(orders, rdp, delta: float, conversion: str = "balle") -> np.ndarray:
+    """The ε each RDP order gives on its own: the function :func:`rdp_to_dp` minimises over α.
+
+    ``conversion="balle"`` (Balle et al. 2020, Theorem 21; Canonne, Kamath,
+    Steinke 2020, Proposition 12): ``ε(α) = r(α) + ln((α−1)/α) − (ln δ + ln α)/(α−1)``;
+    ``conversion="mironov"`` (Mironov 2017, Proposition 3): ``ε(α) = r(α) + ln(1/δ)/(α−1)``.
+    Every ``ε(α)`` is a valid ε at δ; :func:`rdp_to_dp` returns the smallest
+    (clipped at 0) and its order. Not clipped here, so that a plot shows the
+    whole trade-off: small α pays ``ln(1/δ)/(α−1)``, large α pays ``r(α)``.
+
+    Parameters
+    ----------
+    orders : array_like of float, shape (n,)
+        RDP orders α, each in (1, inf).
+    rdp : array_like of float, shape (..., n)
+        ``r(α)`` for each order, each in [0, inf].
+    delta : float
+        Target δ, in (0, 1).
+    conversion : {"balle", "mironov"}, default "balle"
+
+    Returns
+    -------
+    numpy.ndarray
+        ``ε(α)``, the shape of ``rdp``.
+
+    Examples
+    --------
+    >>> eps = rdp_epsilons(DEFAULT_ORDERS, gaussian_rdp(5.0) * 10, 1e-5)
+    >>> round(float(eps.min()), 4), float(DEFAULT_ORDERS[eps.argmin()])
+    (2.8137, 7.9)
+    """
+    conversion = check_choice(conversion, "conversion", CONVERSIONS)
+    orders = as_orders(orders)
+    rdp = _check_rdp_values(rdp, orders.size)
+    delta = check_delta(delta)
+    return _rdp_epsilons(orders, rdp, np.log(delta), conversion)
 
 
 def warn_if_on_edge(orders: np.ndarray, best_order, stacklevel: int = 3) -> bool:

@@ -1,0 +1,26 @@
+"""DP Explorer: the frame around every page (navigation, shared sidebar, session state)."""
+
+import streamlit as st
+
+from pages import ui
+
+st.set_page_config(page_title="DP Explorer", page_icon=":material/lock:", layout="wide")
+ui.init_session()
+link_values = st.query_params.to_dict()  # before the widgets drop values they refuse
+
+PAGES = [
+    st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("pages/data_page.py", title="Data", icon=":material/table_view:", url_path="data"),
+    st.Page("pages/local_dp.py", title="Local DP", icon=":material/casino:", url_path="local"),
+    st.Page("pages/central_page.py", title="Central DP", icon=":material/bar_chart:", url_path="central"),
+    st.Page("pages/sparse_vector.py", title="Sparse vector", icon=":material/manage_search:", url_path="svt"),
+    st.Page("pages/accountant_page.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
+    st.Page("pages/compare_page.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+]
+page = st.navigation(PAGES)
+fill_sidebar = ui.sidebar()
+notices = st.container()
+page.run()
+fill_sidebar()
+with notices:
+    ui.note_ignored_url_values(link_values)

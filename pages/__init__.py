@@ -1,0 +1,1 @@
+"""The explorer's pages; ``ui`` and ``charts`` are shared helpers, not pages."""

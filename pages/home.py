@@ -1,0 +1,39 @@
+"""Overview: what the explorer shows and where to start."""
+
+import streamlit as st
+
+from pages import ui
+
+
+def render() -> None:
+    st.title("DP Explorer")
+    st.markdown(
+        "Differential privacy adds calibrated randomness so that no single person's data changes what is released "
+        "by much. **ε** measures how much: smaller ε, more noise, more privacy. This explorer lets you *see* the price "
+        "on real columns: the noisy answer against the true one, how the error is distributed, and how the privacy "
+        "loss adds up when you release many times."
+    )
+    ds = ui.dataset()
+    st.info(f"Active dataset: {ui.md(ds.name)} ({ds.n_rows:,} rows). Upload your own CSV on the Data page.", icon=":material/table_view:")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.subheader("Local or central?")
+        st.markdown("**Local DP**: each person randomizes before sending (randomized response, OUE). "
+                    "**Central DP**: a trusted curator adds noise to the answer (Laplace, Gaussian).")
+        st.page_link("pages/local_dp.py", label="Local DP", icon=":material/casino:")
+        st.page_link("pages/central_page.py", label="Central DP", icon=":material/bar_chart:")
+    with c2:
+        st.subheader("Many questions")
+        st.markdown("The **sparse vector technique** answers only the queries that matter and pays for those alone.")
+        st.page_link("pages/sparse_vector.py", label="Sparse vector", icon=":material/manage_search:")
+    with c3:
+        st.subheader("The running total")
+        st.markdown("Every release spends budget. The **accountant** shows how ε grows with k releases under "
+                    "five ways of counting, from the naive sum to the exact value.")
+        st.page_link("pages/accountant_page.py", label="Accountant", icon=":material/calculate:")
+        st.page_link("pages/compare_page.py", label="Compare mechanisms", icon=":material/compare_arrows:")
+    st.caption("Every number on these pages is computed by the dpcore package, whose docstrings cite the paper "
+               "behind each formula. Demo datasets are synthetic.")
+
+
+ui.run_page(render)

@@ -1,0 +1,46 @@
+"""Helpers to drive the app with Streamlit's AppTest (no browser)."""
+
+from __future__ import annotations
+
+import pathlib
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PAGES = {
+    "home": "pages/home.py",
+    "data": "pages/data_page.py",
+    "local": "pages/local_dp.py",
+    "central": "pages/central_page.py",
+    "svt": "pages/sparse_vector.py",
+    "accountant": "pages/accountant_page.py",
+    "compare": "pages/compare_page.py",
+}
+
+
+def open_page(page: str, timeout: float = 60, **query) -> AppTest:
+    """Run the app, switch to ``page`` and return the AppTest after the run.
+
+    ``query`` sets URL query parameters before the first run (a shared link).
+    """
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    at.run()
+    if page != "home":
+        at.switch_page(PAGES[page])
+        at.run()
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception element and no error box on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def metric(at: AppTest, label: str) -> str:
+    """The shown value of the metric with this label."""
+    found = [m.value for m in at.metric if m.label == label]
+    assert found, f"no metric labelled {label!r}; have {[m.label for m in at.metric]}"
+    return found[0]

@@ -1,0 +1,118 @@
+"""The Accountant page: runs, reruns on a slider move, shows dpcore's numbers, and drives the session ledger."""
+
+import warnings
+
+import pytest
+
+from apptest import PAGES, assert_clean, metric, open_page
+from dpcore import GRR, Gaussian, Laplace, accounting
+
+K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000)  # the page's PLD grid up to its default largest k
+
+
+def _pld(mech, k, delta=1e-5):
+    # the page composes PLD on the 1-2-5 grid up to the chart's largest k (the grid step depends on it)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", accounting.OrderGridEdgeWarning)
+        df = accounting.epsilon_curve(mech, K_GRID, delta, ["pld"])
+    return float(df.loc[df["k"] == k, "epsilon"].iloc[0])
+
+
+def _entries(at):
+    return at.dataframe[-1].value  # the ledger's table is the page's last (AppTest does not expose dataframe keys)
+
+
+def _texts(at):
+    return [m.value for m in at.markdown]
+
+
+def test_page_runs_and_shows_the_pld_epsilon_of_dpcore():
+    at = open_page("accountant")
+    assert_clean(at)
+    assert at.selectbox(key="acc_mechanism").value == "Laplace"
+    eps, k = at.select_slider(key="acc_epsilon").value, at.select_slider(key="acc_k").value
+    assert metric(at, f"ε after {k:,} releases, PLD") == f"{_pld(Laplace.from_epsilon(eps), k):,.4g}"
+    assert metric(at, "Basic composition says") == f"{k * eps:,.4g}"  # basic: k ε₀
+    # the RDP panel names the best order rdp_to_dp finds for k releases
+    rdp_eps, order = accounting.rdp_to_dp(accounting.DEFAULT_ORDERS, k * accounting.laplace_rdp(1 / eps), 1e-5, warn=False)
+    assert any(f"ε = {rdp_eps:.4g}** at order **α = {order:g}" in t for t in _texts(at))
+
+
+def test_slider_move_reruns_and_updates_the_shown_value():
+    at = open_page("accountant", acc_mechanism="Gaussian")
+    before = metric(at, "ε after 100 releases, exact (μ-GDP)")
+    at.select_slider(key="acc_epsilon").set_value(4.0).run()
+    assert_clean(at)
+    after = metric(at, "ε after 100 releases, exact (μ-GDP)")
+    sigma = Gaussian.from_epsilon_delta(4.0, 1e-5).sigma  # analytic calibration of one release
+    assert after != before
+    assert after == f"{accounting.gaussian_epsilon(sigma, 100, 1e-5):,.4g}"
+
+
+def test_planner_says_the_noise_plan_noise_gives():
+    at = open_page("accountant", acc_plan_noise="Gaussian", acc_plan_epsilon=2, acc_k=50)
+    assert_clean(at)
+    sigma = accounting.plan_noise("gaussian", 2.0, 1e-5, 50, "exact").sigma
+    bound = Gaussian(sigma).error_bound(0.95)
+    assert any(f"σ = **{sigma:,.4g}**" in t and f"±{bound:,.4g}" in t for t in _texts(at))
+
+
+def test_grr_records_in_the_ledger_refuses_an_overspend_and_resets():
+    at = open_page("accountant", acc_mechanism="GRR", acc_epsilon=0.1, acc_k=10)
+    assert_clean(at)
+    assert any("pick Laplace or Gaussian" in i.value for i in at.info)  # no vectorised comparison for GRR
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    ledger = accounting.BudgetLedger(5.0, 1e-5, "rdp").spend(GRR(0.1, 2), count=10)
+    assert metric(at, "ε spent") == f"{ledger.spent().epsilon:.4g}"
+    assert _entries(at)["count"].tolist() == [10]
+    at.select_slider(key="acc_epsilon").set_value(10.0).run()
+    at.button(key="spend_acc").click().run()
+    assert not at.exception
+    assert any("spend refused" in w.value for w in at.warning)
+    assert _entries(at)["count"].tolist() == [10]  # unchanged
+    at.button(key="acc_reset").click().run()
+    assert _entries(at).empty
+
+
+def test_new_ledger_only_when_the_button_is_pressed():
+    at = open_page("accountant")
+    at.number_input(key="acc_budget_epsilon").set_value(20.0)
+    at.selectbox(key="acc_budget_method").set_value("zcdp").run()
+    assert at.session_state["ledger"].epsilon == 5.0  # settings alone do not forget anything
+    at.button(key="acc_new_ledger").click().run()
+    assert_clean(at)
+    assert (at.session_state["ledger"].epsilon, at.session_state["ledger"].method) == (20.0, "zcdp")
+
+
+def test_runs_after_an_upload():
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("x.csv", b"a,b\n1,x\n2,y\n3,x\n", "text/csv").run()
+    at.switch_page(PAGES["accountant"]).run()
+    assert_clean(at)
+    assert at.session_state["dataset"].name == "x.csv"
+    assert metric(at, "ε after 100 releases, PLD")  # the page does not depend on the data, but must still run
+
+
+@pytest.mark.parametrize("query, expected", [({"acc_epsilon": 0}, "acc_epsilon = 0, which is not allowed"),
+                                             ({"acc_categories": 1}, "acc_categories = 1, which is not allowed")])
+def test_impossible_link_values_are_reported_not_a_crash(query, expected):
+    at = open_page("accountant", **query)
+    assert_clean(at)
+    assert any(expected in i.value.replace("\\", "") for i in at.info)  # the note escapes Markdown
+
+
+def test_impossible_sensitivity_stops_only_the_planner():
+    at = open_page("accountant", acc_plan_sensitivity=-1)
+    assert not at.exception
+    assert [e.value for e in at.error] == ["No plan for these inputs: sensitivity must be in (0, inf), got -1.0."]
+    assert metric(at, "ε spent") == "0"  # the sections below still render
+
+
+def test_an_accounting_that_cannot_reach_the_target_is_named_not_fatal():
+    # RDP's conversion alone costs ~0.0148 at delta = 1e-10: no noise gets a plan to 0.01
+    at = open_page("accountant", acc_plan_noise="Gaussian", acc_plan_epsilon=0.01, acc_delta="1e-10", acc_k=1)
+    assert_clean(at)
+    assert any("No plan under RDP: epsilon must be above 0.01476" in c.value for c in at.caption)
+    sigma = accounting.plan_noise("gaussian", 0.01, 1e-10, 1, "exact").sigma
+    assert any(f"σ = **{sigma:,.4g}**" in t for t in _texts(at))

@@ -1,0 +1,136 @@
+"""The Central DP page: every query runs, reruns on a slider move, and shows dpcore's numbers."""
+
+import numpy as np
+import pytest
+
+from apptest import PAGES, assert_clean, metric, open_page
+from dpcore import Laplace, data, dp_mean, dp_sum, exponential_mechanism, exponential_probabilities
+
+SEED = 2017  # the sidebar's default seed
+
+
+def _rng(salt):
+    # what ui.rng(salt) draws from: the session seed and the page salt
+    return np.random.default_rng([SEED, sum(map(ord, salt))])
+
+
+def _num(x):
+    # the page's number format
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _census(column):
+    return data.load_demo("census").frame[column]
+
+
+@pytest.mark.parametrize("query", ["Count", "Histogram"])
+def test_each_query_runs_clean(query):
+    at = open_page("central", cen_query=query, cen_mechanism="Gaussian")
+    assert_clean(at)
+    assert at.radio(key="cen_query").value == query
+    assert len(at.get("plotly_chart")) >= 2  # error histogram and error-vs-ε curve
+
+
+def test_sum_shows_the_dpcore_release_for_the_same_seed():
+    at = open_page("central", cen_query="Sum", cen_mechanism="Gaussian", cen_delta="1e-06")
+    assert_clean(at)
+    values, _ = data.numeric_values(_census("age"))
+    lo, hi = data.suggest_bounds(_census("age"))
+    expected = dp_sum(values, lo, hi, 1.0, _rng("central"), mechanism="gaussian", delta=1e-6)
+    assert metric(at, "True answer") == _num(expected.true_value)
+    assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
+    assert metric(at, "95% error bound") == f"±{_num(expected.error_bound(0.95))}"
+    assert metric(at, "Theoretical std of the error") == _num(expected.mechanism.std)
+
+
+def test_slider_move_reruns_and_updates_the_comparison():
+    at = open_page("central")
+    before = metric(at, "Laplace noise std")
+    assert before == _num(Laplace.from_epsilon(1.0).std)
+    at.select_slider(key="cen_epsilon").set_value(4.0).run()
+    assert_clean(at)
+    assert metric(at, "Laplace noise std") == _num(Laplace.from_epsilon(4.0).std) != before
+    assert any("proven only for epsilon < 1" in w.value for w in at.warning)  # the classic σ's note, ε ≥ 1
+    at.select_slider(key="cen_epsilon").set_value(0.5).run()
+    assert not at.warning
+
+
+def test_mean_split_and_delta_method_std():
+    at = open_page("central", cen_query="Mean", cen_split=0.25, cen_epsilon=0.5)
+    assert_clean(at)
+    values, _ = data.numeric_values(_census("age"))
+    lo, hi = data.suggest_bounds(_census("age"))
+    expected = dp_mean(values, lo, hi, 0.5, _rng("central"), split=0.25)
+    assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
+    assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
+
+
+def test_most_common_value_probabilities_and_frequencies():
+    at = open_page("central", cen_query="Most common value", cen_em_epsilon=0.05)
+    assert_clean(at)
+    column = at.selectbox(key="cen_category").value
+    codes, labels, _ = data.encode_categories(_census(column))
+    counts = np.bincount(codes, minlength=len(labels))
+    mode = int(np.argmax(counts))
+    probs = exponential_probabilities(counts, 0.05)
+    assert 0.05 < probs[mode] < 0.999  # the default column makes a choice worth watching
+    assert metric(at, "P(true most common chosen), theory") == f"{probs[mode]:.3f}"
+    picks = exponential_mechanism(counts, 0.05, 1.0, _rng("central-sims"), trials=1000)
+    assert metric(at, "Empirical frequency") == f"{np.mean(picks == mode):.3f}"
+    assert metric(at, "Chosen (one release)") == labels[exponential_mechanism(counts, 0.05, 1.0, _rng("central"))]
+
+
+def test_mean_release_is_recorded_as_two_releases_or_refused_whole():
+    at = open_page("central", cen_query="Mean")
+    at.button(key="spend_cen").click().run()
+    assert_clean(at)
+    assert len(at.session_state["ledger"].entries) == 2  # noisy sum and noisy count
+    at.select_slider(key="cen_epsilon").set_value(10.0).run()
+    at.button(key="spend_cen").click().run()
+    assert any("spend refused" in w.value for w in at.warning)
+    assert len(at.session_state["ledger"].entries) == 2  # neither half of the refused mean was recorded
+
+
+def test_bad_bounds_give_one_sentence_and_the_page_goes_on():
+    at = open_page("central", cen_query="Sum")
+    at.number_input(key="cen_lower_age").set_value(100.0)
+    at.number_input(key="cen_upper_age").set_value(10.0).run()
+    assert not at.exception
+    assert any("lower must be below upper" in e.value for e in at.error)
+    assert at.expander  # the explanations still render
+
+
+def test_impossible_link_values_fall_back_without_a_crash():
+    at = open_page("central", cen_query="Histogram", cen_epsilon=0, cen_bins=1000, cen_delta=0.5)
+    assert_clean(at)
+    assert at.select_slider(key="cen_epsilon").value == 1.0
+    assert at.slider(key="cen_bins").value == 10
+    at = open_page("central", cen_query="Nonsense")
+    assert_clean(at)
+    assert at.radio(key="cen_query").value == "Count"
+
+
+def test_uploaded_csv_runs_and_a_text_only_file_gets_a_message():
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("x.csv", b"name,score,city\na,1.5,Paris\nb,2,Lyon\nc,3.5,Paris\nd,,Nice\n",
+                                               "text/csv").run()
+    at.switch_page(PAGES["central"]).run()
+    assert_clean(at)
+    assert metric(at, "True answer") == "3"  # three scores, the missing one left out
+    at.radio(key="cen_query").set_value("Most common value").run()
+    at.selectbox(key="cen_category").set_value("city").run()
+    assert_clean(at)
+    assert metric(at, "True most common value") == "Paris"
+    at.switch_page(PAGES["data"]).run()
+    at.file_uploader(key="data_upload").upload("t.csv", b"a,b\nx,y\nz,w\n", "text/csv").run()
+    at.switch_page(PAGES["central"]).run()
+    assert_clean(at)
+    at.radio(key="cen_query").set_value("Sum").run()
+    assert any("no numeric column" in i.value for i in at.info)
+
+
+def test_most_common_value_opens_where_the_choice_is_uncertain():
+    at = open_page("central", cen_query="Most common value")
+    assert_clean(at)
+    assert at.select_slider(key="cen_em_epsilon").value == 0.02
+    assert 0.05 < float(metric(at, "P(true most common chosen), theory")) < 0.95

@@ -1,0 +1,65 @@
+"""The Data page: demo switch, upload, profile, and refusals that lose nothing."""
+
+import pytest
+
+from apptest import assert_clean, open_page
+
+GOOD = b"city;income;smoker\nLyon;1.234,5;yes\nLille;2.000,0;no\nNice;987,25;yes\n"
+BAD = {
+    "empty.csv": (b"", "empty"),
+    "header.csv": (b"a,b,c\n", "no data rows"),
+    "binary.csv": (bytes(range(256)) * 40, "binary"),
+    "zip.csv": (b"PK\x03\x04" + b"\x00" * 200, "xlsx"),
+}
+
+
+def _upload(at, name, raw):
+    at.file_uploader(key="data_upload").upload(name, raw, "text/csv").run()
+    return at
+
+
+def _sidebar_text(at) -> str:
+    return " ".join(t.value for t in at.sidebar.text)
+
+
+def test_demo_profile_lists_every_column():
+    at = open_page("data")
+    assert_clean(at)
+    profile = at.dataframe[0].value
+    assert len(profile) == 13 and {"age", "occupation", "capital-gain"} <= set(profile["column"])
+    assert "32,561 rows" in _sidebar_text(at)
+
+
+def test_switching_demo_updates_sidebar():
+    at = open_page("data")
+    at.button(key="demo_survey").click().run()
+    assert_clean(at)
+    assert "survey.csv" in _sidebar_text(at) and "2,000 rows" in _sidebar_text(at)
+
+
+def test_good_upload_becomes_active_and_is_profiled():
+    at = _upload(open_page("data"), "french.csv", GOOD)
+    assert_clean(at)
+    assert "french.csv" in _sidebar_text(at) and "3 rows" in _sidebar_text(at)
+    profile = at.dataframe[0].value.set_index("column")
+    assert profile.loc["income", "kind"] == "numeric"  # decimal commas read as numbers
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_upload_says_why_and_keeps_the_previous_dataset(name):
+    raw, word = BAD[name]
+    at = _upload(open_page("data"), "good.csv", GOOD)
+    at = _upload(at, name, raw)
+    assert not at.exception
+    assert any(word in e.value.lower() and "previous dataset is still active" in e.value for e in at.error), [e.value for e in at.error]
+    assert "good.csv" in _sidebar_text(at)
+
+
+def test_html_in_names_and_cells_is_shown_as_text():
+    raw = b'"<script>alert(1)</script>",<img src=x onerror=alert(2)>\n"<b>bold</b>",1\n"x",2\n'
+    at = _upload(open_page("data"), "hostile.csv", raw)
+    assert_clean(at)
+    # no markdown/html element carries the payload: it only appears inside dataframes and text
+    rendered = " ".join(m.value for m in at.markdown)
+    assert "<script>" not in rendered and "onerror" not in rendered
+    assert "<script>alert(1)</script>" in set(at.dataframe[0].value["column"])

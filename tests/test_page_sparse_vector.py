@@ -1,0 +1,97 @@
+"""The Sparse vector page: runs, reruns on a slider move, and shows dpcore's numbers."""
+
+import numpy as np
+
+from apptest import assert_clean, metric, open_page
+from dpcore import auto_mean, choose_clipping_bound, data, naive_range_query, range_query_svt, svt_noise_scales
+
+SEED = 2017  # the sidebar's default seed
+
+
+def page_rng(salt, seed=SEED):
+    """The generator ``ui.rng(salt)`` gives for this seed."""
+    return np.random.default_rng([seed, sum(map(ord, salt))])
+
+
+def census(column="age"):
+    frame = data.load_demo("census").frame
+    return data.numeric_values(frame[column])[0], frame[column]
+
+
+def candidates(at):
+    largest = at.number_input(key="svt_max_bound").value
+    return np.linspace(largest / 100, largest, 100)
+
+
+def test_page_shows_the_numbers_of_dpcore():
+    at = open_page("svt")
+    assert_clean(at)
+    assert at.selectbox(key="svt_column").value == "age"
+    values, _ = census()
+    cand, eps = candidates(at), at.select_slider(key="svt_epsilon").value
+    assert cand[-1] == 200.0  # twice the suggested upper bound 83, rounded up to one significant digit
+    chosen = choose_clipping_bound(values, cand, eps, page_rng("svt-bound"))
+    assert metric(at, "Chosen bound, one release (AboveThreshold)") == f"{chosen:g}"
+    sims = auto_mean(values, cand, eps, page_rng("svt-mean-sims"), trials=1_000)
+    assert metric(at, "Theoretical std (delta method)") == f"{sims.approx_error_std():,.4f}"
+    assert metric(at, "Empirical std of the error") == f"{sims.error.std(ddof=1):,.4f}"
+    one = auto_mean(values, cand, eps, page_rng("svt-mean"))
+    assert metric(at, "Noisy mean, one release") == f"{one.noisy_value:,.3f}"
+
+
+def test_range_table_reproduces_svt_and_naive_and_a_slider_move_updates_it():
+    at = open_page("svt")
+    before = metric(at, "SVT answer noise scale 2c/ε")
+    at.select_slider(key="svt_epsilon").set_value(4.0).run()
+    assert_clean(at)
+    assert metric(at, "SVT answer noise scale 2c/ε") != before
+    assert metric(at, "SVT answer noise scale 2c/ε") == f"{svt_noise_scales(20, 3, 4.0).answer:,.3g}"
+    # the ranges are page parameters drawn from the page seed; the counts are plain counting
+    values, series = census()
+    lo, hi = data.suggest_bounds(series)
+    ends = np.sort(np.round(page_rng("svt-ranges").uniform(lo, hi, size=(20, 2)), 1), axis=1)  # age: span 66, 1 decimal
+    xs = np.sort(values)
+    true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
+    threshold = round(0.25 * values.size)
+    svt = dict(range_query_svt(true, threshold, 3, 4.0, page_rng("svt-release")))
+    naive = dict(naive_range_query(true, threshold, 4.0, page_rng("svt-naive")))
+    table = at.dataframe[0].value
+    assert table["true count"].tolist() == true.tolist()
+    assert np.flatnonzero(table["passed SVT"]).tolist() == sorted(svt)
+    assert np.allclose(table["SVT answer"].dropna(), [svt[i] for i in sorted(svt)])
+    assert np.flatnonzero(table["passed naive"]).tolist() == sorted(naive)
+    assert metric(at, "Queries passed: SVT / naive") == f"{len(svt)} / {len(naive)}"
+
+
+def test_a_new_column_gets_its_own_candidate_bounds():
+    at = open_page("svt", svt_max_bound=300)
+    assert at.number_input(key="svt_max_bound").value == 300.0  # a shared link's bound is kept
+    at.selectbox(key="svt_column").set_value("capital-gain").run()
+    assert_clean(at)
+    assert at.number_input(key="svt_max_bound").value == 60_000.0  # not the age bound of the link
+
+
+def test_impossible_values_give_a_sentence_and_the_rest_still_renders():
+    at = open_page("svt", svt_max_bound=-5, svt_c=0, svt_epsilon=0)
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 2 and all("candidates must be in (0, inf)" in e for e in errors)  # the walk and the mean
+    assert any("svt_c = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+    assert any("svt_epsilon = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+    assert metric(at, "Queries passed: SVT / naive")  # the range queries still render
+
+
+def test_uploaded_csv_runs_and_one_without_numbers_says_so():
+    at = open_page("data")
+    rows = "\n".join(f"{i % 7},{(i * 37) % 101},g{i % 3}" for i in range(200))
+    at.file_uploader(key="data_upload").upload("x.csv", f"a,b,c\n{rows}\n".encode(), "text/csv").run()
+    at.switch_page("pages/sparse_vector.py").run()
+    assert_clean(at)
+    assert at.selectbox(key="svt_column").value == "a"
+    assert metric(at, "True mean (no clipping)") == f"{np.mean([i % 7 for i in range(200)]):,.3f}"
+
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("words.csv", b"w\nx\ny\nx\nz\n", "text/csv").run()
+    at.switch_page("pages/sparse_vector.py").run()
+    assert_clean(at)
+    assert any("no numeric column" in i.value for i in at.info)
