@@ -1,0 +1,114 @@
+"""Start the app as the README does and drive it in Debian's Chromium with Playwright."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_app(timeout: float = 60):
+    """``streamlit run app.py`` headless on a free loopback port; yields the base URL."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+                raise RuntimeError(f"the app did not start on {base}: {out[-2000:]}")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextlib.contextmanager
+def launch_browser():
+    from playwright.sync_api import sync_playwright
+
+    path = chromium_path()
+    if path is None:
+        raise RuntimeError("Chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for_page(page, timeout: float = 30_000) -> None:
+    """Wait until Streamlit has finished the run (no running indicator) and the page has content."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_function(
+        """() => {
+            const main = document.querySelector('[data-testid="stMain"]');
+            const status = document.querySelector('[data-testid="stStatusWidget"]');
+            const busy = status && /running/i.test(status.innerText);
+            const skeletons = document.querySelectorAll('[data-testid="stSkeleton"]').length;
+            const stale = document.querySelectorAll('[data-stale="true"]').length;
+            const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+            const drawn = charts.every(c => c.querySelector('.main-svg'));
+            return main && main.innerText.length > 20 && !busy && skeletons === 0 && stale === 0 && drawn;
+        }""",
+        timeout=timeout,
+        polling=200,
+    )
+    page.wait_for_timeout(800)  # let Plotly finish its first draw
+
+
+def full_page_screenshot(page, path) -> None:
+    """Screenshot the whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
+    width = page.viewport_size["width"] if page.viewport_size else 1400
+    height = page.evaluate(
+        """() => {
+            const main = document.querySelector('[data-testid="stMain"]');
+            const side = document.querySelector('[data-testid="stSidebarContent"]');
+            return Math.max(main ? main.scrollHeight : 0, side ? side.scrollHeight : 0, 600);
+        }"""
+    )
+    page.set_viewport_size({"width": width, "height": min(int(height) + 40, 12_000)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": width, "height": 900})
