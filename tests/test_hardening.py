@@ -39,3 +39,44 @@ def test_hostile_links_give_a_page_not_a_crash(page, link):
     assert not any("Traceback" in v for v in shown)
     # user text reaches Markdown only escaped: no raw tag survives for the renderer
     assert not any("<script>" in v for v in shown), [v for v in shown if "<script>" in v]
+
+
+def _ends(at):
+    """(kind, key, low, high) for every slider, select slider and number input in the page body."""
+    ends = []
+    for w in at.main.select_slider:
+        ends.append(("select_slider", w.key, w.options[0], w.options[-1]))
+    for w in at.main.slider:
+        ends.append(("slider", w.key, w.min, w.max))
+    for w in at.main.number_input:
+        low = w.min if w.min is not None else -1e12
+        high = w.max if w.max is not None else 1e12
+        ends.append(("number_input", w.key, low, high))
+    return ends
+
+
+def _set(at, kind, key, value):
+    widget = getattr(at, kind)(key=key)
+    if kind == "select_slider":
+        # AppTest's select_slider takes the option value; its options are the formatted labels
+        value = type(widget.value)(value) if not isinstance(widget.value, str) else value
+    widget.set_value(value)
+
+
+VIEWS = [("local", {}), ("svt", {}), ("accountant", {}), ("compare", {}), ("compare", {"cmp_query": "Mean of a number"})] + [
+    ("central", {"cen_query": q}) for q in ("Count", "Sum", "Mean", "Histogram", "Most common value")]
+
+
+@pytest.mark.parametrize("page,link", VIEWS, ids=[f"{p}-{'-'.join(l.values()) or 'default'}" for p, l in VIEWS])
+def test_every_slider_and_number_input_at_both_ends(page, link):
+    at = open_page(page, trials=100, **link)
+    ends = _ends(at)
+    assert ends, f"{page} has no slider or number input"
+    for kind, key, low, high in ends:
+        for value in (low, high):
+            if not any(w.key == key for w in getattr(at.main, kind)):
+                continue  # a widget another end removed (e.g. a section that needs other settings)
+            _set(at, kind, key, value)
+            at.run()
+            assert not at.exception, (page, key, value, [e.value for e in at.exception])
+            assert not any("Traceback" in e.value for e in at.error), (page, key, value)
