@@ -141,7 +141,11 @@ def xy_curves(series: dict, current=None, title="", x_title="", y_title="", log_
         ticks = [m * 10.0**e for e in range(-4, 7) for m in (1, 2, 5) if xs.min() <= m * 10.0**e <= xs.max()]
         fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     if log_y:
-        fig.update_yaxes(type="log", dtick=1, exponentformat="power")  # label decades only
+        ys = np.concatenate([np.asarray(y, dtype=float).ravel() for _, y in series.values()]) if series else np.ones(1)
+        ys = ys[np.isfinite(ys) & (ys > 0)]
+        wide = ys.size > 0 and np.log10(ys.max() / ys.min()) > 1.5
+        # over many decades label only the decades; over fewer, let plotly put labels in between
+        fig.update_yaxes(type="log", exponentformat="power", **({"dtick": 1} if wide else {}))
     elif log_x:
         fig.update_xaxes(type="log")
     if y_max is not None and series:

@@ -32,6 +32,18 @@ def render() -> None:
                     "five ways of counting, from the naive sum to the exact value.")
         st.page_link("pages/accountant_page.py", label="Accountant", icon=":material/calculate:")
         st.page_link("pages/compare_page.py", label="Compare mechanisms", icon=":material/compare_arrows:")
+    with st.expander("Which mechanism, at which ε? Rules of thumb the pages let you check", expanded=True):
+        st.markdown(
+            "- **Is there a curator you trust with the raw data?** Then release centrally: the error of a count is "
+            "about 1/ε instead of about √n/ε for local randomization (*Local DP*, the central curve).\n"
+            "- **No trusted curator:** for k categories use **GRR** when k < 3e^ε + 2, otherwise **OUE** "
+            "(*Local DP*, the variance curves).\n"
+            "- **One or a few answers:** **Laplace** (pure ε-DP). **Many answers composed:** **Gaussian**, counted with "
+            "RDP, zCDP or the exact accountant, which grows like √k instead of k (*Accountant*).\n"
+            "- **Many yes/no questions, few yeses:** the **sparse vector technique** pays only for the yeses "
+            "(*Sparse vector*).\n"
+            "- **Choosing ε:** read the 95% error bound each page prints, in your data's units, and take the smallest "
+            "ε whose error you can live with; then check the total with the *Accountant* for all your releases.")
     st.caption("Every number on these pages is computed by the dpcore package, whose docstrings cite the paper "
                "behind each formula. Demo datasets are synthetic.")
 

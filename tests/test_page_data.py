@@ -63,3 +63,13 @@ def test_html_in_names_and_cells_is_shown_as_text():
     rendered = " ".join(m.value for m in at.markdown)
     assert "<script>" not in rendered and "onerror" not in rendered
     assert "<script>alert(1)</script>" in set(at.dataframe[0].value["column"])
+
+
+def test_streamlit_upload_cap_matches_the_loader_limit():
+    import pathlib
+    import tomllib
+
+    from dpcore.data import MAX_UPLOAD_BYTES
+
+    config = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] * 1_000_000 == MAX_UPLOAD_BYTES
