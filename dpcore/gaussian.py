@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr, ndtri
 
-from dpcore.laplace import _add_noise
+from dpcore.noise import AdditiveNoise
 from dpcore.validation import (
     as_generator,
     check_choice,
@@ -190,7 +190,7 @@ def _two_sided_z(confidence: float) -> float:
 
 
 @dataclass(frozen=True)
-class Gaussian:
+class Gaussian(AdditiveNoise):
     """Gaussian noise ``N(0, σ²)`` added to a query of L2 sensitivity ``sensitivity``.
 
     Build it from a noise level (``Gaussian(sigma=5.0)``) or from a privacy
@@ -416,26 +416,8 @@ class Gaussian:
         return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / sigma
 
     # ------------------------------------------------------------------ sampling
-    def sample(self, rng, size=None):
-        """Draw noise of shape ``size`` (a float when ``size`` is None)."""
-        rng = as_generator(rng)
-        out = rng.normal(0.0, self.sigma, size=size)
-        return float(out) if size is None else out
-
-    def release(self, values, rng, trials: int | None = None):
-        """Release ``values + N(0, σ²)``, each entry with independent noise.
-
-        Parameters
-        ----------
-        values : float or array_like
-            True answers; finite numbers (NaN and infinities are refused).
-        rng : numpy.random.Generator or int
-            Source of randomness.
-        trials : int, optional
-            When given, ``trials`` independent releases stacked on a new leading
-            axis: the result has shape ``(trials,) + np.shape(values)``.
-        """
-        return _add_noise(values, lambda g, shape: g.normal(0.0, self.sigma, size=shape), rng, trials)
+    def _draw(self, rng, shape):
+        return rng.normal(0.0, self.sigma, size=shape)
 
 
 def _check_rdp_order(alpha) -> float:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcore.noise import AdditiveNoise
 from dpcore.validation import (
     as_generator,
     check_epsilon,
@@ -45,26 +46,8 @@ def sample_laplace(rng: np.random.Generator, scale, size=None):
     return np.multiply(e, scale, out=e) if np.ndim(scale) == 0 else e * scale
 
 
-def _release_values(values, name: str = "values") -> np.ndarray:
-    """Return ``values`` as a finite float64 array of the same shape (NaN and inf refused)."""
-    shape = np.shape(values)
-    arr, _ = check_numeric_array(values, name)
-    return arr.reshape(shape)
-
-
-def _add_noise(values, noise_sampler, rng, trials):
-    """Add ``noise_sampler(rng, shape)`` to ``values``; ``trials`` adds a leading axis."""
-    arr = _release_values(values)
-    rng = as_generator(rng)
-    if trials is None:
-        out = arr + noise_sampler(rng, arr.shape)
-        return float(out) if out.ndim == 0 else out
-    trials = check_int(trials, "trials", minimum=1)
-    return arr + noise_sampler(rng, (trials,) + arr.shape)
-
-
 @dataclass(frozen=True)
-class Laplace:
+class Laplace(AdditiveNoise):
     """Laplace noise ``Lap(scale)`` added to a query of L1 sensitivity ``sensitivity``.
 
     The density of the noise is ``exp(-|x| / b) / (2 b)`` with ``b = scale``; the
@@ -188,28 +171,5 @@ class Laplace:
         return sensitivity / cls.scale_for_accuracy(accuracy, confidence)
 
     # ------------------------------------------------------------------ sampling
-    def sample(self, rng, size=None):
-        """Draw noise of shape ``size`` (a float when ``size`` is None)."""
-        rng = as_generator(rng)
-        out = sample_laplace(rng, self.scale, size)
-        return float(out) if size is None else out
-
-    def release(self, values, rng, trials: int | None = None):
-        """Release ``values + Lap(b)``, each entry with independent noise.
-
-        Parameters
-        ----------
-        values : float or array_like
-            True answers; finite numbers (NaN and infinities are refused).
-        rng : numpy.random.Generator or int
-            Source of randomness.
-        trials : int, optional
-            When given, ``trials`` independent releases stacked on a new leading
-            axis: the result has shape ``(trials,) + np.shape(values)``.
-
-        Returns
-        -------
-        float or numpy.ndarray
-            A float for a scalar ``values`` and ``trials=None``, otherwise an array.
-        """
-        return _add_noise(values, lambda g, shape: sample_laplace(g, self.scale, shape), rng, trials)
+    def _draw(self, rng, shape):
+        return sample_laplace(rng, self.scale, shape)

@@ -1,0 +1,58 @@
+"""What additive noise mechanisms share: drawing noise and adding it to answers.
+
+:class:`~dpcore.laplace.Laplace` and :class:`~dpcore.gaussian.Gaussian` differ in
+their law; both release ``values + noise``, vectorised over trials.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpcore.validation import as_generator, check_int, check_numeric_array
+
+__all__ = ["AdditiveNoise"]
+
+
+def _release_values(values, name: str = "values") -> np.ndarray:
+    """Return ``values`` as a finite float64 array of the same shape (NaN and inf refused)."""
+    shape = np.shape(values)
+    arr, _ = check_numeric_array(values, name)
+    return arr.reshape(shape)
+
+
+class AdditiveNoise:
+    """Mixin: ``sample`` and ``release`` from the subclass's ``_draw(rng, shape)``."""
+
+    def _draw(self, rng: np.random.Generator, shape):
+        raise NotImplementedError
+
+    def sample(self, rng, size=None):
+        """Draw noise of shape ``size`` (a float when ``size`` is None)."""
+        out = self._draw(as_generator(rng), () if size is None else size)
+        return float(out) if size is None else out
+
+    def release(self, values, rng, trials: int | None = None):
+        """Release ``values + noise``, each entry with independent noise.
+
+        Parameters
+        ----------
+        values : float or array_like
+            True answers; finite numbers (NaN and infinities are refused).
+        rng : numpy.random.Generator or int
+            Source of randomness.
+        trials : int, optional
+            When given, ``trials`` independent releases stacked on a new leading
+            axis: the result has shape ``(trials,) + np.shape(values)``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``values`` and ``trials=None``, otherwise an array.
+        """
+        arr = _release_values(values)
+        rng = as_generator(rng)
+        if trials is None:
+            out = arr + self._draw(rng, arr.shape)
+            return float(out) if out.ndim == 0 else out
+        trials = check_int(trials, "trials", minimum=1)
+        return arr + self._draw(rng, (trials,) + arr.shape)
