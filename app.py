@@ -1,8 +1,12 @@
 """DP Explorer: the frame around every page (navigation, shared sidebar, session state)."""
 
+import time
+
 import streamlit as st
 
 from pages import ui
+
+started = time.perf_counter()
 
 st.set_page_config(page_title="DP Explorer", page_icon=":material/lock:", layout="wide")
 ui.init_session()
@@ -24,3 +28,4 @@ page.run()
 fill_sidebar()
 with notices:
     ui.note_ignored_url_values(link_values)
+ui.log_run_time(page.url_path, started)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 import logging
+import os
+import time
 import re
 import uuid
 from collections.abc import Callable
@@ -257,3 +259,14 @@ def note_ignored_url_values(raw: dict[str, str]) -> None:
         if not same:
             st.info(f"The link set {md(key)} = {md(str(given)[:40])}, which is not allowed here; showing {md(current)} instead.",
                     icon=":material/link:")
+
+
+def log_run_time(page: str, started: float) -> None:
+    """Append this run's wall time to the file named by DPX_RUN_LOG, if set (benchmarks/bench_load.py sets it).
+
+    Measured inside the server, it includes the wait for the interpreter behind other sessions' runs.
+    """
+    path = os.environ.get("DPX_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{page or 'home'} {time.perf_counter() - started:.4f}\n")

@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 import pathlib
@@ -34,12 +35,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(timeout: float = 60):
+def running_app(timeout: float = 60, env: dict | None = None):
     """``streamlit run app.py`` headless on a free loopback port; yields the base URL."""
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ})
+    # the server's output goes to a file: an unread pipe would block the server once full
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout
@@ -51,7 +54,8 @@ def running_app(timeout: float = 60):
             except OSError:
                 pass
             if proc.poll() is not None or time.time() > deadline:
-                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+                log.seek(0)
+                out = log.read().decode(errors="replace")
                 raise RuntimeError(f"the app did not start on {base}: {out[-2000:]}")
             time.sleep(0.3)
         yield base
@@ -61,6 +65,7 @@ def running_app(timeout: float = 60):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 @contextlib.contextmanager
