@@ -81,9 +81,8 @@ def record_all(mechanisms, label: str) -> None:
 
 def numeric_query(query: str) -> None:
     ds = ui.dataset()
-    columns = ui.numeric_columns()
+    columns = ui.fitting_columns("numeric")
     if not columns:
-        st.info("This dataset has no numeric column; upload one on the Data page.")
         return
     c1, c2, c3, c4 = st.columns([1, 1, 1.6, 1.2])
     with c1:
@@ -194,13 +193,12 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
 
 def most_common() -> None:
     ds = ui.dataset()
-    columns = ui.categorical_columns()
+    columns = ui.fitting_columns("categorical")
     if not columns:
-        st.info("This dataset has no categorical column with 2 to 50 values; upload one on the Data page.")
         return
     c1, c2 = st.columns([1, 1.4])
     with c1:
-        column = ui.select("Categorical column", columns, "cen_category", "Rare values beyond 50 merge into (other).",
+        column = ui.select("Categorical column", columns, "cen_category", "Past 50 categories the rarest values merge into (other).",
                            index=columns.index("occupation") if "occupation" in columns else 0)  # census: a close race
     with c2:
         # its own slider: at the counts' default ε = 1 a census mode is certain and the chart says nothing

@@ -27,9 +27,8 @@ def count_std(name: str, eps: float, delta: float, true: np.ndarray) -> float:
 
 def counts(delta: float) -> None:
     ds = ui.dataset()
-    columns = ui.categorical_columns()
+    columns = ui.fitting_columns("categorical")
     if not columns:
-        st.info("This dataset has no categorical column; upload one on the Data page.")
         return
     column = ui.select("Column", columns, "cmp_column", "The histogram of this column is the query every mechanism answers.")
     chosen = st.multiselect("Mechanisms", COUNT_MECHANISMS, default=["GRR (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)"],
@@ -50,9 +49,8 @@ def counts(delta: float) -> None:
 
 def means(delta: float) -> None:
     ds = ui.dataset()
-    columns = ui.numeric_columns()
+    columns = ui.fitting_columns("numeric")
     if not columns:
-        st.info("This dataset has no numeric column.")
         return
     column = ui.select("Numeric column", columns, "cmp_mean_column", "The mean of this column is the query every mechanism answers.")
     chosen = st.multiselect("Mechanisms", MEAN_MECHANISMS, default=list(MEAN_MECHANISMS), key="cmp_mean_mechs",

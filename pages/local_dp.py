@@ -13,9 +13,8 @@ ORACLE_NAMES = {"GRR": "GRR · k-ary randomized response", "SUE": "SUE · basic 
 
 def frequencies() -> None:
     ds = ui.dataset()
-    columns = ui.categorical_columns()
+    columns = ui.fitting_columns("categorical")
     if not columns:
-        st.info("This dataset has no categorical column with 2 to 50 values; upload one on the Data page.")
         return
     c1, c2, c3 = st.columns([1, 1, 1.4])
     with c1:
@@ -98,9 +97,8 @@ def coin_flip_story() -> None:
 
 def ldp_mean() -> None:
     ds = ui.dataset()
-    columns = ui.numeric_columns()
+    columns = ui.fitting_columns("numeric")
     if not columns:
-        st.info("This dataset has no numeric column.")
         return
     column = ui.select("Numeric column", columns, "ldpm_column", "Each person rounds their value to one of the bounds at random, then applies randomized response.")
     values, dropped = data.numeric_values(ds.frame[column])

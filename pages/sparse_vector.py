@@ -173,9 +173,8 @@ def render() -> None:
     st.title("Sparse vector technique")
     st.caption("Ask many questions of the form *is this above T?* and pay only for the few answered *yes*.")
     ds = ui.dataset()
-    columns = ui.numeric_columns()
+    columns = ui.fitting_columns("numeric")
     if not columns:
-        st.info("This dataset has no numeric column; upload one on the Data page.")
         return
     c1, c2 = st.columns([1, 1.4])
     with c1:

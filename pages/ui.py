@@ -133,6 +133,20 @@ def numeric_columns() -> list[str]:
     return per_dataset("_numeric", lambda: data.numeric_columns(dataset().frame))
 
 
+_NO_COLUMN = {
+    "categorical": "This dataset has no categorical column with 2 to 50 values; upload one on the Data page.",
+    "numeric": "This dataset has no numeric column; upload one on the Data page.",
+}
+
+
+def fitting_columns(kind: str) -> list[str]:
+    """The active dataset's ``"categorical"`` or ``"numeric"`` columns; says so on the page when there are none."""
+    columns = categorical_columns() if kind == "categorical" else numeric_columns()
+    if not columns:
+        st.info(_NO_COLUMN[kind])
+    return columns
+
+
 def encoded(column: str):
     """``data.encode_categories`` of a column of the active dataset: (codes, labels, note), kept per dataset."""
     return per_dataset(f"_codes_{column}", lambda: data.encode_categories(dataset().frame[column]))

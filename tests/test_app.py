@@ -48,3 +48,13 @@ def test_no_page_url_equals_its_file_name():
     assert len(pages) == len(PAGES)
     for stem, url in pages:
         assert url != stem, f"pages/{stem}.py is served at /{url}"
+
+
+@pytest.mark.parametrize("page", ["local", "central", "svt", "compare"])
+def test_a_dataset_with_no_fitting_column_gets_a_sentence(page):
+    only_ids = ("id\n" + "\n".join(f"user-{i:04d}" for i in range(200)) + "\n").encode()
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("ids.csv", only_ids, "text/csv").run()
+    at.switch_page(PAGES[page]).run()
+    assert_clean(at)
+    assert any("This dataset has no" in i.value for i in at.info), [i.value for i in at.info]
