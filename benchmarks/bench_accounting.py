@@ -17,7 +17,6 @@ Cases (targets from the project's issue 4):
 from __future__ import annotations
 
 import math
-import statistics
 import sys
 import time
 import warnings
@@ -31,19 +30,9 @@ from dpcore import GRR, Gaussian, Laplace  # noqa: E402
 from dpcore.accounting import OrderGridEdgeWarning, epsilon_curve, pld_epsilon  # noqa: E402
 from dpcore.accounting.pld import default_interval  # noqa: E402
 from dpcore.gaussian import gaussian_epsilon as single_release_epsilon  # noqa: E402
+from timing import median_of  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "accounting.md"
-
-
-def timed(fn, repeats: int) -> float:
-    """Median wall time of ``repeats`` calls, in seconds (after one warm-up call)."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def fmt(seconds: float) -> str:
@@ -58,11 +47,11 @@ def main() -> None:
     g = Gaussian(sigma=5.0)
     ks = np.arange(1, 10_001)
     for methods in (["rdp"], ["zcdp"], ["exact"]):
-        t = timed(lambda m=methods: epsilon_curve(g, ks, 1e-5, methods=m), 7)
+        t = median_of(lambda m=methods: epsilon_curve(g, ks, 1e-5, methods=m), 7, warm_up=True)
         rows.append((f"Gaussian σ=5, k=1..10⁴, {methods[0]}", t, "", ""))
-    t_all = timed(lambda: epsilon_curve(g, ks, 1e-5, methods=["rdp", "zcdp", "exact"]), 7)
+    t_all = median_of(lambda: epsilon_curve(g, ks, 1e-5, methods=["rdp", "zcdp", "exact"]), 7, warm_up=True)
     sample = ks[:: ks.size // 500]
-    t_loop = timed(lambda: [single_release_epsilon(5.0 / math.sqrt(k), 1e-5) for k in sample], 1) * ks.size / sample.size
+    t_loop = median_of(lambda: [single_release_epsilon(5.0 / math.sqrt(k), 1e-5) for k in sample], 1, warm_up=True) * ks.size / sample.size
     rows.append(("Gaussian σ=5, k=1..10⁴, rdp + zcdp + exact", t_all, "< 200 ms", f"{t_loop / t_all:.0f}× faster than a brentq per k ({fmt(t_loop)}, scaled from 500 k)"))
     check_all = t_all < 0.2
 
@@ -72,8 +61,8 @@ def main() -> None:
     for scale in (10.0, 1.0):
         lap = Laplace(scale=scale)
         h = default_interval(lap, int(pld_ks.max()), 1e-5)
-        t_curve = timed(lambda: pld_epsilon(lap, pld_ks, 1e-5, value_discretization_interval=h), 3)
-        t_per_k = timed(lambda: [pld_epsilon(lap, int(k), 1e-5, value_discretization_interval=h) for k in pld_ks], 1)
+        t_curve = median_of(lambda: pld_epsilon(lap, pld_ks, 1e-5, value_discretization_interval=h), 3, warm_up=True)
+        t_per_k = median_of(lambda: [pld_epsilon(lap, int(k), 1e-5, value_discretization_interval=h) for k in pld_ks], 1, warm_up=True)
         rows.append(
             (
                 f"Laplace ε₀={1 / scale:g} PLD, 20 k up to 1000 (h={h:.2g})",
@@ -85,11 +74,11 @@ def main() -> None:
         check_pld &= t_curve < 3.0
 
     # ------------------------------------------------------------ for information
-    t = timed(lambda: pld_epsilon(Gaussian(5.0), pld_ks, 1e-5), 1)
+    t = median_of(lambda: pld_epsilon(Gaussian(5.0), pld_ks, 1e-5), 1, warm_up=True)
     rows.append(("Gaussian σ=5 PLD, 20 k up to 1000", t, "", ""))
-    t = timed(lambda: pld_epsilon(GRR(1.0, 4), pld_ks, 1e-5), 3)
+    t = median_of(lambda: pld_epsilon(GRR(1.0, 4), pld_ks, 1e-5), 3, warm_up=True)
     rows.append(("GRR ε=1, 4 categories, PLD, 20 k up to 1000", t, "", ""))
-    t = timed(lambda: epsilon_curve(Laplace(scale=10.0), np.arange(1, 1001), 1e-5, methods=["basic", "advanced", "rdp", "zcdp"]), 5)
+    t = median_of(lambda: epsilon_curve(Laplace(scale=10.0), np.arange(1, 1001), 1e-5, methods=["basic", "advanced", "rdp", "zcdp"]), 5, warm_up=True)
     rows.append(("Laplace ε₀=0.1, k=1..1000, basic + advanced + rdp + zcdp", t, "", ""))
 
     lines = [

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pathlib
 import sys
-import time
 
 import numpy as np
 
@@ -26,18 +25,9 @@ from dpcore import (  # noqa: E402
     exponential_mechanism,
     sparse_trials,
 )
+from timing import best_of  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "central.md"
-
-
-def best_of(fn, repeat: int = 5) -> float:
-    """Smallest wall time of ``repeat`` calls, in seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def adult_like_ages(rng, n: int = 32_561) -> np.ndarray:

@@ -9,26 +9,17 @@ from __future__ import annotations
 import io
 import pathlib
 import sys
-import time
 
 import pandas as pd
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from dpcore import data  # noqa: E402
+from timing import median_of  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "data.md"
 FILES = {"census demo (data/census.csv)": ROOT / "data" / "census.csv",
          "UCI Adult (../shared/data/adult.csv)": ROOT.parent / "shared" / "data" / "adult.csv"}
-
-
-def median_of(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
 
 
 def main() -> None:

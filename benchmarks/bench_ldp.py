@@ -10,24 +10,14 @@ from __future__ import annotations
 
 import pathlib
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from dpcore import GRR, OUE, SUE, LDPMean  # noqa: E402
+from timing import best_of  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "ldp.md"
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    """Smallest wall time of ``repeat`` calls, in seconds (the least disturbed run)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def oue_one_user_at_a_time(values, m: OUE, rng) -> np.ndarray:
