@@ -41,8 +41,8 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
     threshold_noise, query_noise = Laplace.from_epsilon(eps, 2.0), Laplace.from_epsilon(eps, 4.0)
     naive_noise = Laplace.from_epsilon(eps, float(cand.size))  # ε/k to each of the k queries
     fig = charts.curves(cand, {"q_b (exact, sensitivity 1)": answers}, chosen, "The walk: q_b against the candidate bound b",
-                        "candidate bound b", "q_b ≈ −(records above b)", log_x=False, current_label=f"chosen b = {chosen:g}")
-    fig.add_hline(y=0, line=dict(color="#c92a2a", dash="dot"), annotation_text="threshold 0", annotation_position="bottom left")
+                        "candidate bound b", "q_b ≈ −(records above b)", log_x=False, current_label=f"chosen b = {chosen:g}",
+                        hline=(0.0, "threshold 0"))
     left, right = st.columns([1.6, 1])
     left.plotly_chart(fig, key="svt_walk")
     right.metric("Chosen bound, one release (AboveThreshold)", f"{chosen:g}")
