@@ -1,11 +1,23 @@
-"""Several browser sessions moving sliders at once: rerun latency under load.
+"""Eight sessions moving sliders at once: rerun latency and liveness under load.
 
 Run: python benchmarks/bench_load.py [--sessions 8] [--seconds 60]
-Starts the app as the README does, opens N sessions in Debian's Chromium, and in
-each moves the Local DP page's ε slider with the keyboard, back and forth, for the
-given time. A rerun is timed from the key press until the shown figure changes and
-the app is idle again. Target: every rerun under 2 s, every session alive.
-Prints a table and writes benchmarks/results/load.md.
+
+Three measurements, each on a fresh server started as the README does:
+
+1. Protocol clients. N sessions speak Streamlit's own WebSocket protocol
+   (tests/protocol_client.py): the server does everything it does for a browser, the
+   clients draw nothing. The sessions are spread over the five mechanism pages and move
+   each page's ε slider back and forth with no pause, so the server is never idle.
+   A rerun is timed from the request to the server's "script finished".
+2. One person's browser among them. One Chromium session on Local DP moves its ε slider
+   with the keyboard next to N-1 protocol sessions as in 1. A rerun is timed from the key
+   press until the shown figure changed and the page is idle: what a person sees, their
+   browser's drawing included.
+3. All browsers here. N Chromium sessions on Local DP, as in 2. The browsers share the
+   2 cores with the server and take most of them, which a person's browser does not.
+
+Target: every rerun under 2 s, every session alive. Prints a table and writes
+benchmarks/results/load.md.
 """
 
 from __future__ import annotations
@@ -15,13 +27,19 @@ import asyncio
 import pathlib
 import statistics
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from browser import CHROMIUM_FLAGS, chromium_path, running_app  # noqa: E402
+from browser import CHROMIUM_FLAGS, app_server, chromium_path  # noqa: E402
+from protocol_client import ProtocolSession  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "load.md"
+#: url path -> the key of its ε slider; protocol sessions take them in turn
+SLIDERS = {"local": "ldp_epsilon", "central": "cen_epsilon", "svt": "svt_epsilon", "accountant": "acc_epsilon",
+           "compare": "cmp_epsilon"}
+RERUN_TIMEOUT = 10.0  # a rerun that takes longer is a failed one
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'  # the page's ε slider comes first
 IDLE = """() => {
     const s = document.querySelector('[data-testid="stStatusWidget"]');
@@ -30,7 +48,41 @@ IDLE = """() => {
 METRIC = "() => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m ? m.innerText : null; }"
 
 
-async def _session(browser, base: str, seconds: float, index: int) -> dict:
+def _wander(options: tuple[str, ...], start: str):
+    """Option after option: four steps up, four down, around ``start`` (a person trying nearby values)."""
+    i, step = options.index(start), 0
+    while True:
+        i = min(max(i + (1 if (step // 4) % 2 == 0 else -1), 0), len(options) - 1)
+        step += 1
+        yield options[i]
+
+
+async def protocol_session(base: str, page: str, seconds: float, index: int) -> dict:
+    """Move ``page``'s ε slider for ``seconds``, each move as soon as the last rerun finished."""
+    key = SLIDERS[page]
+    times, errors, alive = [], 0, False
+    async with ProtocolSession(base, page, f"seed={index}") as session:
+        first = await asyncio.wait_for(session.open(), 60)
+        shown, moves = first.digest, _wander(first.sliders[key], "1")
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            try:
+                run = await asyncio.wait_for(session.set_select_slider(key, next(moves)), RERUN_TIMEOUT)
+            except asyncio.TimeoutError:
+                errors += 1
+                print(f"{page} session {index}: no rerun within {RERUN_TIMEOUT:g} s", flush=True)
+                break
+            times.append(run.seconds)
+            # an exception, an error box, or the same results after the slider moved: a failed rerun
+            errors += bool(run.errors) or run.digest == shown or run.charts == 0
+            shown = run.digest
+        else:
+            alive = session.open_connection
+    return {"times": times, "errors": errors, "lost": 0, "alive": alive}
+
+
+async def browser_session(browser, base: str, seconds: float, index: int) -> dict:
+    """Move Local DP's ε slider with the keyboard for ``seconds``; a rerun ends when the figure changed and all is idle."""
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
     page = await context.new_page()
     await page.goto(f"{base}/local?seed={index}")
@@ -38,14 +90,13 @@ async def _session(browser, base: str, seconds: float, index: int) -> dict:
     await page.wait_for_function(IDLE, timeout=60_000)
     await page.wait_for_timeout(1_000)  # the first run's charts finish drawing before the first key press
     slider = page.locator(SLIDER).first
-    await slider.focus()
     times, errors, lost, step = [], 0, 0, 0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         await page.wait_for_function(IDLE, timeout=30_000, polling=50)
         before = await page.evaluate(METRIC)
         value = await slider.get_attribute("aria-valuetext")
-        key = "ArrowRight" if (step // 4) % 2 == 0 else "ArrowLeft"  # wander over a few ε values
+        key = "ArrowRight" if (step // 4) % 2 == 0 else "ArrowLeft"
         step += 1
         await slider.focus()
         start = time.perf_counter()
@@ -53,68 +104,101 @@ async def _session(browser, base: str, seconds: float, index: int) -> dict:
         try:  # the key must move the slider; a press it never sees is counted apart, a slow one is timed
             await page.wait_for_function(
                 "([sel, v]) => { const e = document.querySelector(sel); return e && e.getAttribute('aria-valuetext') !== v; }",
-                arg=[SLIDER, value], timeout=10_000, polling=20)
+                arg=[SLIDER, value], timeout=RERUN_TIMEOUT * 1000, polling=20)
         except Exception:  # noqa: BLE001
             lost += 1
             continue
         try:
-            await page.wait_for_function(f"(v) => ({METRIC})() !== v", arg=before, timeout=10_000, polling=50)
-            await page.wait_for_function(IDLE, timeout=10_000, polling=50)
+            await page.wait_for_function(f"(v) => ({METRIC})() !== v", arg=before, timeout=RERUN_TIMEOUT * 1000, polling=50)
+            await page.wait_for_function(IDLE, timeout=RERUN_TIMEOUT * 1000, polling=50)
             times.append(time.perf_counter() - start)
-        except Exception as exc:  # noqa: BLE001 - no rerun within 10 s is a failed rerun, counted
+        except Exception as exc:  # noqa: BLE001 - no rerun within the timeout is a failed rerun, counted
             errors += 1
-            print(f"session {index}: no rerun within 10 s of {key}: {str(exc)[:80]}", flush=True)
+            print(f"browser session {index}: no rerun within {RERUN_TIMEOUT:g} s of {key}: {str(exc)[:80]}", flush=True)
         errors += await page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count()
     alive = await page.evaluate(METRIC) is not None
     await context.close()
     return {"times": times, "errors": errors, "lost": lost, "alive": alive}
 
 
-async def _run(base: str, sessions: int, seconds: float) -> list[dict]:
+async def _warm(base: str) -> None:
+    # until one session of a fresh server has finished its first run of app.py, Streamlit's legacy pages/
+    # discovery is active: sessions opened meanwhile can ignore widget input. Every page runs once, too,
+    # so that no timed rerun pays for a first import.
+    for page in ["", *SLIDERS]:
+        async with ProtocolSession(base, page) as session:
+            await asyncio.wait_for(session.open(), 120)
+
+
+async def _run(base: str, protocol: int, browsers: int, seconds: float) -> tuple[list[dict], list[dict]]:
+    pages = list(SLIDERS)
+    proto = [protocol_session(base, pages[i % len(pages)], seconds, i) for i in range(protocol)]
+    if not browsers:
+        return await asyncio.gather(*proto), []
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        warm = await browser.new_page()
-        # until one session of a fresh server has finished its first run of app.py, Streamlit's legacy pages/
-        # discovery is active: deep links get a "Page not found" dialog, and sessions opened meanwhile can
-        # ignore widget input. Let the first session finish before the others start.
-        await warm.goto(base)
-        await warm.wait_for_selector('[data-testid="stSidebarNav"]', timeout=60_000)
-        await warm.wait_for_function(IDLE, timeout=60_000)
-        await warm.wait_for_timeout(2_000)
-        await warm.close()
-        results = await asyncio.gather(*[_session(browser, base, seconds, i) for i in range(sessions)])
+        clicks = [browser_session(browser, base, seconds, protocol + i) for i in range(browsers)]
+        results = await asyncio.gather(*proto, *clicks)
         await browser.close()
-    return results
+    return results[:protocol], results[protocol:]
 
 
-def run_load(sessions: int, seconds: float, base: str | None = None, run_log: str | None = None) -> list[dict]:
-    """Run the load; start the app unless ``base`` names a running one (``run_log``: the server's run-time log)."""
+def run_load(protocol: int, browsers: int, seconds: float, base: str | None = None) -> dict:
+    """Run the load on the app at ``base``, or on a fresh server; returns each kind of session's results.
+
+    On a fresh server it also reports the server's script run times (logged by app.py) and memory.
+    """
     if base is not None:
-        return asyncio.run(_run(base, sessions, seconds))
-    with running_app(env={"DPX_RUN_LOG": run_log} if run_log else None) as url:
-        return asyncio.run(_run(url, sessions, seconds))
+        asyncio.run(_warm(base))
+        proto, clicks = asyncio.run(_run(base, protocol, browsers, seconds))
+        return {"protocol": proto, "browser": clicks}
+    with tempfile.NamedTemporaryFile(suffix=".log") as log, app_server(env={"DPX_RUN_LOG": log.name}) as (url, proc):
+        asyncio.run(_warm(url))
+        before = _memory_mb(proc.pid)
+        open(log.name, "w").close()  # only the timed runs
+        proto, clicks = asyncio.run(_run(url, protocol, browsers, seconds))
+        return {"protocol": proto, "browser": clicks, "server_runs": server_runs(log.name),
+                "memory_mb": (before, _memory_mb(proc.pid))}
+
+
+def _memory_mb(pid: int) -> float:
+    """The server's resident memory (Linux /proc)."""
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _quantiles(times: list[float]) -> dict:
+    times = sorted(times)
+    if not times:
+        return {"median_s": float("nan"), "p95_s": float("nan"), "max_s": float("nan")}
+    return {"median_s": statistics.median(times), "p95_s": times[int(0.95 * (len(times) - 1))], "max_s": times[-1]}
 
 
 def server_runs(run_log: str) -> dict:
-    """Median, p95 and max wall time of the Local DP script runs the server logged."""
-    times = sorted(float(t) for page, t in (line.split() for line in open(run_log)) if page == "local")
-    return {"runs": len(times), "median_s": statistics.median(times),
-            "p95_s": times[int(0.95 * (len(times) - 1))], "max_s": times[-1]}
+    """Count, median, p95 and max wall time of the script runs the server logged."""
+    times = [float(line.split()[1]) for line in open(run_log) if line.strip()]
+    return {"runs": len(times), **_quantiles(times)}
 
 
 def summarise(results: list[dict]) -> dict:
-    times = sorted(t for r in results for t in r["times"])
+    times = [t for r in results for t in r["times"]]
     return {
-        "reruns": len(times),
-        "median_s": statistics.median(times) if times else float("nan"),
-        "p95_s": times[int(0.95 * (len(times) - 1))] if times else float("nan"),
-        "max_s": times[-1] if times else float("nan"),
-        "errors": sum(r["errors"] for r in results),
-        "lost": sum(r["lost"] for r in results),
+        "sessions": len(results), "reruns": len(times), **_quantiles(times),
+        "errors": sum(r["errors"] for r in results), "lost": sum(r["lost"] for r in results),
         "alive": sum(r["alive"] for r in results),
     }
+
+
+def _row(name: str, s: dict, sessions: int, seconds: float) -> str:
+    """One table row: ``s`` summarises the sessions measured, ``sessions`` counts all on the server."""
+    met = "**yes**" if s["max_s"] < 2 and s["alive"] == s["sessions"] and not s["errors"] else "no"
+    return (f"| {name} | {sessions} | {seconds:g} | {s['reruns']} | {s['median_s'] * 1000:.0f} ms | "
+            f"{s['p95_s'] * 1000:.0f} ms | {s['max_s'] * 1000:.0f} ms | {s['errors']} | {s['lost']} | "
+            f"{s['alive']}/{s['sessions']} measured | {met} |")
 
 
 def main() -> None:
@@ -122,27 +206,34 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60)
     args = parser.parse_args()
-    import tempfile
-
-    run_log = tempfile.mktemp(suffix=".log")
-    rows = [("browsers (Chromium on the same 2 cores)", summarise(run_load(args.sessions, args.seconds, run_log=run_log)))]
-    table = ("| measured | sessions | seconds | reruns | median | p95 | max | failed reruns | lost key presses | sessions alive | target |\n"
-             "|---|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(
-                 f"| {name} | {args.sessions} | {args.seconds:g} | {s['reruns']} | {s['median_s'] * 1000:.0f} ms | "
-                 f"{s['p95_s'] * 1000:.0f} ms | {s['max_s'] * 1000:.0f} ms | {s['errors']} | {s['lost']} | "
-                 f"{s['alive']}/{args.sessions} | every rerun < 2 s |" for name, s in rows))
-    server = server_runs(run_log)
-    table += ("\n\nThe same minute seen from the server (each script run's wall time, logged by app.py with "
-              f"DPX_RUN_LOG; includes waiting behind the other sessions): {server['runs']} runs, median "
-              f"{server['median_s'] * 1000:.0f} ms, p95 {server['p95_s'] * 1000:.0f} ms, max {server['max_s'] * 1000:.0f} ms.")
-    print(table)
+    n, seconds = args.sessions, args.seconds
+    runs = [
+        ("protocol clients, 5 pages, no pause", "protocol", run_load(n, 0, seconds)),
+        ("the one browser among them (Local DP)", "browser", run_load(n - 1, 1, seconds)),
+        ("all browsers on these 2 cores (Local DP)", "browser", run_load(0, n, seconds)),
+    ]
+    rows, notes = [], []
+    for name, kind, result in runs:
+        s = summarise(result[kind])
+        rows.append(_row(name, s, len(result["protocol"]) + len(result["browser"]), seconds))
+        server, (before, after) = result["server_runs"], result["memory_mb"]
+        notes.append(f"- {name}: {server['runs']} script runs, median {server['median_s'] * 1000:.0f} ms, p95 "
+                     f"{server['p95_s'] * 1000:.0f} ms, max {server['max_s'] * 1000:.0f} ms; server memory "
+                     f"{before:.0f} MB before the load, {after:.0f} MB after.")
+    table = ("| measured | sessions | seconds | reruns timed | median | p95 | max | failed reruns | lost key presses "
+             "| sessions alive | every rerun < 2 s, all alive |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+             + "\n".join(rows))
+    text = (table + "\n\nThe same minutes seen from inside the server (each script run's wall time, logged by app.py "
+            "with DPX_RUN_LOG; it includes waiting for the interpreter behind the other sessions):\n\n" + "\n".join(notes))
+    print(text)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
-        "# Load: concurrent sessions moving sliders\n\nWritten by `python benchmarks/bench_load.py`: Local DP page, "
-        "census demo, 1,000 trials. A rerun is timed from the key press until the figure changed and the page is idle. "
-        "In the browser rows the app server and every Chromium share the 2-core machine, and the browsers take most of "
-        "it (measured: the server used about 3 CPU-seconds in 20 s, the eight Chromiums about 33): a person's browser "
-        "runs on their own machine.\n\n" + table + "\n")
+        "# Load: concurrent sessions moving sliders\n\nWritten by `python benchmarks/bench_load.py` on a 2-core shared "
+        "machine: census demo, 1,000 trials, a fresh server per row, every page run once before the clock starts. "
+        "Sessions move the ε slider back and forth with no pause between reruns. Protocol clients speak Streamlit's "
+        "WebSocket protocol and draw nothing; a browser rerun is timed from the key press until the figure changed "
+        "and the page is idle. In the second row the table counts the one browser's reruns, beside seven protocol "
+        "sessions. In the last row eight Chromiums draw every rerun on the server's own two cores.\n\n" + text + "\n")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,13 @@ def free_port() -> int:
 @contextlib.contextmanager
 def running_app(timeout: float = 60, env: dict | None = None):
     """``streamlit run app.py`` headless on a free loopback port; yields the base URL."""
+    with app_server(timeout, env) as (base, _):
+        yield base
+
+
+@contextlib.contextmanager
+def app_server(timeout: float = 60, env: dict | None = None):
+    """As :func:`running_app`, yielding ``(base URL, server process)``: a benchmark reads the server's memory."""
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
@@ -58,7 +65,7 @@ def running_app(timeout: float = 60, env: dict | None = None):
                 out = log.read().decode(errors="replace")
                 raise RuntimeError(f"the app did not start on {base}: {out[-2000:]}")
             time.sleep(0.3)
-        yield base
+        yield base, proc
     finally:
         proc.terminate()
         try:
