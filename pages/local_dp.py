@@ -126,11 +126,14 @@ def render() -> None:
     st.title("Local differential privacy")
     st.caption("Each person randomizes their own answer before it leaves their device: the collector never sees a true value.")
     coin_flip_story()
-    tab_freq, tab_mean = st.tabs(["Frequencies of a category", "Mean of a number"])
-    with tab_freq:
-        frequencies()
-    with tab_mean:
-        ldp_mean()
+    # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
+    tab_freq, tab_mean = st.tabs(["Frequencies of a category", "Mean of a number"], key="ldp_view", bind="query-params")
+    if tab_freq.open:
+        with tab_freq:
+            frequencies()
+    if tab_mean.open:
+        with tab_mean:
+            ldp_mean()
 
 
 SNIPPET = """codes, labels, note = data.encode_categories(column)

@@ -186,20 +186,22 @@ def render() -> None:
     values, dropped = data.numeric_values(ds.frame[column])
     if dropped:
         st.caption(f"{dropped:,} missing values were left out.")
-    tab_walk, tab_mean, tab_ranges = st.tabs(["Choosing a clipping bound", "Automatic mean", "Range queries"])
-    with tab_walk:
-        cand = candidate_bounds(column)
-    views = ((tab_walk, lambda: clipping_walk(values, cand, eps)), (tab_mean, lambda: automatic_mean(values, cand, eps, column)))
+    # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
+    tab_walk, tab_mean, tab_ranges = st.tabs(["Choosing a clipping bound", "Automatic mean", "Range queries"],
+                                             key="svt_view", bind="query-params")
+    views = ((tab_walk, lambda cand: clipping_walk(values, cand, eps)),
+             (tab_mean, lambda cand: automatic_mean(values, cand, eps, column)))
     for tab, view in views:
-        with tab:
-            try:
-                view()
-            except ValueError as exc:  # a bad candidate grid stops this view only
-                st.error(f"The candidate bounds cannot be used: {exc}.")
-    with tab_ranges:
-        n_queries, c = range_queries(values, column, eps)
-    explain(n_queries, c, eps)
-
+        if tab.open:
+            with tab:
+                try:
+                    view(candidate_bounds(column))
+                except ValueError as exc:  # a bad candidate grid stops this view only
+                    st.error(f"The candidate bounds cannot be used: {exc}.")
+    if tab_ranges.open:
+        with tab_ranges:
+            n_queries, c = range_queries(values, column, eps)
+            explain(n_queries, c, eps)
 
 SNIPPET = """values, _ = data.numeric_values(column)
 lo, hi = data.suggest_bounds(column)

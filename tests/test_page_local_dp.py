@@ -6,10 +6,24 @@ import pytest
 from apptest import assert_clean, metric, open_page
 from dpcore import GRR, OUE, SUE, data
 
+MEAN_TAB = "Mean of a number"
+
 
 def _true_counts(column="occupation"):
     codes, labels, _ = data.encode_categories(data.load_demo("census").frame[column])
     return np.bincount(codes, minlength=len(labels)), labels
+
+
+def test_only_the_open_tab_runs_and_a_link_names_it():
+    at = open_page("local")
+    assert_clean(at)
+    keys = {w.key for w in [*at.select_slider, *at.selectbox]}
+    assert "ldp_epsilon" in keys and "ldpm_column" not in keys
+    at = open_page("local", ldp_view=MEAN_TAB)
+    assert_clean(at)
+    keys = {w.key for w in [*at.select_slider, *at.selectbox]}
+    assert "ldpm_epsilon" in keys and "ldp_epsilon" not in keys
+    assert metric(at, "One LDP estimate")
 
 
 def test_page_runs_and_shows_the_exact_std_of_dpcore():
@@ -56,7 +70,7 @@ def test_out_of_range_link_value_is_reported_not_a_crash():
 
 
 def test_bad_bounds_in_the_mean_tab_give_one_sentence():
-    at = open_page("local")
+    at = open_page("local", ldp_view=MEAN_TAB)
     column = at.selectbox(key="ldpm_column").value
     at.number_input(key=f"ldpm_lower_{column}").set_value(100.0)
     at.number_input(key=f"ldpm_upper_{column}").set_value(10.0).run()
@@ -65,7 +79,7 @@ def test_bad_bounds_in_the_mean_tab_give_one_sentence():
 
 
 def test_each_column_keeps_its_own_bounds():
-    at = open_page("local")
+    at = open_page("local", ldp_view=MEAN_TAB)
     first = at.selectbox(key="ldpm_column").value
     at.number_input(key=f"ldpm_upper_{first}").set_value(70.0).run()
     other = [c for c in at.selectbox(key="ldpm_column").options if c != first][0]

@@ -6,6 +6,7 @@ from apptest import assert_clean, metric, open_page
 from dpcore import auto_mean, choose_clipping_bound, data, naive_range_query, range_query_svt, svt_noise_scales
 
 SEED = 2017  # the sidebar's default seed
+MEAN, RANGES = "Automatic mean", "Range queries"  # the tabs after the first; only the open one runs
 
 
 def page_rng(salt, seed=SEED):
@@ -32,6 +33,9 @@ def test_page_shows_the_numbers_of_dpcore():
     assert cand[-1] == 200.0  # twice the suggested upper bound 83, rounded up to one significant digit
     chosen = choose_clipping_bound(values, cand, eps, page_rng("svt-bound"))
     assert metric(at, "Chosen bound, one release (AboveThreshold)") == f"{chosen:g}"
+    at = open_page("svt", svt_view=MEAN)
+    assert_clean(at)
+    assert candidates(at)[-1] == cand[-1]
     sims = auto_mean(values, cand, eps, page_rng("svt-mean-sims"), trials=1_000)
     assert metric(at, "Theoretical std (delta method)") == f"{sims.approx_error_std():,.4f}"
     assert metric(at, "Empirical std of the error") == f"{sims.error.std(ddof=1):,.4f}"
@@ -40,7 +44,7 @@ def test_page_shows_the_numbers_of_dpcore():
 
 
 def test_range_table_reproduces_svt_and_naive_and_a_slider_move_updates_it():
-    at = open_page("svt")
+    at = open_page("svt", svt_view=RANGES)
     before = metric(at, "SVT answer noise scale 2c/ε")
     at.select_slider(key="svt_epsilon").set_value(4.0).run()
     assert_clean(at)
@@ -72,19 +76,24 @@ def test_a_new_column_gets_its_own_candidate_bounds():
 
 
 def test_impossible_values_give_a_sentence_and_the_rest_still_renders():
-    at = open_page("svt", svt_max_bound=-5, svt_c=0, svt_epsilon=0)
-    assert not at.exception
-    errors = [e.value for e in at.error]
-    assert len(errors) == 2 and all("candidates must be in (0, inf)" in e for e in errors)  # the walk and the mean
+    link = {"svt_max_bound": -5, "svt_c": 0, "svt_epsilon": 0}
+    for view in (None, MEAN):  # the walk and the mean each say why the candidates cannot be used
+        at = open_page("svt", **link, **({"svt_view": view} if view else {}))
+        assert not at.exception
+        errors = [e.value for e in at.error]
+        assert len(errors) == 1 and "candidates must be in (0, inf)" in errors[0], (view, errors)
+        assert any("svt_epsilon = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+    at = open_page("svt", **link, svt_view=RANGES)
+    assert not at.exception and not at.error
     assert any("svt_c = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
-    assert any("svt_epsilon = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
-    assert metric(at, "Queries passed: SVT / naive")  # the range queries still render
+    assert metric(at, "Queries passed: SVT / naive")  # the range queries render with the default c
 
 
 def test_uploaded_csv_runs_and_one_without_numbers_says_so():
     at = open_page("data")
     rows = "\n".join(f"{i % 7},{(i * 37) % 101},g{i % 3}" for i in range(200))
     at.file_uploader(key="data_upload").upload("x.csv", f"a,b,c\n{rows}\n".encode(), "text/csv").run()
+    at.query_params["svt_view"] = MEAN
     at.switch_page("pages/sparse_vector.py").run()
     assert_clean(at)
     assert at.selectbox(key="svt_column").value == "a"
