@@ -8,7 +8,9 @@ Three measurements, each on a fresh server started as the README does:
    (tests/protocol_client.py): the server does everything it does for a browser, the
    clients draw nothing. The sessions are spread over the five mechanism pages and move
    each page's ε slider back and forth with no pause, so the server is never idle.
-   A rerun is timed from the request to the server's "script finished".
+   A rerun is timed from the request to the server's "script finished". Run twice: as
+   configured, and with Streamlit's default full garbage collection after every script
+   run, which .streamlit/config.toml turns off (the baseline, in the same run).
 2. One person's browser among them. One Chromium session on Local DP moves its ε slider
    with the keyboard next to N-1 protocol sessions as in 1. A rerun is timed from the key
    press until the shown figure changed and the page is idle: what a person sees, their
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import pathlib
 import statistics
 import sys
@@ -117,7 +120,7 @@ async def browser_session(browser, base: str, seconds: float, index: int) -> dic
             print(f"browser session {index}: no rerun within {RERUN_TIMEOUT:g} s of {key}: {str(exc)[:80]}", flush=True)
         errors += await page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count()
     alive = await page.evaluate(METRIC) is not None
-    await context.close()
+    # the context stays open until the browser closes: its renderer's CPU time is read first
     return {"times": times, "errors": errors, "lost": lost, "alive": alive}
 
 
@@ -130,45 +133,76 @@ async def _warm(base: str) -> None:
             await asyncio.wait_for(session.open(), 120)
 
 
-async def _run(base: str, protocol: int, browsers: int, seconds: float) -> tuple[list[dict], list[dict]]:
+async def _run(base: str, protocol: int, browsers: int, seconds: float) -> dict:
     pages = list(SLIDERS)
     proto = [protocol_session(base, pages[i % len(pages)], seconds, i) for i in range(protocol)]
     if not browsers:
-        return await asyncio.gather(*proto), []
+        return {"protocol": await asyncio.gather(*proto), "browser": [], "chromium_cpu_s": 0.0}
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         clicks = [browser_session(browser, base, seconds, protocol + i) for i in range(browsers)]
         results = await asyncio.gather(*proto, *clicks)
+        cpu = sum(_cpu_seconds(pid) for pid in _chromium_pids())  # every renderer is still alive
         await browser.close()
-    return results[:protocol], results[protocol:]
+    return {"protocol": results[:protocol], "browser": results[protocol:], "chromium_cpu_s": cpu}
 
 
-def run_load(protocol: int, browsers: int, seconds: float, base: str | None = None) -> dict:
-    """Run the load on the app at ``base``, or on a fresh server; returns each kind of session's results.
+def run_load(protocol: int, browsers: int, seconds: float, base: str | None = None, env: dict | None = None) -> dict:
+    """Run the load on the app at ``base``, or on a fresh server (``env``: extra environment).
 
-    On a fresh server it also reports the server's script run times (logged by app.py) and memory.
+    Returns each kind of session's results and the CPU time the Chromiums used (page loads
+    included). On a fresh server also the server's script run times (logged by app.py), its
+    CPU time during the load, and its memory before and after.
     """
     if base is not None:
         asyncio.run(_warm(base))
-        proto, clicks = asyncio.run(_run(base, protocol, browsers, seconds))
-        return {"protocol": proto, "browser": clicks}
-    with tempfile.NamedTemporaryFile(suffix=".log") as log, app_server(env={"DPX_RUN_LOG": log.name}) as (url, proc):
+        return asyncio.run(_run(base, protocol, browsers, seconds))
+    with tempfile.NamedTemporaryFile(suffix=".log") as log, app_server(env={**(env or {}), "DPX_RUN_LOG": log.name}) as (url, proc):
         asyncio.run(_warm(url))
-        before = _memory_mb(proc.pid)
+        memory, cpu, (busy, total) = _memory_mb(proc.pid), _cpu_seconds(proc.pid), _machine_busy()
         open(log.name, "w").close()  # only the timed runs
-        proto, clicks = asyncio.run(_run(url, protocol, browsers, seconds))
-        return {"protocol": proto, "browser": clicks, "server_runs": server_runs(log.name),
-                "memory_mb": (before, _memory_mb(proc.pid))}
+        result = asyncio.run(_run(url, protocol, browsers, seconds))
+        busy_after, total_after = _machine_busy()
+        return {**result, "server_runs": server_runs(log.name), "server_cpu_s": _cpu_seconds(proc.pid) - cpu,
+                "machine_busy": (busy_after - busy) / (total_after - total), "memory_mb": (memory, _memory_mb(proc.pid))}
 
 
 def _memory_mb(pid: int) -> float:
-    """The server's resident memory (Linux /proc)."""
+    """Resident memory of a process (Linux /proc)."""
     for line in open(f"/proc/{pid}/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc); 0 if it has gone."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU time of the whole machine so far, in clock ticks over all cores (Linux /proc/stat)."""
+    ticks = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+def _chromium_pids() -> list[int]:
+    pids = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if b"chrom" in (entry / "cmdline").read_bytes().split(b"\0")[0]:
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
 
 
 def _quantiles(times: list[float]) -> dict:
@@ -209,6 +243,9 @@ def main() -> None:
     n, seconds = args.sessions, args.seconds
     runs = [
         ("protocol clients, 5 pages, no pause", "protocol", run_load(n, 0, seconds)),
+        # the baseline: Streamlit's default full gc.collect(2) after every script run (.streamlit/config.toml turns it off)
+        ("the same with Streamlit's default post-run GC", "protocol",
+         run_load(n, 0, seconds, env={"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"})),
         ("the one browser among them (Local DP)", "browser", run_load(n - 1, 1, seconds)),
         ("all browsers on these 2 cores (Local DP)", "browser", run_load(0, n, seconds)),
     ]
@@ -217,9 +254,13 @@ def main() -> None:
         s = summarise(result[kind])
         rows.append(_row(name, s, len(result["protocol"]) + len(result["browser"]), seconds))
         server, (before, after) = result["server_runs"], result["memory_mb"]
+        chromium = (f"; the Chromiums {result['chromium_cpu_s']:.0f} CPU-seconds, "
+                    f"{result['chromium_cpu_s'] / max(s['reruns'], 1) * 1000:.0f} ms per browser rerun" if result["browser"] else "")
         notes.append(f"- {name}: {server['runs']} script runs, median {server['median_s'] * 1000:.0f} ms, p95 "
                      f"{server['p95_s'] * 1000:.0f} ms, max {server['max_s'] * 1000:.0f} ms; server memory "
-                     f"{before:.0f} MB before the load, {after:.0f} MB after.")
+                     f"{before:.0f} MB before the load, {after:.0f} MB after; the server used "
+                     f"{result['server_cpu_s']:.0f} CPU-seconds{chromium}; the machine's cores were "
+                     f"{result['machine_busy']:.0%} busy.")
     table = ("| measured | sessions | seconds | reruns timed | median | p95 | max | failed reruns | lost key presses "
              "| sessions alive | every rerun < 2 s, all alive |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
              + "\n".join(rows))
@@ -232,7 +273,9 @@ def main() -> None:
         "machine: census demo, 1,000 trials, a fresh server per row, every page run once before the clock starts. "
         "Sessions move the ε slider back and forth with no pause between reruns. Protocol clients speak Streamlit's "
         "WebSocket protocol and draw nothing; a browser rerun is timed from the key press until the figure changed "
-        "and the page is idle. In the second row the table counts the one browser's reruns, beside seven protocol "
+        "and the page is idle. The second row is the first with Streamlit's default `runner.postScriptGC = true` (a full "
+        "`gc.collect(2)` after every script run), the baseline for the setting in `.streamlit/config.toml`. In the third "
+        "row the table counts the one browser's reruns, beside seven protocol "
         "sessions. In the last row eight Chromiums draw every rerun on the server's own two cores.\n\n" + text + "\n")
 
 

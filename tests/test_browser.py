@@ -127,6 +127,23 @@ def test_keyboard_slider_move_changes_a_figure_and_the_link_reproduces_it(page, 
     other.context.close()
 
 
+def test_a_tab_is_part_of_the_link(page, browser, app_url):
+    page.goto(f"{app_url}/svt")
+    wait_for_page(page)
+    page.get_by_role("tab", name="Range queries").click()
+    page.wait_for_function("() => document.body.innerText.includes('Queries passed: SVT / naive')", timeout=30_000)
+    wait_for_page(page)
+    assert_no_error(page)
+    assert "svt_view=Range" in page.url, page.url
+    shown = page.locator('[data-testid="stMetric"]', has_text="Queries passed").inner_text()
+    other = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    other.goto(page.url)
+    wait_for_page(other)
+    assert other.locator('[data-testid="stMetric"]', has_text="Queries passed").inner_text() == shown
+    assert other.locator('[data-testid="stMetric"]', has_text="Chosen bound").count() == 0  # the walk's tab did not run
+    other.context.close()
+
+
 def test_two_sessions_see_only_their_own_data_and_ledger(browser, app_url):
     a = browser.new_context().new_page()
     b = browser.new_context().new_page()
