@@ -63,6 +63,12 @@ def _hline(y: float, label: str | None, line: dict, above: bool = True) -> tuple
     return shape, note
 
 
+def _log_ticks(values: np.ndarray, mantissas=(1, 2, 5)) -> dict:
+    """Tick marks at m × 10^e inside the range of ``values``, labelled as plain numbers."""
+    ticks = [m * 10.0**e for e in range(-4, 7) for m in mantissas if values.min() <= m * 10.0**e <= values.max()]
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
 def true_vs_noisy_bars(labels, true, noisy, bound=None, title="True and noisy answers", y="count") -> go.Figure:
     """Grouped bars: the truth in grey, one noisy release in colour with its error bar."""
     labels = [html.escape(str(v)) for v in labels]  # Plotly renders a subset of HTML in tick labels
@@ -177,17 +183,21 @@ def xy_curves(series: dict, current=None, title="", x_title="", y_title="", log_
     if log_x:
         xaxis["type"] = "log"
         if series:
-            xs = np.concatenate([np.asarray(x, dtype=float) for x, _ in series.values()])
-            ticks = [m * 10.0**e for e in range(-4, 7) for m in (1, 2, 5) if xs.min() <= m * 10.0**e <= xs.max()]
-            xaxis.update(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+            xaxis.update(_log_ticks(np.concatenate([np.asarray(x, dtype=float) for x, _ in series.values()])))
+    shown = None  # the y values the axis spans
     if log_y:
         ys = np.concatenate([np.asarray(y, dtype=float).ravel() for _, y in series.values()]) if series else np.ones(1)
-        ys = ys[np.isfinite(ys) & (ys > 0)]
-        wide = ys.size > 0 and np.log10(ys.max() / ys.min()) > 1.5
-        # over many decades label only the decades; over fewer, let plotly put labels in between
-        yaxis.update(type="log", exponentformat="power", **({"dtick": 1} if wide else {}))
+        shown = ys[np.isfinite(ys) & (ys > 0)]
+        yaxis["type"] = "log"
     if y_max is not None and series:
         ys = np.concatenate([np.asarray(y, dtype=float).ravel() for _, y in series.values()])
         low = float(np.nanmin(ys[ys > 0])) / 1.5 if log_y and np.any(ys > 0) else min(0.0, float(np.nanmin(ys)))
         yaxis["range"] = [np.log10(low), np.log10(y_max)] if log_y else [low, y_max]
+        shown = np.array([low, y_max]) if log_y else shown
+    if shown is not None and shown.size:
+        decades = np.log10(shown.max() / shown.min())
+        # over many decades label the decades only; over fewer, plain numbers (plotly's own labels there
+        # read "10², 2, 3" for 100, 200, 300), every digit when the axis spans under half a decade
+        yaxis.update({"exponentformat": "power", "dtick": 1} if decades > 1.5 else
+                     _log_ticks(shown, range(1, 10) if decades < 0.5 else (1, 2, 5)))
     return _figure(traces, title, x_title, y_title, xaxis=xaxis, yaxis=yaxis, shapes=shapes, annotations=notes)

@@ -203,6 +203,7 @@ def render() -> None:
             n_queries, c = range_queries(values, column, eps)
             explain(n_queries, c, eps)
 
+
 SNIPPET = """values, _ = data.numeric_values(column)
 lo, hi = data.suggest_bounds(column)
 ends = np.sort(np.round(rng.uniform(lo, hi, size=({n}, 2)), {digits}), axis=1)

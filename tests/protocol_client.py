@@ -21,8 +21,6 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
-FINISHED_EARLY_FOR_RERUN = 2  # ScriptFinishedStatus: a newer rerun replaced this one; keep reading
-
 
 @dataclasses.dataclass
 class Run:
@@ -104,5 +102,6 @@ class ProtocolSession:
                     errors.append(f"{element.exception.type}: {element.exception.message}")
                 elif which == "alert" and element.alert.format == Alert.ERROR:
                     errors.append(element.alert.body)
-            elif kind == "script_finished" and fwd.script_finished != FINISHED_EARLY_FOR_RERUN:
+            # a run finished early because a newer rerun replaced it: keep reading until that one ends
+            elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return Run(time.perf_counter() - start, sliders, metrics, errors, elements, charts, shown.hexdigest())

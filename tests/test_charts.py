@@ -40,7 +40,14 @@ def test_y_cap_on_a_log_axis_sets_the_range_in_decades():
     fig = charts.xy_curves({"a": ([1, 2], [0.3, 1e6])}, log_y=True, y_max=100.0)
     low, high = fig.layout.yaxis.range
     assert high == pytest.approx(2.0) and low == pytest.approx(np.log10(0.3 / 1.5))
-    assert fig.layout.yaxis.dtick == 1  # over seven decades, label the decades only
+    assert fig.layout.yaxis.dtick == 1  # the capped axis spans 2.7 decades: label the decades only
+
+
+def test_a_narrow_log_axis_gets_plain_number_ticks():
+    half = charts.xy_curves({"a": ([1, 2, 3], [70.0, 100.0, 160.0])}, log_x=False, log_y=True).layout.yaxis
+    assert list(half.tickvals) == [70, 80, 90, 100] and list(half.ticktext) == ["70", "80", "90", "100"]
+    one = charts.xy_curves({"a": ([1, 2], [3.0, 40.0])}, log_x=False, log_y=True).layout.yaxis
+    assert list(one.tickvals) == [5, 10, 20] and one.dtick is None
 
 
 def test_reference_line_and_marks_sit_where_asked():
