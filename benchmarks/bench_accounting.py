@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -26,11 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from timing import median_of  # noqa: E402
+
 from dpcore import GRR, Gaussian, Laplace  # noqa: E402
 from dpcore.accounting import OrderGridEdgeWarning, epsilon_curve, pld_epsilon  # noqa: E402
 from dpcore.accounting.pld import default_interval  # noqa: E402
 from dpcore.gaussian import gaussian_epsilon as single_release_epsilon  # noqa: E402
-from timing import median_of  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "accounting.md"
 
@@ -51,8 +51,19 @@ def main() -> None:
         rows.append((f"Gaussian σ=5, k=1..10⁴, {methods[0]}", t, "", ""))
     t_all = median_of(lambda: epsilon_curve(g, ks, 1e-5, methods=["rdp", "zcdp", "exact"]), 7, warm_up=True)
     sample = ks[:: ks.size // 500]
-    t_loop = median_of(lambda: [single_release_epsilon(5.0 / math.sqrt(k), 1e-5) for k in sample], 1, warm_up=True) * ks.size / sample.size
-    rows.append(("Gaussian σ=5, k=1..10⁴, rdp + zcdp + exact", t_all, "< 200 ms", f"{t_loop / t_all:.0f}× faster than a brentq per k ({fmt(t_loop)}, scaled from 500 k)"))
+    t_loop = (
+        median_of(lambda: [single_release_epsilon(5.0 / math.sqrt(k), 1e-5) for k in sample], 1, warm_up=True)
+        * ks.size
+        / sample.size
+    )
+    rows.append(
+        (
+            "Gaussian σ=5, k=1..10⁴, rdp + zcdp + exact",
+            t_all,
+            "< 200 ms",
+            f"{t_loop / t_all:.0f}× faster than a brentq per k ({fmt(t_loop)}, scaled from 500 k)",
+        )
+    )
     check_all = t_all < 0.2
 
     # ------------------------------------------------------------ Laplace PLD curve
@@ -62,7 +73,9 @@ def main() -> None:
         lap = Laplace(scale=scale)
         h = default_interval(lap, int(pld_ks.max()), 1e-5)
         t_curve = median_of(lambda: pld_epsilon(lap, pld_ks, 1e-5, value_discretization_interval=h), 3, warm_up=True)
-        t_per_k = median_of(lambda: [pld_epsilon(lap, int(k), 1e-5, value_discretization_interval=h) for k in pld_ks], 1, warm_up=True)
+        t_per_k = median_of(
+            lambda: [pld_epsilon(lap, int(k), 1e-5, value_discretization_interval=h) for k in pld_ks], 1, warm_up=True
+        )
         rows.append(
             (
                 f"Laplace ε₀={1 / scale:g} PLD, 20 k up to 1000 (h={h:.2g})",
@@ -78,7 +91,13 @@ def main() -> None:
     rows.append(("Gaussian σ=5 PLD, 20 k up to 1000", t, "", ""))
     t = median_of(lambda: pld_epsilon(GRR(1.0, 4), pld_ks, 1e-5), 3, warm_up=True)
     rows.append(("GRR ε=1, 4 categories, PLD, 20 k up to 1000", t, "", ""))
-    t = median_of(lambda: epsilon_curve(Laplace(scale=10.0), np.arange(1, 1001), 1e-5, methods=["basic", "advanced", "rdp", "zcdp"]), 5, warm_up=True)
+    t = median_of(
+        lambda: epsilon_curve(
+            Laplace(scale=10.0), np.arange(1, 1001), 1e-5, methods=["basic", "advanced", "rdp", "zcdp"]
+        ),
+        5,
+        warm_up=True,
+    )
     rows.append(("Laplace ε₀=0.1, k=1..1000, basic + advanced + rdp + zcdp", t, "", ""))
 
     lines = [
@@ -90,7 +109,10 @@ def main() -> None:
         "| --- | --- | --- | --- |",
     ]
     lines += [f"| {case} | {fmt(t)} | {target} | {baseline} |" for case, t, target, baseline in rows]
-    lines += ["", f"Targets met: Gaussian curves {'yes' if check_all else 'NO'}; Laplace PLD {'yes' if check_pld else 'NO'}."]
+    lines += [
+        "",
+        f"Targets met: Gaussian curves {'yes' if check_all else 'NO'}; Laplace PLD {'yes' if check_pld else 'NO'}.",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

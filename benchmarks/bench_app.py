@@ -57,22 +57,28 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reruns", type=int, default=12)
     args = parser.parse_args()
-    lines = ["| page | slider moved | median rerun after the move | p90 | median rerun, nothing changed | target |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| page | slider moved | median rerun after the move | p90 | median rerun, nothing changed | target |",
+        "|---|---|---|---|---|---|",
+    ]
     for page, move in MOVES.items():
         idle, moved = time_reruns(page, args.reruns)
         med_idle = statistics.median(idle) * 1000
         if moved:
             ms = sorted(t * 1000 for t in moved)
             p90 = ms[int(0.9 * (len(ms) - 1))]
-            lines.append(f"| {page} | `{move[1]}` | {statistics.median(ms):.0f} ms | {p90:.0f} ms | {med_idle:.0f} ms | < 300 ms |")
+            lines.append(
+                f"| {page} | `{move[1]}` | {statistics.median(ms):.0f} ms | {p90:.0f} ms | {med_idle:.0f} ms | < 300 ms |"
+            )
         else:
             lines.append(f"| {page} | — | — | — | {med_idle:.0f} ms | < 300 ms |")
         print(lines[-1], flush=True)
     table = "\n".join(lines)
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text("# Page reruns: measured latency\n\nWritten by `python benchmarks/bench_app.py`: AppTest, census demo "
-                       f"(32,561 rows), 1,000 trials, {args.reruns} reruns per page, 2-core shared machine.\n\n" + table + "\n")
+    RESULTS.write_text(
+        "# Page reruns: measured latency\n\nWritten by `python benchmarks/bench_app.py`: AppTest, census demo "
+        f"(32,561 rows), 1,000 trials, {args.reruns} reruns per page, 2-core shared machine.\n\n" + table + "\n"
+    )
     print(table)
 
 

@@ -15,6 +15,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from timing import best_of  # noqa: E402
+
 from dpcore import (  # noqa: E402
     Gaussian,
     above_threshold,
@@ -25,7 +27,6 @@ from dpcore import (  # noqa: E402
     exponential_mechanism,
     sparse_trials,
 )
-from timing import best_of  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "central.md"
 
@@ -57,7 +58,9 @@ def main() -> None:
 
     mean = dp_mean(ages, 0, 100, 1.0, rng)
     t = best_of(lambda: mean.simulate(10_000, rng))
-    rows.append(("10^4 trials of the mean with fixed bounds (`MeanResult.simulate`)", t, 0.050, "interactive (< 50 ms)"))
+    rows.append(
+        ("10^4 trials of the mean with fixed bounds (`MeanResult.simulate`)", t, 0.050, "interactive (< 50 ms)")
+    )
 
     t = best_of(lambda: above_threshold_trials(answers[:30], 0.0, 0.1, rng, 10_000))
     rows.append(("`above_threshold_trials`, 30 answers × 10^4 trials", t, 0.050, "interactive (< 50 ms)"))

@@ -14,8 +14,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from dpcore import GRR, OUE, SUE, LDPMean  # noqa: E402
 from timing import best_of  # noqa: E402
+
+from dpcore import GRR, OUE, SUE, LDPMean  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "ldp.md"
 

@@ -40,8 +40,13 @@ from protocol_client import ProtocolSession  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "load.md"
 #: url path -> the key of its ε slider; protocol sessions take them in turn
-SLIDERS = {"local": "ldp_epsilon", "central": "cen_epsilon", "svt": "svt_epsilon", "accountant": "acc_epsilon",
-           "compare": "cmp_epsilon"}
+SLIDERS = {
+    "local": "ldp_epsilon",
+    "central": "cen_epsilon",
+    "svt": "svt_epsilon",
+    "accountant": "acc_epsilon",
+    "compare": "cmp_epsilon",
+}
 RERUN_TIMEOUT = 10.0  # a rerun that takes longer is a failed one
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'  # the page's ε slider comes first
 IDLE = """() => {
@@ -71,7 +76,7 @@ async def protocol_session(base: str, page: str, seconds: float, index: int) -> 
         while time.perf_counter() < deadline:
             try:
                 run = await asyncio.wait_for(session.set_select_slider(key, next(moves)), RERUN_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 errors += 1
                 print(f"{page} session {index}: no rerun within {RERUN_TIMEOUT:g} s", flush=True)
                 break
@@ -107,12 +112,17 @@ async def browser_session(browser, base: str, seconds: float, index: int) -> dic
         try:  # the key must move the slider; a press it never sees is counted apart, a slow one is timed
             await page.wait_for_function(
                 "([sel, v]) => { const e = document.querySelector(sel); return e && e.getAttribute('aria-valuetext') !== v; }",
-                arg=[SLIDER, value], timeout=RERUN_TIMEOUT * 1000, polling=20)
+                arg=[SLIDER, value],
+                timeout=RERUN_TIMEOUT * 1000,
+                polling=20,
+            )
         except Exception:  # noqa: BLE001
             lost += 1
             continue
         try:
-            await page.wait_for_function(f"(v) => ({METRIC})() !== v", arg=before, timeout=RERUN_TIMEOUT * 1000, polling=50)
+            await page.wait_for_function(
+                f"(v) => ({METRIC})() !== v", arg=before, timeout=RERUN_TIMEOUT * 1000, polling=50
+            )
             await page.wait_for_function(IDLE, timeout=RERUN_TIMEOUT * 1000, polling=50)
             times.append(time.perf_counter() - start)
         except Exception as exc:  # noqa: BLE001 - no rerun within the timeout is a failed rerun, counted
@@ -159,14 +169,22 @@ def run_load(protocol: int, browsers: int, seconds: float, base: str | None = No
     if base is not None:
         asyncio.run(_warm(base))
         return asyncio.run(_run(base, protocol, browsers, seconds))
-    with tempfile.NamedTemporaryFile(suffix=".log") as log, app_server(env={**(env or {}), "DPX_RUN_LOG": log.name}) as (url, proc):
+    with (
+        tempfile.NamedTemporaryFile(suffix=".log") as log,
+        app_server(env={**(env or {}), "DPX_RUN_LOG": log.name}) as (url, proc),
+    ):
         asyncio.run(_warm(url))
         memory, cpu, (busy, total) = _memory_mb(proc.pid), _cpu_seconds(proc.pid), _machine_busy()
         open(log.name, "w").close()  # only the timed runs
         result = asyncio.run(_run(url, protocol, browsers, seconds))
         busy_after, total_after = _machine_busy()
-        return {**result, "server_runs": server_runs(log.name), "server_cpu_s": _cpu_seconds(proc.pid) - cpu,
-                "machine_busy": (busy_after - busy) / (total_after - total), "memory_mb": (memory, _memory_mb(proc.pid))}
+        return {
+            **result,
+            "server_runs": server_runs(log.name),
+            "server_cpu_s": _cpu_seconds(proc.pid) - cpu,
+            "machine_busy": (busy_after - busy) / (total_after - total),
+            "memory_mb": (memory, _memory_mb(proc.pid)),
+        }
 
 
 def _memory_mb(pid: int) -> float:
@@ -221,8 +239,11 @@ def server_runs(run_log: str) -> dict:
 def summarise(results: list[dict]) -> dict:
     times = [t for r in results for t in r["times"]]
     return {
-        "sessions": len(results), "reruns": len(times), **_quantiles(times),
-        "errors": sum(r["errors"] for r in results), "lost": sum(r["lost"] for r in results),
+        "sessions": len(results),
+        "reruns": len(times),
+        **_quantiles(times),
+        "errors": sum(r["errors"] for r in results),
+        "lost": sum(r["lost"] for r in results),
         "alive": sum(r["alive"] for r in results),
     }
 
@@ -230,9 +251,11 @@ def summarise(results: list[dict]) -> dict:
 def _row(name: str, s: dict, sessions: int, seconds: float) -> str:
     """One table row: ``s`` summarises the sessions measured, ``sessions`` counts all on the server."""
     met = "**yes**" if s["max_s"] < 2 and s["alive"] == s["sessions"] and not s["errors"] else "no"
-    return (f"| {name} | {sessions} | {seconds:g} | {s['reruns']} | {s['median_s'] * 1000:.0f} ms | "
-            f"{s['p95_s'] * 1000:.0f} ms | {s['max_s'] * 1000:.0f} ms | {s['errors']} | {s['lost']} | "
-            f"{s['alive']}/{s['sessions']} measured | {met} |")
+    return (
+        f"| {name} | {sessions} | {seconds:g} | {s['reruns']} | {s['median_s'] * 1000:.0f} ms | "
+        f"{s['p95_s'] * 1000:.0f} ms | {s['max_s'] * 1000:.0f} ms | {s['errors']} | {s['lost']} | "
+        f"{s['alive']}/{s['sessions']} measured | {met} |"
+    )
 
 
 def main() -> None:
@@ -244,8 +267,11 @@ def main() -> None:
     runs = [
         ("protocol clients, 5 pages, no pause", "protocol", run_load(n, 0, seconds)),
         # the baseline: Streamlit's default full gc.collect(2) after every script run (.streamlit/config.toml turns it off)
-        ("the same with Streamlit's default post-run GC", "protocol",
-         run_load(n, 0, seconds, env={"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"})),
+        (
+            "the same with Streamlit's default post-run GC",
+            "protocol",
+            run_load(n, 0, seconds, env={"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"}),
+        ),
         ("the one browser among them (Local DP)", "browser", run_load(n - 1, 1, seconds)),
         ("all browsers on these 2 cores (Local DP)", "browser", run_load(0, n, seconds)),
     ]
@@ -254,18 +280,28 @@ def main() -> None:
         s = summarise(result[kind])
         rows.append(_row(name, s, len(result["protocol"]) + len(result["browser"]), seconds))
         server, (before, after) = result["server_runs"], result["memory_mb"]
-        chromium = (f"; the Chromiums {result['chromium_cpu_s']:.0f} CPU-seconds, "
-                    f"{result['chromium_cpu_s'] / max(s['reruns'], 1) * 1000:.0f} ms per browser rerun" if result["browser"] else "")
-        notes.append(f"- {name}: {server['runs']} script runs, median {server['median_s'] * 1000:.0f} ms, p95 "
-                     f"{server['p95_s'] * 1000:.0f} ms, max {server['max_s'] * 1000:.0f} ms; server memory "
-                     f"{before:.0f} MB before the load, {after:.0f} MB after; the server used "
-                     f"{result['server_cpu_s']:.0f} CPU-seconds{chromium}; the machine's cores were "
-                     f"{result['machine_busy']:.0%} busy.")
-    table = ("| measured | sessions | seconds | reruns timed | median | p95 | max | failed reruns | lost key presses "
-             "| sessions alive | every rerun < 2 s, all alive |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
-             + "\n".join(rows))
-    text = (table + "\n\nThe same minutes seen from inside the server (each script run's wall time, logged by app.py "
-            "with DPX_RUN_LOG; it includes waiting for the interpreter behind the other sessions):\n\n" + "\n".join(notes))
+        chromium = (
+            f"; the Chromiums {result['chromium_cpu_s']:.0f} CPU-seconds, "
+            f"{result['chromium_cpu_s'] / max(s['reruns'], 1) * 1000:.0f} ms per browser rerun"
+            if result["browser"]
+            else ""
+        )
+        notes.append(
+            f"- {name}: {server['runs']} script runs, median {server['median_s'] * 1000:.0f} ms, p95 "
+            f"{server['p95_s'] * 1000:.0f} ms, max {server['max_s'] * 1000:.0f} ms; server memory "
+            f"{before:.0f} MB before the load, {after:.0f} MB after; the server used "
+            f"{result['server_cpu_s']:.0f} CPU-seconds{chromium}; the machine's cores were "
+            f"{result['machine_busy']:.0%} busy."
+        )
+    table = (
+        "| measured | sessions | seconds | reruns timed | median | p95 | max | failed reruns | lost key presses "
+        "| sessions alive | every rerun < 2 s, all alive |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+        + "\n".join(rows)
+    )
+    text = (
+        table + "\n\nThe same minutes seen from inside the server (each script run's wall time, logged by app.py "
+        "with DPX_RUN_LOG; it includes waiting for the interpreter behind the other sessions):\n\n" + "\n".join(notes)
+    )
     print(text)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
@@ -276,7 +312,8 @@ def main() -> None:
         "and the page is idle. The second row is the first with Streamlit's default `runner.postScriptGC = true` (a full "
         "`gc.collect(2)` after every script run), the baseline for the setting in `.streamlit/config.toml`. In the third "
         "row the table counts the one browser's reruns, beside seven protocol "
-        "sessions. In the last row eight Chromiums draw every rerun on the server's own two cores.\n\n" + text + "\n")
+        "sessions. In the last row eight Chromiums draw every rerun on the server's own two cores.\n\n" + text + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -35,38 +35,99 @@ SEED = 2017
 HERE = Path(__file__).resolve().parent
 
 EDUCATION = {  # name: (education-num, share in the extract)
-    "Preschool": (1, 0.0016), "1st-4th": (2, 0.0052), "5th-6th": (3, 0.0102), "7th-8th": (4, 0.0198),
-    "9th": (5, 0.0158), "10th": (6, 0.0287), "11th": (7, 0.0361), "12th": (8, 0.0133),
-    "HS-grad": (9, 0.3225), "Some-college": (10, 0.2239), "Assoc-voc": (11, 0.0424), "Assoc-acdm": (12, 0.0328),
-    "Bachelors": (13, 0.1645), "Masters": (14, 0.0529), "Prof-school": (15, 0.0177), "Doctorate": (16, 0.0127),
+    "Preschool": (1, 0.0016),
+    "1st-4th": (2, 0.0052),
+    "5th-6th": (3, 0.0102),
+    "7th-8th": (4, 0.0198),
+    "9th": (5, 0.0158),
+    "10th": (6, 0.0287),
+    "11th": (7, 0.0361),
+    "12th": (8, 0.0133),
+    "HS-grad": (9, 0.3225),
+    "Some-college": (10, 0.2239),
+    "Assoc-voc": (11, 0.0424),
+    "Assoc-acdm": (12, 0.0328),
+    "Bachelors": (13, 0.1645),
+    "Masters": (14, 0.0529),
+    "Prof-school": (15, 0.0177),
+    "Doctorate": (16, 0.0127),
 }
-WORKCLASS = {"Private": 0.697, "Self-emp-not-inc": 0.078, "Local-gov": 0.0643, "State-gov": 0.0399,
-             "Self-emp-inc": 0.0343, "Federal-gov": 0.0295, "Without-pay": 0.0004, "Never-worked": 0.0002, None: 0.0564}
-MARITAL = ["Never-married", "Married-civ-spouse", "Divorced", "Separated", "Widowed", "Married-spouse-absent",
-           "Married-AF-spouse"]
+WORKCLASS = {
+    "Private": 0.697,
+    "Self-emp-not-inc": 0.078,
+    "Local-gov": 0.0643,
+    "State-gov": 0.0399,
+    "Self-emp-inc": 0.0343,
+    "Federal-gov": 0.0295,
+    "Without-pay": 0.0004,
+    "Never-worked": 0.0002,
+    None: 0.0564,
+}
+MARITAL = [
+    "Never-married",
+    "Married-civ-spouse",
+    "Divorced",
+    "Separated",
+    "Widowed",
+    "Married-spouse-absent",
+    "Married-AF-spouse",
+]
 MARITAL_BY_AGE = {  # upper age of band: shares in MARITAL order, read off the extract
-    24: [0.879, 0.085, 0.016, 0.013, 0.001, 0.006, 0.001], 34: [0.430, 0.413, 0.104, 0.035, 0.003, 0.014, 0.001],
-    49: [0.147, 0.575, 0.204, 0.041, 0.016, 0.015, 0.001], 64: [0.065, 0.640, 0.178, 0.028, 0.075, 0.014, 0.000],
+    24: [0.879, 0.085, 0.016, 0.013, 0.001, 0.006, 0.001],
+    34: [0.430, 0.413, 0.104, 0.035, 0.003, 0.014, 0.001],
+    49: [0.147, 0.575, 0.204, 0.041, 0.016, 0.015, 0.001],
+    64: [0.065, 0.640, 0.178, 0.028, 0.075, 0.014, 0.000],
     90: [0.065, 0.560, 0.091, 0.013, 0.259, 0.011, 0.001],
 }
-OCCUPATION = ["Adm-clerical", "Craft-repair", "Exec-managerial", "Farming-fishing", "Handlers-cleaners",
-              "Machine-op-inspct", "Other-service", "Priv-house-serv", "Prof-specialty", "Protective-serv",
-              "Sales", "Tech-support", "Transport-moving", "Armed-Forces"]
+OCCUPATION = [
+    "Adm-clerical",
+    "Craft-repair",
+    "Exec-managerial",
+    "Farming-fishing",
+    "Handlers-cleaners",
+    "Machine-op-inspct",
+    "Other-service",
+    "Priv-house-serv",
+    "Prof-specialty",
+    "Protective-serv",
+    "Sales",
+    "Tech-support",
+    "Transport-moving",
+    "Armed-Forces",
+]
 OCCUPATION_BY_EDUCATION = {  # upper education-num of band: shares in OCCUPATION order, read off the extract
-    8: [.046, .179, .028, .068, .101, .129, .219, .018, .015, .009, .092, .005, .091, .0003],
-    9: [.137, .193, .081, .041, .061, .103, .129, .005, .023, .022, .107, .016, .083, .0003],
-    10: [.189, .128, .130, .026, .039, .046, .115, .002, .063, .030, .149, .040, .042, .0003],
-    12: [.154, .157, .126, .028, .022, .041, .082, .003, .132, .035, .107, .085, .029, .0003],
-    13: [.098, .044, .264, .015, .010, .013, .035, .001, .288, .019, .156, .044, .012, .0003],
-    16: [.031, .012, .231, .006, .002, .004, .009, .001, .615, .006, .061, .018, .005, .0003],
+    8: [0.046, 0.179, 0.028, 0.068, 0.101, 0.129, 0.219, 0.018, 0.015, 0.009, 0.092, 0.005, 0.091, 0.0003],
+    9: [0.137, 0.193, 0.081, 0.041, 0.061, 0.103, 0.129, 0.005, 0.023, 0.022, 0.107, 0.016, 0.083, 0.0003],
+    10: [0.189, 0.128, 0.130, 0.026, 0.039, 0.046, 0.115, 0.002, 0.063, 0.030, 0.149, 0.040, 0.042, 0.0003],
+    12: [0.154, 0.157, 0.126, 0.028, 0.022, 0.041, 0.082, 0.003, 0.132, 0.035, 0.107, 0.085, 0.029, 0.0003],
+    13: [0.098, 0.044, 0.264, 0.015, 0.010, 0.013, 0.035, 0.001, 0.288, 0.019, 0.156, 0.044, 0.012, 0.0003],
+    16: [0.031, 0.012, 0.231, 0.006, 0.002, 0.004, 0.009, 0.001, 0.615, 0.006, 0.061, 0.018, 0.005, 0.0003],
 }
 # Share among women / share among men for each occupation in the extract (e.g. Adm-clerical .255 / .059).
 OCCUPATION_FEMALE_RATIO = np.array([4.3, 0.12, 0.84, 0.16, 0.29, 0.79, 2.5, 20.0, 1.2, 0.29, 1.1, 1.25, 0.13, 0.1])
 RACE = {"White": 0.8543, "Black": 0.0959, "Asian-Pac-Islander": 0.0319, "Amer-Indian-Eskimo": 0.0096, "Other": 0.0083}
-COUNTRY = {"United-States": 0.8959, "Mexico": 0.0197, "Philippines": 0.0061, "Germany": 0.0042, "Canada": 0.0037,
-           "Puerto-Rico": 0.0035, "El-Salvador": 0.0033, "India": 0.0031, "Cuba": 0.0029, "England": 0.0028,
-           "Jamaica": 0.0025, "China": 0.0023, "Italy": 0.0023, "Dominican-Republic": 0.0022, "Vietnam": 0.0021,
-           "Guatemala": 0.0020, "Japan": 0.0019, "Poland": 0.0019, "Columbia": 0.0018, None: 0.0179}
+COUNTRY = {
+    "United-States": 0.8959,
+    "Mexico": 0.0197,
+    "Philippines": 0.0061,
+    "Germany": 0.0042,
+    "Canada": 0.0037,
+    "Puerto-Rico": 0.0035,
+    "El-Salvador": 0.0033,
+    "India": 0.0031,
+    "Cuba": 0.0029,
+    "England": 0.0028,
+    "Jamaica": 0.0025,
+    "China": 0.0023,
+    "Italy": 0.0023,
+    "Dominican-Republic": 0.0022,
+    "Vietnam": 0.0021,
+    "Guatemala": 0.0020,
+    "Japan": 0.0019,
+    "Poland": 0.0019,
+    "Columbia": 0.0018,
+    None: 0.0179,
+}
 HOURS = {40: 0.467, 50: 0.087, 45: 0.056, 60: 0.045, 35: 0.040, 20: 0.038, 30: 0.035, 55: 0.021, 25: 0.021, 48: 0.016}
 
 
@@ -119,8 +180,9 @@ def make_census(seed: int = SEED, n: int = 32_561) -> pd.DataFrame:
     hours[~male & (rng.random(n) < 0.15)] -= 10  # fewer paid hours for women on average, as in the extract
     hours = np.clip(hours, 1, 99)
 
-    score = (0.45 * (ed_num - 10) + 0.035 * (hours - 40) + 0.045 * (np.minimum(age, 55) - 38)
-             + 2.4 * married + 1.2 * male)
+    score = (
+        0.45 * (ed_num - 10) + 0.035 * (hours - 40) + 0.045 * (np.minimum(age, 55) - 38) + 2.4 * married + 1.2 * male
+    )
     intercept = brentq(lambda a: expit(a + score).mean() - 0.2408, -20, 20)
     rich = rng.random(n) < expit(intercept + score)
 
@@ -129,30 +191,46 @@ def make_census(seed: int = SEED, n: int = 32_561) -> pd.DataFrame:
     gain[(gain > 0) & (rng.random(n) < 0.059)] = 99999  # the extract's top code
     loss = np.where(rng.random(n) < loss_p, np.clip(np.rint(rng.normal(1870, 380, n)), 155, 4356), 0)
 
-    return pd.DataFrame({
-        "age": age, "workclass": workclass, "education": education, "education-num": ed_num,
-        "marital-status": marital, "occupation": occupation, "race": _choice(rng, RACE, n),
-        "sex": np.where(male, "Male", "Female"), "capital-gain": gain.astype(int), "capital-loss": loss.astype(int),
-        "hours-per-week": hours, "native-country": _choice(rng, COUNTRY, n),
-        "income": np.where(rich, ">50K", "<=50K"),
-    })
+    return pd.DataFrame(
+        {
+            "age": age,
+            "workclass": workclass,
+            "education": education,
+            "education-num": ed_num,
+            "marital-status": marital,
+            "occupation": occupation,
+            "race": _choice(rng, RACE, n),
+            "sex": np.where(male, "Male", "Female"),
+            "capital-gain": gain.astype(int),
+            "capital-loss": loss.astype(int),
+            "hours-per-week": hours,
+            "native-country": _choice(rng, COUNTRY, n),
+            "income": np.where(rich, ">50K", "<=50K"),
+        }
+    )
 
 
 def make_survey(seed: int = SEED, n: int = 2_000) -> pd.DataFrame:
     """A synthetic student survey with the sensitive question "Have you ever cheated on an exam?"."""
     rng = np.random.default_rng(seed + 1)
     age_group = _choice(rng, {"18-20": 0.42, "21-23": 0.36, "24-26": 0.13, "27+": 0.09}, n)
-    faculty = _choice(rng, {"Arts": 0.18, "Business": 0.20, "Engineering": 0.19, "Law": 0.08,
-                            "Medicine": 0.10, "Science": 0.25}, n)
+    faculty = _choice(
+        rng, {"Arts": 0.18, "Business": 0.20, "Engineering": 0.19, "Law": 0.08, "Medicine": 0.10, "Science": 0.25}, n
+    )
     # Hours studied per week: Gamma(shape 3, scale 5) has mean 15, clipped to [0, 70].
     hours = np.clip(np.rint(rng.gamma(3.0, 5.0, n)), 0, 70).astype(int)
     satisfaction = 1 + _rows_choice(rng, np.tile([0.08, 0.17, 0.30, 0.32, 0.13], (n, 1)))
     # Cheating is rarer for students who study more: logit falls by 0.06 per weekly hour (about 23% overall).
     cheated = rng.random(n) < expit(-0.35 - 0.06 * hours)
-    return pd.DataFrame({
-        "age_group": age_group, "faculty": faculty, "satisfaction": satisfaction, "study_hours_per_week": hours,
-        "cheated_on_exam": np.where(cheated, "yes", "no"),
-    })
+    return pd.DataFrame(
+        {
+            "age_group": age_group,
+            "faculty": faculty,
+            "satisfaction": satisfaction,
+            "study_hours_per_week": hours,
+            "cheated_on_exam": np.where(cheated, "yes", "no"),
+        }
+    )
 
 
 def main() -> None:

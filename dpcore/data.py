@@ -130,8 +130,10 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
 )
 _MAGIC = (
-    (b"PK\x03\x04",
-     "The file is a ZIP archive or an Excel workbook (.xlsx), not a CSV file; save it as CSV and upload that."),
+    (
+        b"PK\x03\x04",
+        "The file is a ZIP archive or an Excel workbook (.xlsx), not a CSV file; save it as CSV and upload that.",
+    ),
     (b"\xd0\xcf\x11\xe0", "The file is an old Excel workbook (.xls), not a CSV file; save it as CSV and upload that."),
     (b"\x1f\x8b", "The file is gzip-compressed; decompress it and upload the CSV file inside."),
     (b"%PDF", "The file is a PDF document, not a CSV file."),
@@ -140,8 +142,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SEP_LINE = re.compile(r'\A"?sep=(.)"?[ \t]*(?:\r\n|\r|\n|\Z)', re.IGNORECASE)
 
 # Number spellings, ASCII digits only (re.ASCII keeps Arabic-Indic digits etc. as text).
-_PLAIN = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?",
-                    re.ASCII | re.IGNORECASE)
+_PLAIN = re.compile(
+    r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?", re.ASCII | re.IGNORECASE
+)
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", re.ASCII)
 _DECIMAL_COMMA = re.compile(r"[+-]?(?:[0-9]{1,3}(?:[. \u00a0\u202f][0-9]{3})+|[0-9]+)(?:,[0-9]+)?", re.ASCII)
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]", re.ASCII)
@@ -237,7 +240,7 @@ def load_csv(raw: bytes, name: str = "upload.csv", *, max_bytes: int = MAX_UPLOA
     sep_line = _SEP_LINE.match(text)
     if sep_line and (sep_line.group(1).isprintable() or sep_line.group(1) == "\t") and sep_line.group(1) != '"':
         delimiter = sep_line.group(1)
-        text = text[sep_line.end():]
+        text = text[sep_line.end() :]
     else:
         delimiter = _sniff_delimiter(text)
 
@@ -292,7 +295,7 @@ def _decode(raw: bytes, notes: list[str]) -> str:
                 if codec != "utf-8-sig":
                     sentence = f"The file starts with a {label} marker but is not valid {label} text."
                     raise DatasetError(sentence) from None
-                text = _decode_8bit(raw[len(bom):], notes)
+                text = _decode_8bit(raw[len(bom) :], notes)
             if label != "UTF-8":
                 notes.append(f"The file was read as {label} text.")
             break
@@ -301,8 +304,11 @@ def _decode(raw: bytes, notes: list[str]) -> str:
         even, odd = head[0::2].count(0), head[1::2].count(0)
         half = max(len(head) // 2, 1)
         # UTF-16 without a mark: ASCII text has a zero in every other byte.
-        codec = "utf-16-le" if odd > 0.4 * half and even < 0.05 * half else (
-            "utf-16-be" if even > 0.4 * half and odd < 0.05 * half else None)
+        codec = (
+            "utf-16-le"
+            if odd > 0.4 * half and even < 0.05 * half
+            else ("utf-16-be" if even > 0.4 * half and odd < 0.05 * half else None)
+        )
         if codec is not None:
             try:
                 text = raw.decode(codec)
@@ -400,8 +406,10 @@ def _split_header(rows: list[list[str]], notes: list[str]) -> tuple[list[str], l
     first = [cell.strip() for cell in rows[0]]
     if len(rows) > 1 and all(_PLAIN.fullmatch(cell) for cell in first):
         width = max(len(r) for r in rows)
-        notes.append("The first row holds only numbers, so it was read as data "
-                     "and the columns were named column_1, column_2, ...")
+        notes.append(
+            "The first row holds only numbers, so it was read as data "
+            "and the columns were named column_1, column_2, ..."
+        )
         return [f"column_{i + 1}" for i in range(width)], rows
     return rows[0], rows[1:]
 
@@ -425,18 +433,23 @@ def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> t
     if long_rows.sum() * 2 > len(body):
         new_width = int(lengths.max())
         header = header + [""] * (new_width - width)
-        notes.append(f"Most rows have more fields than the header, "
-                     f"so {new_width - width:,} unnamed column(s) were added.")
+        notes.append(
+            f"Most rows have more fields than the header, so {new_width - width:,} unnamed column(s) were added."
+        )
         width = new_width
     elif long_rows.any():
         first = int(np.argmax(long_rows)) + 1
-        notes.append(f"{int(long_rows.sum()):,} row(s) had more fields than the header and were dropped "
-                     f"(the first is data row {first:,}).")
+        notes.append(
+            f"{int(long_rows.sum()):,} row(s) had more fields than the header and were dropped "
+            f"(the first is data row {first:,})."
+        )
         body = [row for row, bad in zip(body, long_rows) if not bad]
         lengths = lengths[~long_rows]
     if min(width, MAX_COLUMNS) * len(body) > MAX_CELLS:  # checked before padding allocates anything
-        raise DatasetError(f"The table has {len(body):,} rows and {width:,} columns; the limit is "
-                           f"{MAX_CELLS // 1_000_000} million cells.")
+        raise DatasetError(
+            f"The table has {len(body):,} rows and {width:,} columns; the limit is "
+            f"{MAX_CELLS // 1_000_000} million cells."
+        )
     if width > MAX_COLUMNS:
         notes.append(f"The file has {width:,} columns; only the first {MAX_COLUMNS:,} were kept.")
         header, width = header[:MAX_COLUMNS], MAX_COLUMNS
@@ -444,10 +457,11 @@ def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> t
         lengths = np.minimum(lengths, MAX_COLUMNS)
     short = lengths < width
     if short.any():
-        notes.append(f"{int(short.sum()):,} row(s) had fewer fields than the header "
-                     "and were padded with missing values.")
+        notes.append(
+            f"{int(short.sum()):,} row(s) had fewer fields than the header and were padded with missing values."
+        )
         pad = [""] * width
-        body = [row if len(row) == width else row + pad[len(row):] for row in body]
+        body = [row if len(row) == width else row + pad[len(row) :] for row in body]
     return header, body
 
 
@@ -504,8 +518,11 @@ def _build_frame(names: list[str], body: list[list[str]], delimiter: str, notes:
             values[np.isinf(values)] = np.nan
         if fmt:
             formats.setdefault(fmt, []).append(name)
-        if (not np.isnan(values).any() and np.all(values == np.round(values))
-                and np.abs(values).max(initial=0.0) <= 2.0**53):
+        if (
+            not np.isnan(values).any()
+            and np.all(values == np.round(values))
+            and np.abs(values).max(initial=0.0) <= 2.0**53
+        ):
             columns[name] = pd.Series(values.astype(np.int64))
         else:
             columns[name] = pd.Series(values)
@@ -516,8 +533,9 @@ def _build_frame(names: list[str], body: list[list[str]], delimiter: str, notes:
     if "thousands" in formats:
         notes.append(f"Thousands separators were removed from numbers in {_listing(formats['thousands'])}.")
     if infinite:
-        notes.append(f"{sum(infinite.values()):,} infinite value(s) were treated as missing, "
-                     f"in {_listing(list(infinite))}.")
+        notes.append(
+            f"{sum(infinite.values()):,} infinite value(s) were treated as missing, in {_listing(list(infinite))}."
+        )
     if coded:
         notes.append(f"Numbers with leading zeros were kept as text codes in {_listing(coded)}.")
     return pd.DataFrame(columns, index=pd.RangeIndex(len(body))) if columns else pd.DataFrame()
@@ -525,8 +543,11 @@ def _build_frame(names: list[str], body: list[list[str]], delimiter: str, notes:
 
 def _parse_numbers(present: list[str], delimiter: str) -> tuple[list[float] | None, str]:
     """Floats for ``present`` (distinct non-missing cells) if all are numbers in one format."""
-    formats = [("", _PLAIN, None), ("thousands", _THOUSANDS, {ord(","): None}),
-               ("decimal comma", _DECIMAL_COMMA, _EU_GROUPING)]
+    formats = [
+        ("", _PLAIN, None),
+        ("thousands", _THOUSANDS, {ord(","): None}),
+        ("decimal comma", _DECIMAL_COMMA, _EU_GROUPING),
+    ]
     if delimiter == ";" and any("," in p for p in present):
         formats = [formats[2], formats[1]]  # a ';' file with commas in numbers: European locale first
     for label, pattern, table in formats:
@@ -559,9 +580,15 @@ def _summary(series: pd.Series, max_categories: int) -> dict:
         if distinct == 1:
             notes.append("only one distinct value")
         return dict(
-            kind=kind, missing=n - int(finite.size), distinct=distinct,
-            min=float(finite.min()) if finite.size else np.nan, max=float(finite.max()) if finite.size else np.nan,
-            top_values="", frequency=frequency, numeric=bool(finite.size), note="; ".join(notes),
+            kind=kind,
+            missing=n - int(finite.size),
+            distinct=distinct,
+            min=float(finite.min()) if finite.size else np.nan,
+            max=float(finite.max()) if finite.size else np.nan,
+            top_values="",
+            frequency=frequency,
+            numeric=bool(finite.size),
+            note="; ".join(notes),
         )
     counts = series.value_counts(dropna=True)
     counts = counts[counts > 0]  # a categorical dtype lists unused categories too
@@ -581,8 +608,15 @@ def _summary(series: pd.Series, max_categories: int) -> dict:
         elif distinct == 1:
             note = "only one distinct value"
     return dict(
-        kind=kind, missing=n - present, distinct=distinct, min=np.nan, max=np.nan, top_values=top,
-        frequency=kind == "categorical" and distinct >= 2, numeric=False, note=note,
+        kind=kind,
+        missing=n - present,
+        distinct=distinct,
+        min=np.nan,
+        max=np.nan,
+        top_values=top,
+        frequency=kind == "categorical" and distinct >= 2,
+        numeric=False,
+        note=note,
     )
 
 
@@ -624,11 +658,19 @@ def profile(frame: pd.DataFrame, max_categories: int = MAX_CATEGORIES_FOR_ORACLE
     for name in frame.columns:
         s = _summary(frame[name], max_categories)
         fits = [label for label, ok in (("frequency oracles", s["frequency"]), ("sums and means", s["numeric"])) if ok]
-        rows.append({
-            "column": str(name), "kind": s["kind"], "missing": s["missing"], "distinct": s["distinct"],
-            "min": s["min"], "max": s["max"], "top_values": s["top_values"],
-            "fits": ", ".join(fits) if fits else "none", "note": s["note"],
-        })
+        rows.append(
+            {
+                "column": str(name),
+                "kind": s["kind"],
+                "missing": s["missing"],
+                "distinct": s["distinct"],
+                "min": s["min"],
+                "max": s["max"],
+                "top_values": s["top_values"],
+                "fits": ", ".join(fits) if fits else "none",
+                "note": s["note"],
+            }
+        )
     columns = ["column", "kind", "missing", "distinct", "min", "max", "top_values", "fits", "note"]
     dtypes = {"missing": "int64", "distinct": "int64", "min": "float64", "max": "float64"}
     return pd.DataFrame(rows, columns=columns).astype(dtypes)
@@ -648,8 +690,11 @@ def categorical_columns(frame: pd.DataFrame, max_categories: int = MAX_CATEGORIE
 
 def numeric_columns(frame: pd.DataFrame) -> list[str]:
     """Numeric columns with at least one finite value (for sums and means), in frame order."""
-    return [name for name in frame.columns
-            if _is_numeric(frame[name]) and np.isfinite(frame[name].to_numpy(dtype=np.float64, na_value=np.nan)).any()]
+    return [
+        name
+        for name in frame.columns
+        if _is_numeric(frame[name]) and np.isfinite(frame[name].to_numpy(dtype=np.float64, na_value=np.nan)).any()
+    ]
 
 
 # --------------------------------------------------------------------------- columns to mechanism inputs

@@ -29,7 +29,6 @@ from scipy.special import log_ndtr, ndtr, ndtri
 
 from dpcore.noise import AdditiveNoise
 from dpcore.validation import (
-    as_generator,
     check_choice,
     check_delta,
     check_epsilon,
@@ -237,7 +236,7 @@ class Gaussian(AdditiveNoise):
     @classmethod
     def from_epsilon_delta(
         cls, epsilon: float, delta: float, sensitivity: float = 1.0, calibration: str = "analytic"
-    ) -> "Gaussian":
+    ) -> Gaussian:
         """The (ε, δ)-DP Gaussian mechanism.
 
         Parameters
@@ -276,7 +275,7 @@ class Gaussian(AdditiveNoise):
         return cls(sigma, sensitivity, epsilon=epsilon, delta=delta, calibration=calibration, note=note)
 
     @classmethod
-    def from_zcdp(cls, rho: float, sensitivity: float = 1.0) -> "Gaussian":
+    def from_zcdp(cls, rho: float, sensitivity: float = 1.0) -> Gaussian:
         """The ρ-zCDP Gaussian mechanism: ``σ² = Δ² / (2ρ)`` (Bun & Steinke 2016, Proposition 1.6).
 
         Parameters
@@ -291,7 +290,7 @@ class Gaussian(AdditiveNoise):
         return cls(sensitivity / math.sqrt(2.0 * rho), sensitivity, calibration="zcdp")
 
     @classmethod
-    def from_rdp(cls, alpha: float, epsilon_bar: float, sensitivity: float = 1.0) -> "Gaussian":
+    def from_rdp(cls, alpha: float, epsilon_bar: float, sensitivity: float = 1.0) -> Gaussian:
         """The (α, ε̄)-RDP Gaussian mechanism: ``σ² = Δ² α / (2 ε̄)`` (Mironov 2017, Proposition 7).
 
         Parameters

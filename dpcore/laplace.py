@@ -17,10 +17,7 @@ import numpy as np
 
 from dpcore.noise import AdditiveNoise
 from dpcore.validation import (
-    as_generator,
     check_epsilon,
-    check_int,
-    check_numeric_array,
     check_positive,
     check_probability,
 )
@@ -75,7 +72,7 @@ class Laplace(AdditiveNoise):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_epsilon(cls, epsilon: float, sensitivity: float = 1.0) -> "Laplace":
+    def from_epsilon(cls, epsilon: float, sensitivity: float = 1.0) -> Laplace:
         """The ε-DP Laplace mechanism: ``scale = sensitivity / epsilon``.
 
         Parameters

@@ -315,8 +315,15 @@ def dp_count(
 
 
 def dp_sum(
-    values, lower: float, upper: float, epsilon: float, rng, *,
-    mechanism: str = "laplace", delta: float | None = None, nan: str = "raise",
+    values,
+    lower: float,
+    upper: float,
+    epsilon: float,
+    rng,
+    *,
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    nan: str = "raise",
 ) -> QueryResult:
     """Noisy sum of the values clipped to ``[lower, upper]``.
 
@@ -342,14 +349,29 @@ def dp_sum(
     noise = noise_mechanism(epsilon, clipped_sum_sensitivity(lower, upper), mechanism, delta)
     true = float(np.clip(arr, lower, upper).sum())
     return QueryResult(
-        "sum", true, noise.release(true, rng), noise, arr.size, dropped,
-        unclipped_value=float(arr.sum()), lower=lower, upper=upper,
+        "sum",
+        true,
+        noise.release(true, rng),
+        noise,
+        arr.size,
+        dropped,
+        unclipped_value=float(arr.sum()),
+        lower=lower,
+        upper=upper,
     )
 
 
 def dp_mean(
-    values, lower: float, upper: float, epsilon: float, rng, *,
-    split: float = 0.5, mechanism: str = "laplace", delta: float | None = None, nan: str = "raise",
+    values,
+    lower: float,
+    upper: float,
+    epsilon: float,
+    rng,
+    *,
+    split: float = 0.5,
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    nan: str = "raise",
 ) -> MeanResult:
     """Noisy mean as noisy clipped sum over noisy count, with an explicit budget split.
 
@@ -388,8 +410,14 @@ def dp_mean(
     return MeanResult(
         true_value=s.true_value / c.true_value,
         noisy_value=_ratio(s.noisy_value, c.noisy_value, s.lower, s.upper),
-        sum=s, count=c, lower=s.lower, upper=s.upper, split=split,
-        n=s.n, dropped_nan=s.dropped_nan, unclipped_value=s.unclipped_value / c.true_value,
+        sum=s,
+        count=c,
+        lower=s.lower,
+        upper=s.upper,
+        split=split,
+        n=s.n,
+        dropped_nan=s.dropped_nan,
+        unclipped_value=s.unclipped_value / c.true_value,
     )
 
 
@@ -413,8 +441,16 @@ def _bin_edges(bins, lower, upper) -> np.ndarray:
 
 
 def dp_histogram(
-    values, bins, epsilon: float, rng, *, lower: float | None = None, upper: float | None = None,
-    mechanism: str = "laplace", delta: float | None = None, nan: str = "raise",
+    values,
+    bins,
+    epsilon: float,
+    rng,
+    *,
+    lower: float | None = None,
+    upper: float | None = None,
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    nan: str = "raise",
 ) -> QueryResult:
     """Noisy count in each bin, every bin with the full ε (parallel composition).
 

@@ -476,8 +476,11 @@ class AutoMeanResult:
         # divided through by a²: (e^{−z/a} − r e^{−z/c}) / (2a(1 − r²)), and (1 + z/a) e^{−z/a} / (4a) when r = 1
         with np.errstate(divide="ignore", invalid="ignore"):
             tail_c = np.where(c > 0, r * np.exp(-z / np.where(c > 0, c, 1.0)), 0.0)
-            dens = np.where(same, (1.0 + z / a) * np.exp(-z / a) / (4.0 * a),
-                            (np.exp(-z / a) - tail_c) / (2.0 * a * np.where(same, 1.0, 1.0 - r**2)))
+            dens = np.where(
+                same,
+                (1.0 + z / a) * np.exp(-z / a) / (4.0 * a),
+                (np.exp(-z / a) - tail_c) / (2.0 * a * np.where(same, 1.0, 1.0 - r**2)),
+            )
         out = dens @ (counts / counts.sum())
         return float(out) if out.ndim == 0 else out
 
@@ -532,9 +535,16 @@ def auto_mean(
         bound, found = float(bound[0]), bool(found[0])
         true_mean, noisy_mean = float(true_mean[0]), float(noisy_mean[0])
     return AutoMeanResult(
-        bound=bound, found=found, true_value=true_mean, noisy_value=noisy_mean,
-        unclipped_value=float(arr.mean()), epsilon=epsilon, n=n, dropped_nan=dropped,
-        candidates=cand, answers=answers,
+        bound=bound,
+        found=found,
+        true_value=true_mean,
+        noisy_value=noisy_mean,
+        unclipped_value=float(arr.mean()),
+        epsilon=epsilon,
+        n=n,
+        dropped_nan=dropped,
+        candidates=cand,
+        answers=answers,
     )
 
 

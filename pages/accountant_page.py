@@ -18,10 +18,19 @@ from pages import charts, ui
 
 MECHANISMS = ("Laplace", "Gaussian", "GRR")
 K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000)
-NAMES = {"basic": "basic", "advanced": "advanced (DRV)", "rdp": "RDP", "zcdp": "zCDP", "exact": "exact (μ-GDP)", "pld": "PLD"}
-RDP_CURVE = {"Laplace": lambda m: accounting.laplace_rdp(m.scale),
-             "Gaussian": lambda m: accounting.gaussian_rdp(m.sigma),
-             "GRR": lambda m: accounting.randomized_response_rdp(m.epsilon, m.k)}
+NAMES = {
+    "basic": "basic",
+    "advanced": "advanced (DRV)",
+    "rdp": "RDP",
+    "zcdp": "zCDP",
+    "exact": "exact (μ-GDP)",
+    "pld": "PLD",
+}
+RDP_CURVE = {
+    "Laplace": lambda m: accounting.laplace_rdp(m.scale),
+    "Gaussian": lambda m: accounting.gaussian_rdp(m.sigma),
+    "GRR": lambda m: accounting.randomized_response_rdp(m.epsilon, m.k),
+}
 
 
 def mechanism(kind: str, eps: float, delta: float, categories: int):
@@ -58,25 +67,47 @@ def curve(kind, eps, delta, categories, k_top, conversion, zcdp_conversion):
         frames = [df]
         if kind != "Gaussian":  # for the Gaussian "exact" is the tight one, and PLD would take seconds
             frames.append(accounting.epsilon_curve(mech, [k for k in K_GRID if k <= k_top], delta, ["pld"], **opts))
-        vec = accounting.vectorised_vs_sequential(mech, ks, delta, ["basic", "rdp", "exact" if kind == "Gaussian" else "advanced"],
-                                                  **opts) if kind != "GRR" else None
+        vec = (
+            accounting.vectorised_vs_sequential(
+                mech, ks, delta, ["basic", "rdp", "exact" if kind == "Gaussian" else "advanced"], **opts
+            )
+            if kind != "GRR"
+            else None
+        )
     return pd.concat(frames, ignore_index=True), df.attrs["notes"], vec
 
 
 @st.cache_data(max_entries=32, show_spinner="Planning the noise…")
 def plan(family: str, total_eps, delta, k, sensitivity, conversion, zcdp_conversion):
     """Per-query noise and 95% error for k queries within (total_eps, delta), under every accounting, and refusals."""
-    methods = ("basic", "advanced", "rdp", "zcdp", "exact") if family == "Gaussian" else ("basic", "advanced", "rdp", "zcdp", "pld")
+    methods = (
+        ("basic", "advanced", "rdp", "zcdp", "exact")
+        if family == "Gaussian"
+        else ("basic", "advanced", "rdp", "zcdp", "pld")
+    )
     rows, refusals = [], []
     for method in methods:
         try:
-            m = accounting.plan_noise(family.lower(), total_eps, delta, k, method, sensitivity,
-                                      conversion=conversion, zcdp_conversion=zcdp_conversion)
+            m = accounting.plan_noise(
+                family.lower(),
+                total_eps,
+                delta,
+                k,
+                method,
+                sensitivity,
+                conversion=conversion,
+                zcdp_conversion=zcdp_conversion,
+            )
         except ValueError as exc:  # one accounting may be unable to reach the target (RDP's conversion floor)
             refusals.append(f"{NAMES[method]}: {exc}")
             continue
-        rows.append({"accounting": NAMES[method], "noise per query": m.scale if family == "Laplace" else m.sigma,
-                     "95% error bound per query": m.error_bound(0.95)})
+        rows.append(
+            {
+                "accounting": NAMES[method],
+                "noise per query": m.scale if family == "Laplace" else m.sigma,
+                "95% error bound per query": m.error_bound(0.95),
+            }
+        )
     if not rows:
         raise ValueError(refusals[0].split(": ", 1)[1])
     return pd.DataFrame(rows), refusals
@@ -87,22 +118,53 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
     tight = "exact" if kind == "Gaussian" else "pld"
     series = {NAMES[m]: (g["k"], g["epsilon"]) for m, g in df.groupby("method", sort=False)}
     sane = df[df["method"] != "advanced"]["epsilon"].max() * 10  # advanced can reach 1e94: cut it at 10× the others
-    st.plotly_chart(charts.xy_curves(series, k, f"{describe(mechanism(kind, eps, delta, categories))}: total ε after k releases at δ = {delta:.0e}",
-                                     "k, number of releases (log)", "total ε (log)", log_y=True, current_label=f"k = {k:,}",
-                                     y_max=sane, dashed=(NAMES[tight],)), key="acc_curve")
+    st.plotly_chart(
+        charts.xy_curves(
+            series,
+            k,
+            f"{describe(mechanism(kind, eps, delta, categories))}: total ε after k releases at δ = {delta:.0e}",
+            "k, number of releases (log)",
+            "total ε (log)",
+            log_y=True,
+            current_label=f"k = {k:,}",
+            y_max=sane,
+            dashed=(NAMES[tight],),
+        ),
+        key="acc_curve",
+    )
     at_k = df[df["k"] == k].set_index("method")["epsilon"]
     best = at_k[tight]
-    table = pd.DataFrame({"accounting": [NAMES[m] for m in at_k.index], f"ε after {k:,} releases": at_k.values,
-                          "× the tight ε": at_k.values / best})
+    table = pd.DataFrame(
+        {
+            "accounting": [NAMES[m] for m in at_k.index],
+            f"ε after {k:,} releases": at_k.values,
+            "× the tight ε": at_k.values / best,
+        }
+    )
     left, right = st.columns([1.2, 1])
-    left.dataframe(table.style.format({f"ε after {k:,} releases": "{:,.4g}", "× the tight ε": "{:,.2f}×"}), hide_index=True, key="acc_table")
-    right.metric(f"ε after {k:,} releases, {NAMES[tight]}", f"{best:,.4g}", help="The tight value: no accountant can report less.")
-    right.metric("Basic composition says", f"{at_k['basic']:,.4g}", f"{at_k['basic'] / best:,.1f}× the tight value", delta_color="off")
+    left.dataframe(
+        table.style.format({f"ε after {k:,} releases": "{:,.4g}", "× the tight ε": "{:,.2f}×"}),
+        hide_index=True,
+        key="acc_table",
+    )
+    right.metric(
+        f"ε after {k:,} releases, {NAMES[tight]}",
+        f"{best:,.4g}",
+        help="The tight value: no accountant can report less.",
+    )
+    right.metric(
+        "Basic composition says",
+        f"{at_k['basic']:,.4g}",
+        f"{at_k['basic'] / best:,.1f}× the tight value",
+        delta_color="off",
+    )
     right.caption("Same mechanism, same data, same releases: only the accounting differs.")
     top = df.loc[df["method"] == "advanced", "epsilon"].max()
     if top > sane:
-        st.caption(f"Advanced composition runs off the top of the chart: it reaches ε = {top:.3g} at k = {k_top:,} "
-                   "(its k ε₀(e^ε₀ − 1) term explodes when one release is already weak). The y axis is cut at 10× the other curves.")
+        st.caption(
+            f"Advanced composition runs off the top of the chart: it reaches ε = {top:.3g} at k = {k_top:,} "
+            "(its k ε₀(e^ε₀ − 1) term explodes when one release is already weak). The y axis is cut at 10× the other curves."
+        )
     for note in notes:
         st.caption(f":material/info: {note.replace('rdp:', 'RDP:', 1)}.")
     return vec
@@ -113,44 +175,94 @@ def rdp_orders(kind, eps, delta, k, categories, conversion):
     orders = accounting.DEFAULT_ORDERS
     per_order = accounting.rdp_epsilons(orders, k * RDP_CURVE[kind](mech), delta, conversion)
     eps_best, order = accounting.rdp_to_dp(orders, k * RDP_CURVE[kind](mech), delta, conversion, warn=False)
-    st.plotly_chart(charts.xy_curves({"ε from order α": (orders, per_order)}, order, f"RDP after k = {k:,}: the ε each order α gives at δ = {delta:.0e}",
-                                     "RDP order α (log)", "ε (log)", log_y=True, current_label=f"best α = {order:g}",
-                                     y_max=10 * max(eps_best, 1e-3)), key="acc_orders")  # a decade above the best: the dip stays visible
-    st.markdown(f"RDP reports the smallest: **ε = {eps_best:.4g}** at order **α = {order:g}**. Small α pays "
-                "ln(1/δ)/(α−1); large α pays the Rényi divergence, which grows with α.")
+    st.plotly_chart(
+        charts.xy_curves(
+            {"ε from order α": (orders, per_order)},
+            order,
+            f"RDP after k = {k:,}: the ε each order α gives at δ = {delta:.0e}",
+            "RDP order α (log)",
+            "ε (log)",
+            log_y=True,
+            current_label=f"best α = {order:g}",
+            y_max=10 * max(eps_best, 1e-3),
+        ),
+        key="acc_orders",
+    )  # a decade above the best: the dip stays visible
+    st.markdown(
+        f"RDP reports the smallest: **ε = {eps_best:.4g}** at order **α = {order:g}**. Small α pays "
+        "ln(1/δ)/(α−1); large α pays the Rényi divergence, which grows with α."
+    )
     if order in (orders.min(), orders.max()):
-        st.info(f"The best order is on the edge of the grid ({orders.min():g} to {orders.max():g}): the ε is valid, "
-                "but a wider grid might give a smaller one." + (" For a pure ε-DP mechanism and few releases the optimum "
-                "is α → ∞, where RDP becomes the pure ε." if order == orders.max() else ""), icon=":material/info:")
+        st.info(
+            f"The best order is on the edge of the grid ({orders.min():g} to {orders.max():g}): the ε is valid, "
+            "but a wider grid might give a smaller one."
+            + (
+                " For a pure ε-DP mechanism and few releases the optimum is α → ∞, where RDP becomes the pure ε."
+                if order == orders.max()
+                else ""
+            ),
+            icon=":material/info:",
+        )
 
 
 def vectorised(kind, vec: pd.DataFrame | None, k):
     if vec is None:
         st.info("This comparison is about noise added to numeric queries: pick Laplace or Gaussian above.")
         return
-    series = {(f"vectorised ({g['method'].iloc[0]})" if a == "vectorised" else f"sequential · {NAMES[m]}"): (g["k"], g["epsilon"])
-              for (a, m), g in vec.groupby(["approach", "method"], sort=False)}
+    series = {
+        (f"vectorised ({g['method'].iloc[0]})" if a == "vectorised" else f"sequential · {NAMES[m]}"): (
+            g["k"],
+            g["epsilon"],
+        )
+        for (a, m), g in vec.groupby(["approach", "method"], sort=False)
+    }
     vname = next(iter(series))
     series[vname] = series.pop(vname)  # drawn last, dashed, so it shows where it lies on a sequential line
-    st.plotly_chart(charts.xy_curves(series, k, f"One k-dimensional {kind} release vs k separate ones (same noise per coordinate)",
-                                     "k, number of queries (log)", "total ε (log)", log_y=True, current_label=f"k = {k:,}",
-                                     dashed=(vname,)), key="acc_vector")
+    st.plotly_chart(
+        charts.xy_curves(
+            series,
+            k,
+            f"One k-dimensional {kind} release vs k separate ones (same noise per coordinate)",
+            "k, number of queries (log)",
+            "total ε (log)",
+            log_y=True,
+            current_label=f"k = {k:,}",
+            dashed=(vname,),
+        ),
+        key="acc_vector",
+    )
     if kind == "Gaussian":
-        st.markdown("The vectorised line and the exact sequential line coincide: k Gaussian answers composed exactly "
-                    "*are* one Gaussian answer with L2 sensitivity √k Δ. Only loose accounting makes separate answers look dearer.")
+        st.markdown(
+            "The vectorised line and the exact sequential line coincide: k Gaussian answers composed exactly "
+            "*are* one Gaussian answer with L2 sensitivity √k Δ. Only loose accounting makes separate answers look dearer."
+        )
     else:
-        st.markdown("With Laplace noise the vector's L1 sensitivity is k Δ, so its pure ε grows like k (the basic line). "
-                    "Allowing δ > 0, RDP or advanced composition of the same releases grows like √k.")
+        st.markdown(
+            "With Laplace noise the vector's L1 sensitivity is k Δ, so its pure ε grows like k (the basic line). "
+            "Allowing δ > 0, RDP or advanced composition of the same releases grows like √k."
+        )
 
 
 def planner(delta, k, conversion, zcdp_conversion):
     c1, c2, c3 = st.columns(3)
     with c1:
-        total = ui.epsilon_slider("acc_plan_epsilon", "Total ε for all k releases", help="The whole budget the k answers share.")
-    family = c2.selectbox("Noise", ("Laplace", "Gaussian"), key="acc_plan_noise", bind="query-params",
-                          help="Laplace: scale b for L1 sensitivity; Gaussian: σ for L2 sensitivity.")
-    sens = c3.number_input("Sensitivity Δ of each query", value=1.0, key="acc_plan_sensitivity", bind="query-params",
-                           help="How much one person can change one answer (L1 for Laplace, L2 for Gaussian).")
+        total = ui.epsilon_slider(
+            "acc_plan_epsilon", "Total ε for all k releases", help="The whole budget the k answers share."
+        )
+    family = c2.selectbox(
+        "Noise",
+        ("Laplace", "Gaussian"),
+        key="acc_plan_noise",
+        bind="query-params",
+        help="Laplace: scale b for L1 sensitivity; Gaussian: σ for L2 sensitivity.",
+    )
+    sens = c3.number_input(
+        "Sensitivity Δ of each query",
+        value=1.0,
+        key="acc_plan_sensitivity",
+        bind="query-params",
+        help="How much one person can change one answer (L1 for Laplace, L2 for Gaussian).",
+    )
     try:
         table, refusals = plan(family, total, delta, k, sens, conversion, zcdp_conversion)
     except ValueError as exc:
@@ -162,9 +274,11 @@ def planner(delta, k, conversion, zcdp_conversion):
     for refusal in refusals:
         st.caption(f":material/block: No plan under {refusal}.")
     best, basic = table.loc[table["95% error bound per query"].idxmin()], table.iloc[0]
-    st.markdown(f"To spend ε = {total:g}, δ = {delta:.0e} on **{k:,} queries**, {best['accounting']} accounting lets each answer "
-                f"carry {family} noise with {noise} = **{best['noise per query']:,.4g}**: with 95% probability each answer is within "
-                f"**±{best['95% error bound per query']:,.4g}** of the truth. Basic composition would need ±{basic['95% error bound per query']:,.4g}.")
+    st.markdown(
+        f"To spend ε = {total:g}, δ = {delta:.0e} on **{k:,} queries**, {best['accounting']} accounting lets each answer "
+        f"carry {family} noise with {noise} = **{best['noise per query']:,.4g}**: with 95% probability each answer is within "
+        f"**±{best['95% error bound per query']:,.4g}** of the truth. Basic composition would need ±{basic['95% error bound per query']:,.4g}."
+    )
 
 
 def ledger_section(mech, label, k):
@@ -173,59 +287,131 @@ def ledger_section(mech, label, k):
     with left:
         st.markdown(f"Record **{k:,} release(s)** of {describe(mech)} (the mechanism above) in this session's ledger.")
         ui.record_release(mech, count=k, label=label, key="acc")
-        if st.button("Forget recorded releases", key="acc_reset", help="Empties the ledger; the budget and method stay."):
+        if st.button(
+            "Forget recorded releases", key="acc_reset", help="Empties the ledger; the budget and method stay."
+        ):
             led.reset()
-        st.caption(f"Room left for {led.max_count(mech, limit=10**7):,} more single releases of it under {led.method} accounting; "
-                   "a spend that would exceed the budget is refused.")
+        st.caption(
+            f"Room left for {led.max_count(mech, limit=10**7):,} more single releases of it under {led.method} accounting; "
+            "a spend that would exceed the budget is refused."
+        )
     with right:
         spent, remaining = led.spent(), led.remaining()
         a, b, c = st.columns(3)
         a.metric("ε spent", f"{spent.epsilon:.4g}", help=f"Under {led.method} accounting, budget ε = {led.epsilon:g}.")
         b.metric("ε remaining", f"{remaining.epsilon:.4g}")
-        c.metric("δ spent", f"{spent.delta:.2g}", help=f"Budget δ = {led.delta:.0e}. Under rdp and zcdp the whole δ is used as soon as anything is spent.")
+        c.metric(
+            "δ spent",
+            f"{spent.delta:.2g}",
+            help=f"Budget δ = {led.delta:.0e}. Under rdp and zcdp the whole δ is used as soon as anything is spent.",
+        )
         rows = [{"label": e.label, "count": e.count, "mechanism": describe(e.mechanism)} for e in led.entries]
         st.dataframe(pd.DataFrame(rows, columns=["label", "count", "mechanism"]), hide_index=True, key="acc_entries")
     with st.expander("Change the total budget or the accounting method"):
         c1, c2, c3 = st.columns(3)
-        eps = c1.number_input("Total ε", min_value=0.01, max_value=100.0, value=5.0, key="acc_budget_epsilon", bind="query-params",
-                              help="The ε the whole session may spend.")
-        delta = c2.select_slider("Total δ", ui.DELTA_GRID, value=1e-5, format_func=lambda v: f"{v:.0e}", key="acc_budget_delta",
-                                 bind="query-params", help="The δ the whole session may spend.")
-        method = c3.selectbox("Method", accounting.LEDGER_METHODS, index=1, key="acc_budget_method", bind="query-params",
-                              help="basic: ε's add up; rdp and zcdp: tighter, with δ fixed to the budget's δ.")
+        eps = c1.number_input(
+            "Total ε",
+            min_value=0.01,
+            max_value=100.0,
+            value=5.0,
+            key="acc_budget_epsilon",
+            bind="query-params",
+            help="The ε the whole session may spend.",
+        )
+        delta = c2.select_slider(
+            "Total δ",
+            ui.DELTA_GRID,
+            value=1e-5,
+            format_func=lambda v: f"{v:.0e}",
+            key="acc_budget_delta",
+            bind="query-params",
+            help="The δ the whole session may spend.",
+        )
+        method = c3.selectbox(
+            "Method",
+            accounting.LEDGER_METHODS,
+            index=1,
+            key="acc_budget_method",
+            bind="query-params",
+            help="basic: ε's add up; rdp and zcdp: tighter, with δ fixed to the budget's δ.",
+        )
         if led.entries:
             st.warning(f"A new ledger forgets the {len(led.entries)} recorded release(s).")
-        if st.button("Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."):
+        if st.button(
+            "Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."
+        ):
             st.session_state["ledger"] = accounting.BudgetLedger(eps, delta, method)
             st.rerun()  # the table and metrics above were drawn from the old ledger
 
 
 def render() -> None:
     st.title("Privacy accountant")
-    st.caption("Releasing k answers costs more privacy than one; how much more depends on the accounting as much as on the noise.")
+    st.caption(
+        "Releasing k answers costs more privacy than one; how much more depends on the accounting as much as on the noise."
+    )
     c1, c2, c3, c4 = st.columns([1, 1.4, 1.2, 1.2])
     with c1:
-        kind = ui.select("Mechanism", MECHANISMS, "acc_mechanism", "Laplace and GRR are pure ε-DP; the Gaussian is (ε, δ)-DP.")
+        kind = ui.select(
+            "Mechanism", MECHANISMS, "acc_mechanism", "Laplace and GRR are pure ε-DP; the Gaussian is (ε, δ)-DP."
+        )
     with c2:
-        eps = ui.epsilon_slider("acc_epsilon", "ε of one release", help="Laplace: b = Δ/ε. GRR: this ε. Gaussian: the analytic "
-                                "σ that makes one release exactly (ε, δ)-DP at the δ beside.")
+        eps = ui.epsilon_slider(
+            "acc_epsilon",
+            "ε of one release",
+            help="Laplace: b = Δ/ε. GRR: this ε. Gaussian: the analytic "
+            "σ that makes one release exactly (ε, δ)-DP at the δ beside.",
+        )
     with c3:
-        delta = ui.delta_slider("acc_delta", help="The total δ at which every curve reports ε (and the Gaussian's per-release calibration δ).")
-    k = c4.select_slider("k, releases", K_GRID, value=100, key="acc_k", bind="query-params",
-                         help="The number of releases marked on the charts, planned for and recorded.")
+        delta = ui.delta_slider(
+            "acc_delta",
+            help="The total δ at which every curve reports ε (and the Gaussian's per-release calibration δ).",
+        )
+    k = c4.select_slider(
+        "k, releases",
+        K_GRID,
+        value=100,
+        key="acc_k",
+        bind="query-params",
+        help="The number of releases marked on the charts, planned for and recorded.",
+    )
     with st.expander("Chart range and conversions"):
         o1, o2, o3, o4 = st.columns(4)
-        k_max = o1.select_slider("Largest k on the chart", (10, 100, 1_000, 10_000), value=1_000, key="acc_kmax", bind="query-params",
-                                 help="PLD costs one FFT per k and grows with k: 10,000 takes a moment.")
-        categories = o2.number_input("GRR categories", min_value=2, max_value=1_000, value=2, key="acc_categories", bind="query-params",
-                                     help="k-ary randomized response; 2 is binary RR (how SUE, OUE and LDP means are accounted).")
-        conversion = o3.selectbox("RDP → (ε, δ)", accounting.CONVERSIONS, key="acc_conversion", bind="query-params",
-                                  help="balle: Balle et al. 2020 (tighter); mironov: Mironov 2017 Prop. 3 (older papers).")
-        zcdp_conv = o4.selectbox("zCDP → (ε, δ)", accounting.ZCDP_CONVERSIONS, key="acc_zcdp_conversion", bind="query-params",
-                                 help="cks: Canonne, Kamath, Steinke 2020 (tighter); bun-steinke: ρ + 2√(ρ ln 1/δ).")
+        k_max = o1.select_slider(
+            "Largest k on the chart",
+            (10, 100, 1_000, 10_000),
+            value=1_000,
+            key="acc_kmax",
+            bind="query-params",
+            help="PLD costs one FFT per k and grows with k: 10,000 takes a moment.",
+        )
+        categories = o2.number_input(
+            "GRR categories",
+            min_value=2,
+            max_value=1_000,
+            value=2,
+            key="acc_categories",
+            bind="query-params",
+            help="k-ary randomized response; 2 is binary RR (how SUE, OUE and LDP means are accounted).",
+        )
+        conversion = o3.selectbox(
+            "RDP → (ε, δ)",
+            accounting.CONVERSIONS,
+            key="acc_conversion",
+            bind="query-params",
+            help="balle: Balle et al. 2020 (tighter); mironov: Mironov 2017 Prop. 3 (older papers).",
+        )
+        zcdp_conv = o4.selectbox(
+            "zCDP → (ε, δ)",
+            accounting.ZCDP_CONVERSIONS,
+            key="acc_zcdp_conversion",
+            bind="query-params",
+            help="cks: Canonne, Kamath, Steinke 2020 (tighter); bun-steinke: ρ + 2√(ρ ln 1/δ).",
+        )
     mech = mechanism(kind, eps, delta, int(categories))
     if kind == "Gaussian":
-        st.caption(f"σ = {mech.sigma:.4g} (analytic calibration, Balle & Wang 2018) for Δ = 1: one release is exactly ({eps:g}, {delta:.0e})-DP.")
+        st.caption(
+            f"σ = {mech.sigma:.4g} (analytic calibration, Balle & Wang 2018) for Δ = 1: one release is exactly ({eps:g}, {delta:.0e})-DP."
+        )
     vec = composition_chart(kind, eps, delta, k, max(k, k_max), int(categories), conversion, zcdp_conv)
     explain()
     st.subheader("RDP: which order α?")
@@ -240,25 +426,47 @@ def render() -> None:
 
 def explain() -> None:
     with st.expander("How each accounting works, and what “exact” means"):
-        st.markdown("**Basic** and **advanced** composition (Dwork, Rothblum, Vadhan 2010) only use each release's (ε₀, δ₀):")
-        st.latex(r"\varepsilon_{\text{basic}} = k\,\varepsilon_0,\qquad "
-                 r"\varepsilon_{\text{adv}} = \sqrt{2k\ln(1/\delta')}\,\varepsilon_0 + k\,\varepsilon_0\,(e^{\varepsilon_0}-1),\quad \delta = k\delta_0+\delta'")
-        st.markdown("**RDP** adds the Rényi divergences order by order, then converts (Balle et al. 2020), taking the best order:")
-        st.latex(r"r_k(\alpha) = k\,r(\alpha),\qquad \varepsilon = \min_\alpha\; r_k(\alpha) + \ln\tfrac{\alpha-1}{\alpha} - \frac{\ln\delta + \ln\alpha}{\alpha-1}")
-        st.markdown("**zCDP** adds one number ρ (Gaussian: Δ²/(2σ²); pure ε₀-DP: ε₀²/2), converted by Canonne–Kamath–Steinke 2020 "
-                    "(or Bun–Steinke's simpler bound):")
-        st.latex(r"\rho_k = k\rho,\qquad \varepsilon = \min_{\alpha>1}\; \alpha\rho_k + \frac{\ln(1/\delta)-\ln\alpha}{\alpha-1} + \ln\!\left(1-\tfrac1\alpha\right)\ \ \le\ \rho_k + 2\sqrt{\rho_k\ln(1/\delta)}")
-        st.markdown("**Exact (Gaussian)**: k Gaussian releases are exactly μ-GDP with μ = √k Δ/σ (Dong, Roth, Su 2019); ε solves")
-        st.latex(r"\delta = \Phi\!\left(-\frac{\varepsilon}{\mu}+\frac{\mu}{2}\right) - e^{\varepsilon}\,\Phi\!\left(-\frac{\varepsilon}{\mu}-\frac{\mu}{2}\right)")
-        st.markdown("**PLD** (Laplace, GRR) tracks the whole privacy loss L = ln P(o)/Q(o): composing k releases convolves its law "
-                    "k times (by FFT), and δ(ε) is read off exactly:")
+        st.markdown(
+            "**Basic** and **advanced** composition (Dwork, Rothblum, Vadhan 2010) only use each release's (ε₀, δ₀):"
+        )
+        st.latex(
+            r"\varepsilon_{\text{basic}} = k\,\varepsilon_0,\qquad "
+            r"\varepsilon_{\text{adv}} = \sqrt{2k\ln(1/\delta')}\,\varepsilon_0 + k\,\varepsilon_0\,(e^{\varepsilon_0}-1),\quad \delta = k\delta_0+\delta'"
+        )
+        st.markdown(
+            "**RDP** adds the Rényi divergences order by order, then converts (Balle et al. 2020), taking the best order:"
+        )
+        st.latex(
+            r"r_k(\alpha) = k\,r(\alpha),\qquad \varepsilon = \min_\alpha\; r_k(\alpha) + \ln\tfrac{\alpha-1}{\alpha} - \frac{\ln\delta + \ln\alpha}{\alpha-1}"
+        )
+        st.markdown(
+            "**zCDP** adds one number ρ (Gaussian: Δ²/(2σ²); pure ε₀-DP: ε₀²/2), converted by Canonne–Kamath–Steinke 2020 "
+            "(or Bun–Steinke's simpler bound):"
+        )
+        st.latex(
+            r"\rho_k = k\rho,\qquad \varepsilon = \min_{\alpha>1}\; \alpha\rho_k + \frac{\ln(1/\delta)-\ln\alpha}{\alpha-1} + \ln\!\left(1-\tfrac1\alpha\right)\ \ \le\ \rho_k + 2\sqrt{\rho_k\ln(1/\delta)}"
+        )
+        st.markdown(
+            "**Exact (Gaussian)**: k Gaussian releases are exactly μ-GDP with μ = √k Δ/σ (Dong, Roth, Su 2019); ε solves"
+        )
+        st.latex(
+            r"\delta = \Phi\!\left(-\frac{\varepsilon}{\mu}+\frac{\mu}{2}\right) - e^{\varepsilon}\,\Phi\!\left(-\frac{\varepsilon}{\mu}-\frac{\mu}{2}\right)"
+        )
+        st.markdown(
+            "**PLD** (Laplace, GRR) tracks the whole privacy loss L = ln P(o)/Q(o): composing k releases convolves its law "
+            "k times (by FFT), and δ(ε) is read off exactly:"
+        )
         st.latex(r"\delta(\varepsilon) = \mathbb{E}\big[(1-e^{\varepsilon-L_1-\dots-L_k})_+\big]")
-        st.markdown("**Exact** means no slack: no accountant can report a smaller ε for these releases. The μ-GDP curve is exact; "
-                    "PLD is exact up to its grid (an upper bound within about 0.2 %). Every other method is a valid but looser upper "
-                    "bound, so it sits above. The lesson: the same k releases can be reported as ε = 2 or ε = 20, so always "
-                    "ask *which accounting* produced a privacy claim.")
-        st.caption("Laplace in RDP: Mironov 2017 Prop. 6; Gaussian: Prop. 7; GRR: the Rényi divergence of k-ary randomized response. "
-                   "For the Gaussian, basic and advanced charge each release δ/k (resp. δ/(2k)) and its exact ε at that δ.")
+        st.markdown(
+            "**Exact** means no slack: no accountant can report a smaller ε for these releases. The μ-GDP curve is exact; "
+            "PLD is exact up to its grid (an upper bound within about 0.2 %). Every other method is a valid but looser upper "
+            "bound, so it sits above. The lesson: the same k releases can be reported as ε = 2 or ε = 20, so always "
+            "ask *which accounting* produced a privacy claim."
+        )
+        st.caption(
+            "Laplace in RDP: Mironov 2017 Prop. 6; Gaussian: Prop. 7; GRR: the Rényi divergence of k-ary randomized response. "
+            "For the Gaussian, basic and advanced charge each release δ/k (resp. δ/(2k)) and its exact ε at that δ."
+        )
 
 
 ui.run_page(render)

@@ -13,8 +13,19 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import (GRR, Gaussian, accounting, data, dp_count, dp_histogram, dp_mean, dp_sum,
-                    exponential_error_bound, exponential_mechanism, exponential_probabilities)
+from dpcore import (
+    GRR,
+    Gaussian,
+    accounting,
+    data,
+    dp_count,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    exponential_error_bound,
+    exponential_mechanism,
+    exponential_probabilities,
+)
 from dpcore.queries import clipped_sum_sensitivity, noise_mechanism
 from pages import charts, ui
 
@@ -52,12 +63,21 @@ def noise_part(query, eps, delta, lower, upper, split):
 def error_curves(query, values, lower, upper, split, delta) -> dict:
     """95% error bound of ``query`` at each ε of the slider: Laplace, analytic and classic Gaussian."""
     if query == "Mean":  # no closed form: dpcore's Monte-Carlo bound of each release
-        return {NOISES[m]: [dp_mean(values, lower, upper, e, 0, split=split, mechanism=m, delta=delta)
-                            .error_bound(CONFIDENCE, trials=4000) for e in EPS_GRID] for m in NOISES}
+        return {
+            NOISES[m]: [
+                dp_mean(values, lower, upper, e, 0, split=split, mechanism=m, delta=delta).error_bound(
+                    CONFIDENCE, trials=4000
+                )
+                for e in EPS_GRID
+            ]
+            for m in NOISES
+        }
     _, _, sens = noise_part(query, 1.0, delta, lower, upper, split)
     curves = {NOISES[m]: [noise_mechanism(e, sens, m, delta).error_bound(CONFIDENCE) for e in EPS_GRID] for m in NOISES}
     curves["Gaussian, classic σ (proven for ε < 1 only)"] = [
-        Gaussian.from_epsilon_delta(e, delta, sens, "classic").error_bound(CONFIDENCE) if e < 1 else np.nan for e in EPS_GRID]
+        Gaussian.from_epsilon_delta(e, delta, sens, "classic").error_bound(CONFIDENCE) if e < 1 else np.nan
+        for e in EPS_GRID
+    ]
     return curves
 
 
@@ -86,32 +106,68 @@ def numeric_query(query: str) -> None:
         return
     c1, c2, c3, c4 = st.columns([1, 1, 1.6, 1.2])
     with c1:
-        column = ui.select("Numeric column", columns, "cen_column", "Numeric columns only; missing values are left out.")
+        column = ui.select(
+            "Numeric column", columns, "cen_column", "Numeric columns only; missing values are left out."
+        )
     with c2:
-        noise = ui.select("Noise", ("Laplace", "Gaussian"), "cen_mechanism",
-                          "Laplace gives pure ε-DP; Gaussian gives (ε, δ)-DP with the analytic calibration.").lower()
+        noise = ui.select(
+            "Noise",
+            ("Laplace", "Gaussian"),
+            "cen_mechanism",
+            "Laplace gives pure ε-DP; Gaussian gives (ε, δ)-DP with the analytic calibration.",
+        ).lower()
     with c3:
         eps = ui.epsilon_slider("cen_epsilon")
     with c4:
-        delta = ui.delta_slider("cen_delta", help="δ of the Gaussian mechanism (also used by the comparison below); "
-                                "Laplace noise has δ = 0. Keep it well below 1/n.")
+        delta = ui.delta_slider(
+            "cen_delta",
+            help="δ of the Gaussian mechanism (also used by the comparison below); "
+            "Laplace noise has δ = 0. Keep it well below 1/n.",
+        )
     values, dropped = data.numeric_values(ds.frame[column])
     lower = upper = bins = split = None
     if query != "Count":
         lo, hi = data.suggest_bounds(ds.frame[column])
         b1, b2, b3 = st.columns(3)
-        lower = b1.number_input("Lower clipping bound", value=float(lo), key=f"cen_lower_{column}", bind="query-params",
-                                help="Values below are raised to it before the query. Fix it from domain knowledge.")
-        upper = b2.number_input("Upper clipping bound", value=float(hi), key=f"cen_upper_{column}", bind="query-params",
-                                help="Values above are lowered to it. The sum's sensitivity is max(|lower|, |upper|).")
+        lower = b1.number_input(
+            "Lower clipping bound",
+            value=float(lo),
+            key=f"cen_lower_{column}",
+            bind="query-params",
+            help="Values below are raised to it before the query. Fix it from domain knowledge.",
+        )
+        upper = b2.number_input(
+            "Upper clipping bound",
+            value=float(hi),
+            key=f"cen_upper_{column}",
+            bind="query-params",
+            help="Values above are lowered to it. The sum's sensitivity is max(|lower|, |upper|).",
+        )
         if query == "Histogram":
-            bins = b3.slider("Number of bins", 2, 50, 10, key="cen_bins", bind="query-params",
-                             help="Equal-width bins between the bounds; each bin count gets the noise of one count.")
+            bins = b3.slider(
+                "Number of bins",
+                2,
+                50,
+                10,
+                key="cen_bins",
+                bind="query-params",
+                help="Equal-width bins between the bounds; each bin count gets the noise of one count.",
+            )
         if query == "Mean":
-            split = b3.slider("Share of ε (and δ) for the sum", 0.05, 0.95, 0.5, 0.05, key="cen_split", bind="query-params",
-                              help="The mean is noisy sum / noisy count; the rest of the budget goes to the count.")
-        st.caption(f"The default bounds ({lo:g}, {hi:g}) are the column's minimum and 99th percentile: read from the data, "
-                   "they are not private. A real release fixes them from domain knowledge.")
+            split = b3.slider(
+                "Share of ε (and δ) for the sum",
+                0.05,
+                0.95,
+                0.5,
+                0.05,
+                key="cen_split",
+                bind="query-params",
+                help="The mean is noisy sum / noisy count; the rest of the budget goes to the count.",
+            )
+        st.caption(
+            f"The default bounds ({lo:g}, {hi:g}) are the column's minimum and 99th percentile: read from the data, "
+            "they are not private. A real release fixes them from domain knowledge."
+        )
     if dropped:
         st.caption(f"{dropped:,} missing values were left out.")
     fn, args, kw = query_call(query, eps, noise, delta, lower, upper, bins, split)
@@ -128,24 +184,38 @@ def numeric_query(query: str) -> None:
 def show_release(query, column, result, fn, args, kw) -> None:
     mech = result.mechanisms[0] if query == "Mean" else result.mechanism
     bound = result.error_bound(CONFIDENCE)
-    how = ("Monte Carlo over 10,000 simulated releases" if query == "Mean"
-           else f"{type(mech).__name__} noise, std {_num(mech.std)}, sensitivity Δ = {mech.sensitivity:g}")
+    how = (
+        "Monte Carlo over 10,000 simulated releases"
+        if query == "Mean"
+        else f"{type(mech).__name__} noise, std {_num(mech.std)}, sensitivity Δ = {mech.sensitivity:g}"
+    )
     if query == "Histogram":
         e = result.bin_edges
         labels = [f"[{a:g}, {b:g}{']' if i == len(e) - 2 else ')'}" for i, (a, b) in enumerate(zip(e[:-1], e[1:]))]
-        st.plotly_chart(charts.true_vs_noisy_bars(labels, result.true_value, result.noisy_value, bound,
-                                                  f"{column}: true and noisy count per bin (bars: 95% error bound)"), key="cen_bars")
+        st.plotly_chart(
+            charts.true_vs_noisy_bars(
+                labels,
+                result.true_value,
+                result.noisy_value,
+                bound,
+                f"{column}: true and noisy count per bin (bars: 95% error bound)",
+            ),
+            key="cen_bars",
+        )
         table = pd.DataFrame({"bin": labels, "true": result.true_value, "noisy": result.noisy_value})
     else:
         a, b, c = st.columns(3)
         a.metric("True answer", _num(result.true_value), help="Of the clipped values for a sum or mean.")
         b.metric("Noisy answer (one release)", _num(result.noisy_value), f"{result.error:+,.4g}", delta_color="off")
         c.metric("95% error bound", f"±{_num(bound)}")
-        table = pd.DataFrame({"query": [query.lower()], "column": [column], "true": [result.true_value],
-                              "noisy": [result.noisy_value]})
+        table = pd.DataFrame(
+            {"query": [query.lower()], "column": [column], "true": [result.true_value], "noisy": [result.noisy_value]}
+        )
         if query in ("Sum", "Mean"):
-            st.caption(f"Without clipping the true {query.lower()} is {_num(result.unclipped_value)}: clipping moved it by "
-                       f"{_num(result.true_value - result.unclipped_value)}, a bias the error bound does not include.")
+            st.caption(
+                f"Without clipping the true {query.lower()} is {_num(result.unclipped_value)}: clipping moved it by "
+                f"{_num(result.true_value - result.unclipped_value)}, a bias the error bound does not include."
+            )
     st.markdown(f"With 95% probability the error is below **{_num(bound)}** ({how}).")
 
     sims = result.simulate_errors(ui.trials(), ui.rng(SALT + "-sims"))
@@ -154,27 +224,55 @@ def show_release(query, column, result, fn, args, kw) -> None:
     grid = np.linspace(errors.min(), errors.max(), 200)
     density = result.approx_error_pdf(grid) if query == "Mean" else mech.pdf(grid)
     left, right = st.columns([1.6, 1])
-    left.plotly_chart(charts.error_histogram(
-        errors, grid, density, f"Error of the {query.lower()}" + (f" in bin {labels[j]}" if j is not None else "")
-        + f" over {ui.trials():,} releases", density_name="first-order law" if query == "Mean" else "noise density"),
-        key="cen_hist")
+    left.plotly_chart(
+        charts.error_histogram(
+            errors,
+            grid,
+            density,
+            f"Error of the {query.lower()}"
+            + (f" in bin {labels[j]}" if j is not None else "")
+            + f" over {ui.trials():,} releases",
+            density_name="first-order law" if query == "Mean" else "noise density",
+        ),
+        key="cen_hist",
+    )
     right.metric("Empirical std of the error", _num(errors.std(ddof=1)))
-    right.metric("Theoretical std of the error", _num(result.approx_std if query == "Mean" else mech.std),
-                 help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.")
-    right.download_button("Noisy result (CSV)", data.to_safe_csv(table), file_name=f"central_{query.lower()}.csv", mime="text/csv")
+    right.metric(
+        "Theoretical std of the error",
+        _num(result.approx_std if query == "Mean" else mech.std),
+        help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.",
+    )
+    right.download_button(
+        "Noisy result (CSV)", data.to_safe_csv(table), file_name=f"central_{query.lower()}.csv", mime="text/csv"
+    )
     call = ", ".join(["values", *map(repr, args), "rng", *(f"{k}={v!r}" for k, v in kw.items())])
     body = f"values, dropped = data.numeric_values(column)\nresult = {fn.__name__}({call})\nprint(result.true_value, result.noisy_value)"
-    right.download_button("Python snippet", ui.snippet(SALT, column, body, fn.__name__), file_name="central_snippet.py",
-                          mime="text/x-python")
+    right.download_button(
+        "Python snippet",
+        ui.snippet(SALT, column, body, fn.__name__),
+        file_name="central_snippet.py",
+        mime="text/x-python",
+    )
     with right:
-        record_all(result.mechanisms if query == "Mean" else [mech],
-                   f"{query} of {column}, {type(mech).__name__} ε={result.epsilon:.3g}")
+        record_all(
+            result.mechanisms if query == "Mean" else [mech],
+            f"{query} of {column}, {type(mech).__name__} ε={result.epsilon:.3g}",
+        )
 
 
 def compare(query, eps, delta, lower, upper, split, curves) -> None:
     st.subheader("Laplace or Gaussian at the same ε?")
-    st.plotly_chart(charts.curves(EPS_GRID, curves, eps, f"95% error bound of the {query.lower()} over ε "
-                                  f"(Gaussian with δ = {delta:.0e})", y_title="95% error bound", log_y=True), key="cen_curve")
+    st.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            curves,
+            eps,
+            f"95% error bound of the {query.lower()} over ε (Gaussian with δ = {delta:.0e})",
+            y_title="95% error bound",
+            log_y=True,
+        ),
+        key="cen_curve",
+    )
     e, d, sens = noise_part(query, eps, delta, lower, upper, split)
     laplace, analytic = noise_mechanism(e, sens, "laplace"), noise_mechanism(e, sens, "gaussian", d)
     with warnings.catch_warnings():
@@ -183,23 +281,34 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
     a, b, c = st.columns(3)
     a.metric("Laplace noise std", _num(laplace.std))
     b.metric("Gaussian σ, analytic", _num(analytic.sigma), help="Balle & Wang 2018: the smallest σ that is (ε, δ)-DP.")
-    c.metric("Gaussian σ, classic formula", _num(classic.sigma), help="Δ·√(2 ln(1.25/δ))/ε, Dwork & Roth Thm A.1; proven for ε < 1.")
+    c.metric(
+        "Gaussian σ, classic formula",
+        _num(classic.sigma),
+        help="Δ·√(2 ln(1.25/δ))/ε, Dwork & Roth Thm A.1; proven for ε < 1.",
+    )
     if classic.note:
         st.warning(f"Classic calibration: {classic.note}.")
     part = f" (the noise of the sum part: ε = {e:.3g}, δ = {d:.1e})" if query == "Mean" else ""
-    st.markdown(f"At ε = {eps:g}{part}, the analytic Gaussian's σ is **{analytic.sigma / laplace.std:.2f}×** the Laplace "
-                "std, and it also pays δ. The Gaussian pays off when many queries are composed (see the Accountant page).")
+    st.markdown(
+        f"At ε = {eps:g}{part}, the analytic Gaussian's σ is **{analytic.sigma / laplace.std:.2f}×** the Laplace "
+        "std, and it also pays δ. The Gaussian pays off when many queries are composed (see the Accountant page)."
+    )
 
 
 def most_common() -> None:
-    ds = ui.dataset()
+    ui.dataset()
     columns = ui.fitting_columns("categorical")
     if not columns:
         return
     c1, c2 = st.columns([1, 1.4])
     with c1:
-        column = ui.select("Categorical column", columns, "cen_category", "Past 50 categories the rarest values merge into (other).",
-                           index=columns.index("occupation") if "occupation" in columns else 0)  # census: a close race
+        column = ui.select(
+            "Categorical column",
+            columns,
+            "cen_category",
+            "Past 50 categories the rarest values merge into (other).",
+            index=columns.index("occupation") if "occupation" in columns else 0,
+        )  # census: a close race
     with c2:
         # its own slider: at the counts' default ε = 1 a census mode is certain and the chart says nothing
         eps = ui.epsilon_slider("cen_em_epsilon", default=0.02)
@@ -215,57 +324,114 @@ def most_common() -> None:
     bound = exponential_error_bound(k, eps, 1.0, CONFIDENCE)
     a, b, c = st.columns(3)
     a.metric("True most common value", labels[mode], f"count {counts[mode]:,}", delta_color="off")
-    b.metric("Chosen (one release)", labels[chosen], f"count {counts[chosen]:,}, {counts[mode] - counts[chosen]:,} below the top",
-             delta_color="off")
+    b.metric(
+        "Chosen (one release)",
+        labels[chosen],
+        f"count {counts[chosen]:,}, {counts[mode] - counts[chosen]:,} below the top",
+        delta_color="off",
+    )
     c.metric("95% bound on the shortfall", f"{bound:,.1f}")
     runner_up = int(np.sort(counts)[-2])
-    st.markdown(f"With 95% probability the chosen value's count is at most **{bound:,.1f}** below the top count "
-                f"(Dwork & Roth, Theorem 3.11, {k} candidates). The top two counts differ by {counts[mode] - runner_up:,}: "
-                "the larger that gap is next to 2/ε, the surer the pick.")
-    st.plotly_chart(charts.probabilities_and_frequencies(
-        labels, probs, freqs, mode, f"{column}: chance of each value being chosen (orange: the true most common)",
-        ui.trials()), key="cen_probs")
+    st.markdown(
+        f"With 95% probability the chosen value's count is at most **{bound:,.1f}** below the top count "
+        f"(Dwork & Roth, Theorem 3.11, {k} candidates). The top two counts differ by {counts[mode] - runner_up:,}: "
+        "the larger that gap is next to 2/ε, the surer the pick."
+    )
+    st.plotly_chart(
+        charts.probabilities_and_frequencies(
+            labels,
+            probs,
+            freqs,
+            mode,
+            f"{column}: chance of each value being chosen (orange: the true most common)",
+            ui.trials(),
+        ),
+        key="cen_probs",
+    )
     left, mid, right = st.columns([1.3, 1.3, 1])
     p_mode = [exponential_probabilities(counts, e)[mode] for e in EPS_GRID]
-    left.plotly_chart(charts.curves(EPS_GRID, {"P(true most common chosen)": p_mode}, eps,
-                                    "Chance of picking the true most common value", y_title="probability"), key="cen_em_p")
-    mid.plotly_chart(charts.curves(EPS_GRID, {"95% shortfall bound": [exponential_error_bound(k, e) for e in EPS_GRID]}, eps,
-                                   "95% bound on the count shortfall", y_title="count", log_y=True), key="cen_em_bound")
+    left.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            {"P(true most common chosen)": p_mode},
+            eps,
+            "Chance of picking the true most common value",
+            y_title="probability",
+        ),
+        key="cen_em_p",
+    )
+    mid.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            {"95% shortfall bound": [exponential_error_bound(k, e) for e in EPS_GRID]},
+            eps,
+            "95% bound on the count shortfall",
+            y_title="count",
+            log_y=True,
+        ),
+        key="cen_em_bound",
+    )
     right.metric("P(true most common chosen), theory", f"{probs[mode]:.3f}")
     right.metric("Empirical frequency", f"{freqs[mode]:.3f}", help=f"Over {ui.trials():,} independent picks.")
     table = pd.DataFrame({column: labels, "true count": counts, "probability": probs, "chosen": np.arange(k) == chosen})
-    right.download_button("Choice and probabilities (CSV)", data.to_safe_csv(table), file_name="central_mode.csv", mime="text/csv")
-    body = (f"codes, labels, note = data.encode_categories(column)\ncounts = np.bincount(codes, minlength=len(labels))\n"
-            f"print(labels[exponential_mechanism(counts, epsilon={eps}, sensitivity=1.0, rng=rng)])")
-    right.download_button("Python snippet", ui.snippet(SALT, column, body, "exponential_mechanism"),
-                          file_name="central_mode.py", mime="text/x-python")
+    right.download_button(
+        "Choice and probabilities (CSV)", data.to_safe_csv(table), file_name="central_mode.csv", mime="text/csv"
+    )
+    body = (
+        f"codes, labels, note = data.encode_categories(column)\ncounts = np.bincount(codes, minlength=len(labels))\n"
+        f"print(labels[exponential_mechanism(counts, epsilon={eps}, sensitivity=1.0, rng=rng)])"
+    )
+    right.download_button(
+        "Python snippet",
+        ui.snippet(SALT, column, body, "exponential_mechanism"),
+        file_name="central_mode.py",
+        mime="text/x-python",
+    )
     with right:  # binary randomized response is the worst case of every ε-DP mechanism (Kairouz, Oh, Viswanath 2015)
         ui.record_release(GRR(eps, 2), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
 
 
 def explain() -> None:
     with st.expander("Neighbouring relation, sensitivities and the mechanisms"):
-        st.markdown("Two datasets are neighbours when one is the other **plus or minus one record** (add/remove). "
-                    "The sensitivity Δ is the most one record can change the answer:")
-        st.latex(r"\Delta_{\text{count}} = 1,\quad \Delta_{\text{sum}} = \max(|L|, |U|),\quad "
-                 r"\Delta_1^{\text{hist}} = \Delta_2^{\text{hist}} = 1,\quad \widehat{\text{mean}} = "
-                 r"\frac{\widetilde{\textstyle\sum}\,(s\varepsilon)}{\widetilde{\text{count}}\,((1-s)\varepsilon)}")
-        st.latex(r"\text{Laplace: } b = \frac{\Delta_1}{\varepsilon};\qquad \text{Gaussian (analytic): smallest } \sigma "
-                 r"\text{ with } \Phi\!\left(\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\right) - "
-                 r"e^{\varepsilon}\,\Phi\!\left(-\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\right) \le \delta")
-        st.latex(r"\text{Exponential: } P(r) \propto \exp\!\left(\frac{\varepsilon\, u(x, r)}{2\Delta_u}\right),\quad "
-                 r"u = \text{count of } r,\ \Delta_u = 1;\qquad \mathrm{OPT} - u(\hat r) \le \frac{2\Delta_u}{\varepsilon}"
-                 r"\left(\ln k + \ln\tfrac{1}{1-0.95}\right) \text{ w.p. } 0.95")
-        st.caption("Dwork & Roth 2014 (Thm 3.6, 3.11, A.1); Balle & Wang 2018 (analytic Gaussian). Under replace-one "
-                   "the sum's sensitivity would be U − L. The ledger charges the exponential mechanism as binary "
-                   "randomized response at the same ε, the worst case of any ε-DP mechanism.")
+        st.markdown(
+            "Two datasets are neighbours when one is the other **plus or minus one record** (add/remove). "
+            "The sensitivity Δ is the most one record can change the answer:"
+        )
+        st.latex(
+            r"\Delta_{\text{count}} = 1,\quad \Delta_{\text{sum}} = \max(|L|, |U|),\quad "
+            r"\Delta_1^{\text{hist}} = \Delta_2^{\text{hist}} = 1,\quad \widehat{\text{mean}} = "
+            r"\frac{\widetilde{\textstyle\sum}\,(s\varepsilon)}{\widetilde{\text{count}}\,((1-s)\varepsilon)}"
+        )
+        st.latex(
+            r"\text{Laplace: } b = \frac{\Delta_1}{\varepsilon};\qquad \text{Gaussian (analytic): smallest } \sigma "
+            r"\text{ with } \Phi\!\left(\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\right) - "
+            r"e^{\varepsilon}\,\Phi\!\left(-\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\right) \le \delta"
+        )
+        st.latex(
+            r"\text{Exponential: } P(r) \propto \exp\!\left(\frac{\varepsilon\, u(x, r)}{2\Delta_u}\right),\quad "
+            r"u = \text{count of } r,\ \Delta_u = 1;\qquad \mathrm{OPT} - u(\hat r) \le \frac{2\Delta_u}{\varepsilon}"
+            r"\left(\ln k + \ln\tfrac{1}{1-0.95}\right) \text{ w.p. } 0.95"
+        )
+        st.caption(
+            "Dwork & Roth 2014 (Thm 3.6, 3.11, A.1); Balle & Wang 2018 (analytic Gaussian). Under replace-one "
+            "the sum's sensitivity would be U − L. The ledger charges the exponential mechanism as binary "
+            "randomized response at the same ε, the worst case of any ε-DP mechanism."
+        )
 
 
 def render() -> None:
     st.title("Central differential privacy")
-    st.caption("A trusted curator holds the raw data, computes the exact answer and adds calibrated noise before publishing.")
-    query = st.radio("Query", QUERIES, horizontal=True, key="cen_query", bind="query-params",
-                     help="Only the chosen query is computed. Most common value uses the exponential mechanism.")
+    st.caption(
+        "A trusted curator holds the raw data, computes the exact answer and adds calibrated noise before publishing."
+    )
+    query = st.radio(
+        "Query",
+        QUERIES,
+        horizontal=True,
+        key="cen_query",
+        bind="query-params",
+        help="Only the chosen query is computed. Most common value uses the exponential mechanism.",
+    )
     if query == "Most common value":
         most_common()
     else:

@@ -9,7 +9,12 @@ from pages import charts, ui
 
 GRID = np.geomspace(0.05, 10, 30)
 COUNT_MECHANISMS = ("GRR (local)", "SUE (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)")
-MEAN_MECHANISMS = ("LDP mean (local)", "Laplace mean (central)", "Gaussian mean (central)", "SVT automatic mean (central)")
+MEAN_MECHANISMS = (
+    "LDP mean (local)",
+    "Laplace mean (central)",
+    "Gaussian mean (central)",
+    "SVT automatic mean (central)",
+)
 
 
 def count_std(name: str, eps: float, delta: float, true: np.ndarray) -> float:
@@ -26,25 +31,46 @@ def count_std(name: str, eps: float, delta: float, true: np.ndarray) -> float:
 
 
 def counts(delta: float) -> None:
-    ds = ui.dataset()
+    ui.dataset()
     columns = ui.fitting_columns("categorical")
     if not columns:
         return
-    column = ui.select("Column", columns, "cmp_column", "The histogram of this column is the query every mechanism answers.")
-    chosen = st.multiselect("Mechanisms", COUNT_MECHANISMS, default=["GRR (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)"],
-                            key="cmp_count_mechs", bind="query-params", help="Pick two or more.")
+    column = ui.select(
+        "Column", columns, "cmp_column", "The histogram of this column is the query every mechanism answers."
+    )
+    chosen = st.multiselect(
+        "Mechanisms",
+        COUNT_MECHANISMS,
+        default=["GRR (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)"],
+        key="cmp_count_mechs",
+        bind="query-params",
+        help="Pick two or more.",
+    )
     codes, labels, _ = ui.encoded(column)
     true = np.bincount(codes, minlength=len(labels))
     eps = st.session_state["cmp_epsilon"]
     series = {m: [count_std(m, e, delta, true) for e in GRID] for m in chosen}
-    st.plotly_chart(charts.curves(GRID, series, eps, f"Std of one count of '{column}' (k = {len(labels)}, n = {true.sum():,})",
-                                  y_title="std of a count (log)", log_y=True), key="cmp_count_curve")
-    table = pd.DataFrame({"mechanism": chosen, "std of a count at this ε": [count_std(m, eps, delta, true) for m in chosen]})
+    st.plotly_chart(
+        charts.curves(
+            GRID,
+            series,
+            eps,
+            f"Std of one count of '{column}' (k = {len(labels)}, n = {true.sum():,})",
+            y_title="std of a count (log)",
+            log_y=True,
+        ),
+        key="cmp_count_curve",
+    )
+    table = pd.DataFrame(
+        {"mechanism": chosen, "std of a count at this ε": [count_std(m, eps, delta, true) for m in chosen]}
+    )
     best = table.loc[table.iloc[:, 1].idxmin(), "mechanism"] if chosen else None
     st.dataframe(table.style.format({"std of a count at this ε": "{:,.1f}"}), hide_index=True, key="cmp_count_table")
     if best:
-        st.markdown(f"At ε = {eps:g} the most accurate of these is **{best}**. Local mechanisms pay roughly √n more: "
-                    "they protect people even from the collector.")
+        st.markdown(
+            f"At ε = {eps:g} the most accurate of these is **{best}**. Local mechanisms pay roughly √n more: "
+            "they protect people even from the collector."
+        )
 
 
 def means(delta: float) -> None:
@@ -52,23 +78,54 @@ def means(delta: float) -> None:
     columns = ui.fitting_columns("numeric")
     if not columns:
         return
-    column = ui.select("Numeric column", columns, "cmp_mean_column", "The mean of this column is the query every mechanism answers.")
-    chosen = st.multiselect("Mechanisms", MEAN_MECHANISMS, default=list(MEAN_MECHANISMS), key="cmp_mean_mechs",
-                            bind="query-params", help="Pick two or more.")
+    column = ui.select(
+        "Numeric column", columns, "cmp_mean_column", "The mean of this column is the query every mechanism answers."
+    )
+    chosen = st.multiselect(
+        "Mechanisms",
+        MEAN_MECHANISMS,
+        default=list(MEAN_MECHANISMS),
+        key="cmp_mean_mechs",
+        bind="query-params",
+        help="Pick two or more.",
+    )
     values, _ = data.numeric_values(ds.frame[column])
     lower, upper = data.suggest_bounds(ds.frame[column])
-    st.caption(f"Clipping bounds [{lower:g}, {upper:g}] are taken from the data (not private); the SVT mean picks its own from a fixed ladder 1, 2, 5, 10, … at a third of its ε.")
+    st.caption(
+        f"Clipping bounds [{lower:g}, {upper:g}] are taken from the data (not private); the SVT mean picks its own from a fixed ladder 1, 2, 5, 10, … at a third of its ε."
+    )
     eps = st.session_state["cmp_epsilon"]
     grid = GRID[::3]
-    bounds = mean_curves(ui.dataset_key(), column, tuple(chosen), tuple(grid), delta, lower, upper, ui.trials(), ui.seed(),
-                         _values=values)
-    st.plotly_chart(charts.curves(grid, bounds, eps, f"95% error bound of the mean of '{column}'",
-                                  y_title="error bound (log)", log_y=True), key="cmp_mean_curve")
-    now = pd.DataFrame({"mechanism": chosen, "95% error bound at this ε": [mean_error_bound(m, eps, delta, values, lower, upper) for m in chosen]})
+    bounds = mean_curves(
+        ui.dataset_key(),
+        column,
+        tuple(chosen),
+        tuple(grid),
+        delta,
+        lower,
+        upper,
+        ui.trials(),
+        ui.seed(),
+        _values=values,
+    )
+    st.plotly_chart(
+        charts.curves(
+            grid, bounds, eps, f"95% error bound of the mean of '{column}'", y_title="error bound (log)", log_y=True
+        ),
+        key="cmp_mean_curve",
+    )
+    now = pd.DataFrame(
+        {
+            "mechanism": chosen,
+            "95% error bound at this ε": [mean_error_bound(m, eps, delta, values, lower, upper) for m in chosen],
+        }
+    )
     st.dataframe(now.style.format({"95% error bound at this ε": "{:,.4g}"}), hide_index=True, key="cmp_mean_table")
-    st.caption(f"Each bound is the 95th percentile of |noisy − true mean| over {ui.trials():,} simulated releases, "
-               "against the column's true mean, so clipping bias counts. The SVT mean spends a third of ε finding its "
-               "bound; when its walk overshoots the data the sum gets very noisy, which gives its error a heavy tail.")
+    st.caption(
+        f"Each bound is the 95th percentile of |noisy − true mean| over {ui.trials():,} simulated releases, "
+        "against the column's true mean, so clipping bias counts. The SVT mean spends a third of ε finding its "
+        "bound; when its walk overshoots the data the sum gets very noisy, which gives its error a heavy tail."
+    )
 
 
 #: SVT's candidate bounds must not depend on the data: a fixed 1-2-5 ladder from 1 to 5·10^6.
@@ -101,7 +158,9 @@ def render() -> None:
     st.caption("The same query on the same column, answered by several mechanisms: which is most accurate at which ε?")
     c1, c2, c3 = st.columns([1, 1.4, 1])
     with c1:
-        query = ui.select("Query", ["Counts of a category", "Mean of a number"], "cmp_query", "What every mechanism answers.")
+        query = ui.select(
+            "Query", ["Counts of a category", "Mean of a number"], "cmp_query", "What every mechanism answers."
+        )
     with c2:
         ui.epsilon_slider("cmp_epsilon")
     with c3:
@@ -111,10 +170,12 @@ def render() -> None:
     else:
         means(delta)
     with st.expander("How the comparison is fair"):
-        st.markdown("All mechanisms get the same ε (and δ for the Gaussian ones). Counts compare under the replace-one "
-                    "neighbouring relation, the one local DP protects, so a central histogram has L1 sensitivity 2 and "
-                    "L2 sensitivity √2. Errors are exact standard deviations where dpcore has them in closed form, and "
-                    "root mean squared errors over simulated releases otherwise.")
+        st.markdown(
+            "All mechanisms get the same ε (and δ for the Gaussian ones). Counts compare under the replace-one "
+            "neighbouring relation, the one local DP protects, so a central histogram has L1 sensitivity 2 and "
+            "L2 sensitivity √2. Errors are exact standard deviations where dpcore has them in closed form, and "
+            "root mean squared errors over simulated releases otherwise."
+        )
 
 
 ui.run_page(render)

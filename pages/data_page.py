@@ -18,15 +18,19 @@ def choose_dataset() -> None:
         st.subheader("Upload a CSV")
         upload = st.file_uploader(
             f"CSV up to {data.MAX_UPLOAD_BYTES / 1e6:g} MB; UTF-8, UTF-16 or Latin-1; comma, semicolon, tab or pipe.",
-            type=["csv", "tsv", "txt"], key="data_upload",
-            help="The file stays in this browser session only; nobody else sees it.")
+            type=["csv", "tsv", "txt"],
+            key="data_upload",
+            help="The file stays in this browser session only; nobody else sees it.",
+        )
         if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
             st.session_state["_last_upload"] = upload.file_id
             try:
                 ui.activate(ui.load_upload(upload.getvalue(), upload.name))
                 st.success(f"Loaded {ui.md(upload.name)}.")
             except data.DatasetError as exc:
-                st.session_state["_upload_error"] = f"{ui.md(upload.name)} was not loaded: {ui.md(exc)} The previous dataset is still active."
+                st.session_state["_upload_error"] = (
+                    f"{ui.md(upload.name)} was not loaded: {ui.md(exc)} The previous dataset is still active."
+                )
         if st.session_state.get("_upload_error"):
             st.error(st.session_state["_upload_error"])
 
@@ -36,9 +40,15 @@ def show_profile() -> None:
     st.subheader(f"{ui.md(ds.name)}: {ds.n_rows:,} rows × {ds.frame.shape[1]:,} columns")
     for note in ds.notes:
         st.caption(ui.md(note))
-    st.dataframe(ui.profile(), hide_index=True, key="data_profile",
-                 column_config={"top_values": st.column_config.TextColumn("top values"),
-                                "fits": st.column_config.TextColumn("fits")})
+    st.dataframe(
+        ui.profile(),
+        hide_index=True,
+        key="data_profile",
+        column_config={
+            "top_values": st.column_config.TextColumn("top values"),
+            "fits": st.column_config.TextColumn("fits"),
+        },
+    )
     st.markdown("**Preview** (first 20 rows)")
     st.dataframe(ds.frame.head(20), hide_index=True)
 

@@ -14,12 +14,17 @@ def render() -> None:
         "loss adds up when you release many times."
     )
     ds = ui.dataset()
-    st.info(f"Active dataset: {ui.md(ds.name)} ({ds.n_rows:,} rows). Upload your own CSV on the Data page.", icon=":material/table_view:")
+    st.info(
+        f"Active dataset: {ui.md(ds.name)} ({ds.n_rows:,} rows). Upload your own CSV on the Data page.",
+        icon=":material/table_view:",
+    )
     c1, c2, c3 = st.columns(3)
     with c1:
         st.subheader("Local or central?")
-        st.markdown("**Local DP**: each person randomizes before sending (randomized response, OUE). "
-                    "**Central DP**: a trusted curator adds noise to the answer (Laplace, Gaussian).")
+        st.markdown(
+            "**Local DP**: each person randomizes before sending (randomized response, OUE). "
+            "**Central DP**: a trusted curator adds noise to the answer (Laplace, Gaussian)."
+        )
         st.page_link("pages/local_dp.py", label="Local DP", icon=":material/casino:")
         st.page_link("pages/central_page.py", label="Central DP", icon=":material/bar_chart:")
     with c2:
@@ -28,8 +33,10 @@ def render() -> None:
         st.page_link("pages/sparse_vector.py", label="Sparse vector", icon=":material/manage_search:")
     with c3:
         st.subheader("The running total")
-        st.markdown("Every release spends budget. The **accountant** shows how ε grows with k releases under "
-                    "five ways of counting, from the naive sum to the exact value.")
+        st.markdown(
+            "Every release spends budget. The **accountant** shows how ε grows with k releases under "
+            "five ways of counting, from the naive sum to the exact value."
+        )
         st.page_link("pages/accountant_page.py", label="Accountant", icon=":material/calculate:")
         st.page_link("pages/compare_page.py", label="Compare mechanisms", icon=":material/compare_arrows:")
     with st.expander("Which mechanism, at which ε? Rules of thumb the pages let you check", expanded=True):
@@ -43,9 +50,12 @@ def render() -> None:
             "- **Many yes/no questions, few yeses:** the **sparse vector technique** pays only for the yeses "
             "(*Sparse vector*).\n"
             "- **Choosing ε:** read the 95% error bound each page prints, in your data's units, and take the smallest "
-            "ε whose error you can live with; then check the total with the *Accountant* for all your releases.")
-    st.caption("Every number on these pages is computed by the dpcore package, whose docstrings cite the paper "
-               "behind each formula. Demo datasets are synthetic.")
+            "ε whose error you can live with; then check the total with the *Accountant* for all your releases."
+        )
+    st.caption(
+        "Every number on these pages is computed by the dpcore package, whose docstrings cite the paper "
+        "behind each formula. Demo datasets are synthetic."
+    )
 
 
 ui.run_page(render)

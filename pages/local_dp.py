@@ -8,21 +8,34 @@ from dpcore import GRR, OUE, SUE, Laplace, LDPMean, coin_flip_rr, data, project_
 from pages import charts, ui
 
 ORACLES = {"GRR": GRR, "SUE": SUE, "OUE": OUE}
-ORACLE_NAMES = {"GRR": "GRR · k-ary randomized response", "SUE": "SUE · basic RAPPOR", "OUE": "OUE · optimised unary encoding"}
+ORACLE_NAMES = {
+    "GRR": "GRR · k-ary randomized response",
+    "SUE": "SUE · basic RAPPOR",
+    "OUE": "OUE · optimised unary encoding",
+}
 
 
 def frequencies() -> None:
-    ds = ui.dataset()
+    ui.dataset()
     columns = ui.fitting_columns("categorical")
     if not columns:
         return
     c1, c2, c3 = st.columns([1, 1, 1.4])
     with c1:
-        column = ui.select("Column", columns, "ldp_column", "Categorical columns only; past 50 categories the rarest values merge into (other).")
+        column = ui.select(
+            "Column",
+            columns,
+            "ldp_column",
+            "Categorical columns only; past 50 categories the rarest values merge into (other).",
+        )
     with c2:
-        kind = ui.select("Mechanism", list(ORACLES), "ldp_mechanism",
-                         "All three are ε-LDP. GRR: k-ary randomized response, one value per report. SUE: basic RAPPOR, "
-                         "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values.")
+        kind = ui.select(
+            "Mechanism",
+            list(ORACLES),
+            "ldp_mechanism",
+            "All three are ε-LDP. GRR: k-ary randomized response, one value per report. SUE: basic RAPPOR, "
+            "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values.",
+        )
     with c3:
         eps = ui.epsilon_slider("ldp_epsilon")
     codes, labels, note = ui.encoded(column)
@@ -33,29 +46,51 @@ def frequencies() -> None:
     true = np.bincount(codes, minlength=k)
     estimate = mech.estimate(mech.support(mech.perturb(codes, ui.rng("ldp-release"))), n)
     bound = mech.error_bound(true, 0.95)
-    shown = project_to_histogram(estimate, n) if st.toggle(
-        "Show as a valid histogram (post-processing)", key="ldp_project", bind="query-params",
-        help="Projects the estimates onto non-negative counts summing to n (Norm-Sub). Free in privacy, but biased.") else estimate
+    shown = (
+        project_to_histogram(estimate, n)
+        if st.toggle(
+            "Show as a valid histogram (post-processing)",
+            key="ldp_project",
+            bind="query-params",
+            help="Projects the estimates onto non-negative counts summing to n (Norm-Sub). Free in privacy, but biased.",
+        )
+        else estimate
+    )
 
     st.caption(ORACLE_NAMES[kind])
-    st.plotly_chart(charts.true_vs_noisy_bars(labels, true, shown, bound, f"{column}: true counts and one {kind} release"),
-                    key="ldp_bars")
-    st.markdown(f"With 95% probability each estimated count is within **±{bound.max():,.0f}** of the truth "
-                f"(normal approximation, {n:,} users, p = {mech.p:.4g}, q = {mech.q:.4g}).")
+    st.plotly_chart(
+        charts.true_vs_noisy_bars(labels, true, shown, bound, f"{column}: true counts and one {kind} release"),
+        key="ldp_bars",
+    )
+    st.markdown(
+        f"With 95% probability each estimated count is within **±{bound.max():,.0f}** of the truth "
+        f"(normal approximation, {n:,} users, p = {mech.p:.4g}, q = {mech.q:.4g})."
+    )
 
     sims = mech.simulate(true, ui.rng("ldp-sims"), trials=ui.trials())
     j = int(np.argmax(true))
     errors = sims[:, j] - true[j]
     grid = np.linspace(errors.min(), errors.max(), 200)
     left, right = st.columns([1.6, 1])
-    left.plotly_chart(charts.error_histogram(errors, grid, mech.error_pdf(grid, true)[:, j],
-                                             f"Error of the count of '{labels[j]}' over {ui.trials():,} releases",
-                                             density_name="normal approximation", lattice=1 / mech.p_minus_q),
-                      key="ldp_hist")
+    left.plotly_chart(
+        charts.error_histogram(
+            errors,
+            grid,
+            mech.error_pdf(grid, true)[:, j],
+            f"Error of the count of '{labels[j]}' over {ui.trials():,} releases",
+            density_name="normal approximation",
+            lattice=1 / mech.p_minus_q,
+        ),
+        key="ldp_hist",
+    )
     right.metric("Empirical std of the error", f"{errors.std(ddof=1):,.1f}")
     right.metric("Theoretical std (exact variance)", f"{mech.std(true)[j]:,.1f}")
-    right.download_button("Noisy counts (CSV)", data.to_safe_csv(pd.DataFrame({column: labels, "true": true, "noisy": estimate})),
-                          file_name="ldp_counts.csv", mime="text/csv")
+    right.download_button(
+        "Noisy counts (CSV)",
+        data.to_safe_csv(pd.DataFrame({column: labels, "true": true, "noisy": estimate})),
+        file_name="ldp_counts.csv",
+        mime="text/csv",
+    )
     code = ui.snippet("ldp-release", column, SNIPPET.format(kind=kind, eps=eps), kind)
     right.download_button("Python snippet", code, file_name="ldp_snippet.py", mime="text/x-python")
     ui.record_release(mech, label=f"{kind} ε={eps:g} on {column}", key="ldp")
@@ -66,21 +101,36 @@ def frequencies() -> None:
     typical[0] = n  # the variance of a value with count 0 out of n: what rare values pay
     series = {name: [np.sqrt(cls(e, k).variance(typical)[1]) for e in grid_eps] for name, cls in ORACLES.items()}
     series["central Laplace (Δ = 2)"] = [Laplace.from_epsilon(e, sensitivity=2.0).std for e in grid_eps]
-    st.plotly_chart(charts.curves(grid_eps, series, eps, f"Std of one count, n = {n:,}, k = {k}", y_title="std of a count",
-                                  log_y=True), key="ldp_curve")
+    st.plotly_chart(
+        charts.curves(
+            grid_eps, series, eps, f"Std of one count, n = {n:,}, k = {k}", y_title="std of a count", log_y=True
+        ),
+        key="ldp_curve",
+    )
     cross = GRR.grr_crossover_epsilon(k)
     gap = mech.std(typical)[1] / Laplace.from_epsilon(eps, sensitivity=2.0).std
-    winner = (f"For k = {k} ≤ 5, GRR has the smallest variance at every ε. " if k <= 5 else
-              f"For k = {k}, GRR has the smallest variance once ε > ln((k−2)/3) = **{cross:.2f}**; below it OUE wins. ")
-    st.markdown(winner + "The central curve is the same histogram released by a trusted curator with Laplace noise: "
-                f"at ε = {eps:g} its error is about **{gap:,.0f}× smaller** than {kind}'s, the price of trusting no one.")
+    winner = (
+        f"For k = {k} ≤ 5, GRR has the smallest variance at every ε. "
+        if k <= 5
+        else f"For k = {k}, GRR has the smallest variance once ε > ln((k−2)/3) = **{cross:.2f}**; below it OUE wins. "
+    )
+    st.markdown(
+        winner + "The central curve is the same histogram released by a trusted curator with Laplace noise: "
+        f"at ε = {eps:g} its error is about **{gap:,.0f}× smaller** than {kind}'s, the price of trusting no one."
+    )
     with st.expander("The formulas"):
-        st.latex(r"\hat c_v = \frac{\mathrm{support}_v - n q}{p - q},\qquad \operatorname{Var}[\hat c_v] = \frac{n q (1-q)}{(p-q)^2} + \frac{c_v(1-p-q)}{p-q}")
-        st.latex(r"\text{GRR: } p=\frac{e^\varepsilon}{e^\varepsilon+k-1},\ q=\frac{1}{e^\varepsilon+k-1};\quad "
-                 r"\text{SUE: } p=\frac{e^{\varepsilon/2}}{e^{\varepsilon/2}+1},\ q=\frac{1}{e^{\varepsilon/2}+1};\quad "
-                 r"\text{OUE: } p=\tfrac12,\ q=\frac{1}{e^\varepsilon+1}")
-        st.caption("Wang, Blocki, Li, Jha 2017, Locally Differentially Private Protocols for Frequency Estimation. "
-                   "Central comparison under the replace-one relation, where a histogram has L1 sensitivity 2.")
+        st.latex(
+            r"\hat c_v = \frac{\mathrm{support}_v - n q}{p - q},\qquad \operatorname{Var}[\hat c_v] = \frac{n q (1-q)}{(p-q)^2} + \frac{c_v(1-p-q)}{p-q}"
+        )
+        st.latex(
+            r"\text{GRR: } p=\frac{e^\varepsilon}{e^\varepsilon+k-1},\ q=\frac{1}{e^\varepsilon+k-1};\quad "
+            r"\text{SUE: } p=\frac{e^{\varepsilon/2}}{e^{\varepsilon/2}+1},\ q=\frac{1}{e^{\varepsilon/2}+1};\quad "
+            r"\text{OUE: } p=\tfrac12,\ q=\frac{1}{e^\varepsilon+1}"
+        )
+        st.caption(
+            "Wang, Blocki, Li, Jha 2017, Locally Differentially Private Protocols for Frequency Estimation. "
+            "Central comparison under the replace-one relation, where a histogram has L1 sensitivity 2."
+        )
 
 
 def coin_flip_story() -> None:
@@ -89,9 +139,12 @@ def coin_flip_story() -> None:
         st.markdown(
             "Ask *“Did you cheat on an exam?”* but tell each person: flip a coin in private. **Heads**, answer truthfully. "
             "**Tails**, flip again and answer *yes* on heads, *no* on tails. Any single *yes* may be a coin, so nobody can "
-            "be blamed for it, yet the share of cheaters is still estimable from many answers.")
-        st.latex(r"P(\text{yes}\mid\text{yes}) = \tfrac12 + \tfrac14 = \tfrac34,\quad P(\text{yes}\mid\text{no}) = \tfrac14,"
-                 r"\quad \varepsilon = \ln\frac{3/4}{1/4} = \ln 3 \approx 1.0986")
+            "be blamed for it, yet the share of cheaters is still estimable from many answers."
+        )
+        st.latex(
+            r"P(\text{yes}\mid\text{yes}) = \tfrac12 + \tfrac14 = \tfrac34,\quad P(\text{yes}\mid\text{no}) = \tfrac14,"
+            r"\quad \varepsilon = \ln\frac{3/4}{1/4} = \ln 3 \approx 1.0986"
+        )
         st.caption(f"It is GRR with k = 2 and ε = ln 3: p = {m.p:g}, q = {m.q:g}.")
 
 
@@ -100,15 +153,30 @@ def ldp_mean() -> None:
     columns = ui.fitting_columns("numeric")
     if not columns:
         return
-    column = ui.select("Numeric column", columns, "ldpm_column", "Each person rounds their value to one of the bounds at random, then applies randomized response.")
+    column = ui.select(
+        "Numeric column",
+        columns,
+        "ldpm_column",
+        "Each person rounds their value to one of the bounds at random, then applies randomized response.",
+    )
     values, dropped = data.numeric_values(ds.frame[column])
     lo, hi = data.suggest_bounds(ds.frame[column])
     c1, c2, c3 = st.columns(3)
     # per-column keys: each column keeps its own bounds (and its own URL entry) when the picker moves
-    lower = c1.number_input("Lower bound", value=float(lo), key=f"ldpm_lower_{column}", bind="query-params",
-                            help="Values below are clipped up to it.")
-    upper = c2.number_input("Upper bound", value=float(hi), key=f"ldpm_upper_{column}", bind="query-params",
-                            help="Values above are clipped down to it.")
+    lower = c1.number_input(
+        "Lower bound",
+        value=float(lo),
+        key=f"ldpm_lower_{column}",
+        bind="query-params",
+        help="Values below are clipped up to it.",
+    )
+    upper = c2.number_input(
+        "Upper bound",
+        value=float(hi),
+        key=f"ldpm_upper_{column}",
+        bind="query-params",
+        help="Values above are clipped down to it.",
+    )
     with c3:
         eps = ui.epsilon_slider("ldpm_epsilon")
     mech = LDPMean(eps, lower, upper)
@@ -118,13 +186,17 @@ def ldp_mean() -> None:
     a.metric("True mean (clipped)", f"{true_clipped:,.3f}")
     b.metric("One LDP estimate", f"{sims[0]:,.3f}", f"{sims[0] - true_clipped:+,.3f}")
     c.metric("95% error bound", f"±{mech.error_bound(values):,.3f}")
-    st.caption("Bounds suggested from the data are themselves not private; fix them from domain knowledge in a real release."
-               + (f" {dropped:,} missing values were left out." if dropped else ""))
+    st.caption(
+        "Bounds suggested from the data are themselves not private; fix them from domain knowledge in a real release."
+        + (f" {dropped:,} missing values were left out." if dropped else "")
+    )
 
 
 def render() -> None:
     st.title("Local differential privacy")
-    st.caption("Each person randomizes their own answer before it leaves their device: the collector never sees a true value.")
+    st.caption(
+        "Each person randomizes their own answer before it leaves their device: the collector never sees a true value."
+    )
     coin_flip_story()
     # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
     tab_freq, tab_mean = st.tabs(["Frequencies of a category", "Mean of a number"], key="ldp_view", bind="query-params")

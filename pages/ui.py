@@ -7,11 +7,10 @@ per user is kept at module level.
 
 from __future__ import annotations
 
-import html
 import logging
 import os
-import time
 import re
+import time
 import uuid
 from collections.abc import Callable
 
@@ -202,11 +201,21 @@ def sidebar() -> Callable[[], None]:
     with st.sidebar:
         dataset_slot = st.container()
         st.number_input(
-            "Random seed", min_value=0, max_value=2**31 - 1, value=2017, step=1, key="seed",
-            bind="query-params", help="Fixes every random draw on every page, so a shared link shows the same numbers.",
+            "Random seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            value=2017,
+            step=1,
+            key="seed",
+            bind="query-params",
+            help="Fixes every random draw on every page, so a shared link shows the same numbers.",
         )
         st.select_slider(
-            "Simulated trials", options=TRIAL_CHOICES, value=1_000, key="trials", bind="query-params",
+            "Simulated trials",
+            options=TRIAL_CHOICES,
+            value=1_000,
+            key="trials",
+            bind="query-params",
             help="How many independent releases are simulated to draw error distributions.",
         )
         ledger_slot = st.container()
@@ -250,8 +259,10 @@ def run_page(render: Callable[[], None]) -> None:
         st.error(md(_sentence(exc)))
     except Exception as exc:  # noqa: BLE001 - the boundary: the user never sees a traceback
         log.exception("page failed")
-        st.error(f"Something unexpected went wrong while drawing this page ({type(exc).__name__}). "
-                 "Your data and settings are unchanged; try other settings.")
+        st.error(
+            f"Something unexpected went wrong while drawing this page ({type(exc).__name__}). "
+            "Your data and settings are unchanged; try other settings."
+        )
 
 
 def _sentence(exc: Exception) -> str:
@@ -271,8 +282,10 @@ def note_ignored_url_values(raw: dict[str, str]) -> None:
         except (TypeError, ValueError):
             same = str(given).lower() == str(current).lower()
         if not same:
-            st.info(f"The link set {md(key)} = {md(str(given)[:40])}, which is not allowed here; showing {md(current)} instead.",
-                    icon=":material/link:")
+            st.info(
+                f"The link set {md(key)} = {md(str(given)[:40])}, which is not allowed here; showing {md(current)} instead.",
+                icon=":material/link:",
+            )
 
 
 def log_run_time(page: str, started: float) -> None:

@@ -5,7 +5,6 @@ from seeded samples and bound the log-ratio with its sampling error.
 """
 
 import numpy as np
-
 from conftest import Z
 
 

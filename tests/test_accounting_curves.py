@@ -98,7 +98,9 @@ def test_gaussian_basic_and_advanced_use_the_documented_delta_split():
         # basic: each release charged delta/k; advanced: delta/(2k) per release and delta' = delta/2
         assert df["basic"][i] == pytest.approx(k * gaussian_epsilon(4.0, 1, delta / k), rel=1e-12)
         eps0 = gaussian_epsilon(4.0, 1, delta / (2 * k))
-        assert df["advanced"][i] == pytest.approx(advanced_composition(eps0, delta / (2 * k), int(k), delta / 2)[0], rel=1e-12)
+        assert df["advanced"][i] == pytest.approx(
+            advanced_composition(eps0, delta / (2 * k), int(k), delta / 2)[0], rel=1e-12
+        )
 
 
 def test_pure_mechanisms_basic_is_k_epsilon_and_pld_is_best():
@@ -176,7 +178,9 @@ def test_plan_noise_tighter_accounting_needs_less_noise():
 
 
 def test_curves_bad_input():
-    with pytest.raises(ValueError, match=r"methods must be one of 'basic', 'advanced', 'rdp', 'zcdp', 'pld', got 'exact'"):
+    with pytest.raises(
+        ValueError, match=r"methods must be one of 'basic', 'advanced', 'rdp', 'zcdp', 'pld', got 'exact'"
+    ):
         epsilon_curve(Laplace(1.0), [1], 1e-5, methods=["exact"])
     with pytest.raises(ValueError, match=r"methods must be one of .*'exact', 'pld', got 'moments'"):
         epsilon_curve(Gaussian(1.0), [1], 1e-5, methods=["moments"])
@@ -196,7 +200,9 @@ def test_curves_bad_input():
         epsilon_curve(object(), [1], 1e-5)
     with pytest.raises(ValueError, match=r"mechanism must be one of 'laplace', 'gaussian', got 'grr'"):
         plan_noise("grr", 1.0, 1e-5, 3)
-    with pytest.raises(ValueError, match=r"method must be one of 'basic', 'advanced', 'rdp', 'zcdp', 'pld', got 'exact'"):
+    with pytest.raises(
+        ValueError, match=r"method must be one of 'basic', 'advanced', 'rdp', 'zcdp', 'pld', got 'exact'"
+    ):
         plan_noise("laplace", 1.0, 1e-5, 3, "exact")
     with pytest.raises(ValueError, match=r"k must be an integer in \[1, inf\], got 0"):
         plan_noise("laplace", 1.0, 1e-5, 0)

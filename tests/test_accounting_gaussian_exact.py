@@ -23,7 +23,13 @@ def test_reference_value_sigma5_k10():
 @pytest.mark.parametrize("delta", [1e-10, 1e-5, 1e-2])
 def test_equals_brentq_on_the_plain_formula(mu, delta):
     eps = gdp_epsilon(mu, delta)
-    ref = brentq(lambda e: _delta_plain(mu, e) - delta, 0.0, mu * mu / 2 + mu * math.sqrt(2 * math.log(1 / delta)) + 1, xtol=1e-15, rtol=1e-15)
+    ref = brentq(
+        lambda e: _delta_plain(mu, e) - delta,
+        0.0,
+        mu * mu / 2 + mu * math.sqrt(2 * math.log(1 / delta)) + 1,
+        xtol=1e-15,
+        rtol=1e-15,
+    )
     assert eps == pytest.approx(ref, rel=1e-10)
 
 
@@ -50,7 +56,9 @@ def test_ten_thousand_k_at_once_match_single_solves():
 
 def test_single_release_agrees_with_the_gaussian_module():
     for sigma, sens, delta in [(1.0, 1.0, 1e-5), (5.0, 2.0, 1e-8), (0.3, 1.0, 0.01)]:
-        assert gaussian_epsilon(sigma, 1, delta, sens) == pytest.approx(single_release_epsilon(sigma, delta, sens), rel=1e-10)
+        assert gaussian_epsilon(sigma, 1, delta, sens) == pytest.approx(
+            single_release_epsilon(sigma, delta, sens), rel=1e-10
+        )
 
 
 def test_composition_is_gdp_with_mu_sqrt_k():

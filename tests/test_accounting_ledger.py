@@ -8,8 +8,8 @@ from dpcore.accounting import (
     LedgerEntry,
     epsilon_curve,
     gaussian_epsilon,
-    laplace_rdp,
     gaussian_rdp,
+    laplace_rdp,
     rdp_to_dp,
     zcdp_to_dp,
 )
@@ -145,7 +145,9 @@ def test_ledger_bad_input():
     ledger = BudgetLedger(1.0, 1e-6)
     with pytest.raises(ValueError, match=r"count must be an integer in \[1, inf\], got 0"):
         ledger.spend(Laplace(1.0), count=0)
-    with pytest.raises(TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got float"):
+    with pytest.raises(
+        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got float"
+    ):
         ledger.spend(0.5)
     with pytest.raises(TypeError, match="label must be a str"):
         ledger.spend(Laplace(10.0), label=3)

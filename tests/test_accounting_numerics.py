@@ -13,7 +13,9 @@ def test_solve_bracketed_many_equations_at_once():
     np.testing.assert_allclose(x, np.cbrt(c), rtol=1e-12)
     # exp(-x) = c, decreasing, for c < 1
     c = np.geomspace(1e-300, 0.9, 500)
-    x = solve_bracketed(lambda x: (np.exp(-x) - c, -np.exp(-x)), np.zeros_like(c), np.full_like(c, 800.0), increasing=False)
+    x = solve_bracketed(
+        lambda x: (np.exp(-x) - c, -np.exp(-x)), np.zeros_like(c), np.full_like(c, 800.0), increasing=False
+    )
     np.testing.assert_allclose(x, -np.log(c), rtol=1e-12)
 
 
@@ -25,7 +27,14 @@ def test_solve_bracketed_falls_back_to_bisection_with_a_useless_derivative():
 
 def test_log1mexp():
     x = np.array([-1e-20, -1e-8, -0.5, -math.log(2), -5.0, -800.0])
-    expected = [math.log(1e-20), math.log(-math.expm1(-1e-8)), math.log(1 - math.exp(-0.5)), math.log(0.5), math.log1p(-math.exp(-5)), 0.0]
+    expected = [
+        math.log(1e-20),
+        math.log(-math.expm1(-1e-8)),
+        math.log(1 - math.exp(-0.5)),
+        math.log(0.5),
+        math.log1p(-math.exp(-5)),
+        0.0,
+    ]
     np.testing.assert_allclose(log1mexp(x), expected, rtol=1e-14, atol=1e-300)
 
 

@@ -23,8 +23,12 @@ def test_unsupported_mechanism_is_a_type_error():
 
 def test_release_rdp_dispatches_to_the_curves():
     np.testing.assert_array_equal(release_rdp(Laplace(2.0, 3.0), DEFAULT_ORDERS), laplace_rdp(2.0, DEFAULT_ORDERS, 3.0))
-    np.testing.assert_array_equal(release_rdp(Gaussian(2.0, 3.0), DEFAULT_ORDERS), gaussian_rdp(2.0, DEFAULT_ORDERS, 3.0))
-    np.testing.assert_array_equal(release_rdp(GRR(1.0, 5), DEFAULT_ORDERS), randomized_response_rdp(1.0, 5, DEFAULT_ORDERS))
+    np.testing.assert_array_equal(
+        release_rdp(Gaussian(2.0, 3.0), DEFAULT_ORDERS), gaussian_rdp(2.0, DEFAULT_ORDERS, 3.0)
+    )
+    np.testing.assert_array_equal(
+        release_rdp(GRR(1.0, 5), DEFAULT_ORDERS), randomized_response_rdp(1.0, 5, DEFAULT_ORDERS)
+    )
 
 
 def test_release_rho():

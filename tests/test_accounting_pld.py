@@ -25,7 +25,6 @@ from dpcore.accounting.pld import (
     randomized_response_privacy_loss,
 )
 
-
 # ---------------------------------------------------------------- single releases
 
 
@@ -131,8 +130,10 @@ def test_grr_pld_equals_direct_enumeration(eps, cats, k):
     probs = {}
     for a, b in product(range(k + 1), repeat=2):
         if a + b <= k:
-            w = multinomial.pmf([a, b, k - a - b], k, [m.p, (cats - 2) * m.q, m.q]) if cats > 2 else (
-                multinomial.pmf([a, k - a], k, [m.p, m.q]) if b == 0 else 0.0
+            w = (
+                multinomial.pmf([a, b, k - a - b], k, [m.p, (cats - 2) * m.q, m.q])
+                if cats > 2
+                else (multinomial.pmf([a, k - a], k, [m.p, m.q]) if b == 0 else 0.0)
             )
             probs[a - (k - a - b)] = probs.get(a - (k - a - b), 0.0) + w
     losses = eps * np.array(sorted(probs))
@@ -227,7 +228,9 @@ def test_pld_bad_input():
         pld_epsilon(Laplace(1.0), 3, 1e-5, value_discretization_interval=-0.1)
     with pytest.raises(ValueError, match=r"tail_mass_truncation must be in \(0, 1\), got 0.0"):
         pld_epsilon(Laplace(1.0), 3, 1e-5, tail_mass_truncation=0.0)
-    with pytest.raises(TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got str"):
+    with pytest.raises(
+        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got str"
+    ):
         pld_epsilon("laplace", 3, 1e-5)
     with pytest.raises(ValueError, match=r"epsilon must be in \[0, inf\), got -1.0"):
         pld_delta(Laplace(1.0), 3, -1.0)

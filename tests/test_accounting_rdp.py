@@ -38,7 +38,9 @@ def _laplace_renyi_by_quadrature(b, sens, alpha):
     def integrand(x):
         return math.exp(-(alpha * abs(x) + (1 - alpha) * abs(x - sens)) / b) / (2 * b)
 
-    total = sum(quad(integrand, lo, hi, epsabs=0, epsrel=1e-12)[0] for lo, hi in [(-np.inf, 0), (0, sens), (sens, np.inf)])
+    total = sum(
+        quad(integrand, lo, hi, epsabs=0, epsrel=1e-12)[0] for lo, hi in [(-np.inf, 0), (0, sens), (sens, np.inf)]
+    )
     return math.log(total) / (alpha - 1)
 
 
@@ -110,7 +112,10 @@ def test_balle_conversion_never_worse_than_mironov():
     for _ in range(20):
         rdp = rng.uniform(0.01, 3) * laplace_rdp(rng.uniform(0.2, 5), DEFAULT_ORDERS) * rng.integers(1, 500)
         for d in (1e-9, 1e-5, 0.1):
-            assert rdp_to_dp(DEFAULT_ORDERS, rdp, d, warn=False)[0] <= rdp_to_dp(DEFAULT_ORDERS, rdp, d, "mironov", warn=False)[0]
+            assert (
+                rdp_to_dp(DEFAULT_ORDERS, rdp, d, warn=False)[0]
+                <= rdp_to_dp(DEFAULT_ORDERS, rdp, d, "mironov", warn=False)[0]
+            )
 
 
 def test_rdp_to_dp_batches_rows_like_single_calls():

@@ -28,7 +28,10 @@ def _cks_bound(alpha, rho, delta):
 @pytest.mark.parametrize("delta", [1e-10, 1e-5, 0.01])
 def test_cks_is_the_minimum_over_real_orders(rho, delta):
     res = minimize_scalar(
-        lambda log_x: _cks_bound(1 + math.exp(log_x), rho, delta), bounds=(-30, 20), method="bounded", options={"xatol": 1e-10}
+        lambda log_x: _cks_bound(1 + math.exp(log_x), rho, delta),
+        bounds=(-30, 20),
+        method="bounded",
+        options={"xatol": 1e-10},
     )
     eps = zcdp_to_dp(rho, delta)
     assert eps <= max(res.fun, 0.0) + 1e-12 * max(1.0, abs(res.fun))

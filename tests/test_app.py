@@ -2,16 +2,19 @@
 
 import numpy as np
 import pytest
-
 from apptest import PAGES, assert_clean, open_page
 
 UPLOAD = (
     "colour,score,hours,answer\n"
-    + "\n".join(f"{c},{s},{h},{a}" for c, s, h, a in zip(
-        np.random.default_rng(0).choice(["red", "green", "blue", "grey"], 400),
-        np.random.default_rng(1).integers(1, 6, 400),
-        np.random.default_rng(2).integers(0, 60, 400),
-        np.random.default_rng(3).choice(["yes", "no"], 400)))
+    + "\n".join(
+        f"{c},{s},{h},{a}"
+        for c, s, h, a in zip(
+            np.random.default_rng(0).choice(["red", "green", "blue", "grey"], 400),
+            np.random.default_rng(1).integers(1, 6, 400),
+            np.random.default_rng(2).integers(0, 60, 400),
+            np.random.default_rng(3).choice(["yes", "no"], 400),
+        )
+    )
 ).encode()
 
 

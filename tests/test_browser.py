@@ -12,7 +12,6 @@ import pathlib
 import re
 
 import pytest
-
 from browser import chromium_path, full_page_screenshot, launch_browser, running_app, wait_for_page
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -35,11 +34,21 @@ if not (HAVE_PLAYWRIGHT and chromium_path()):
 pytestmark = pytest.mark.browser
 
 #: sidebar label -> url path; every page of app.py
-PAGES = {"Overview": "", "Data": "data", "Local DP": "local", "Central DP": "central",
-         "Sparse vector": "svt", "Accountant": "accountant", "Compare": "compare"}
+PAGES = {
+    "Overview": "",
+    "Data": "data",
+    "Local DP": "local",
+    "Central DP": "central",
+    "Sparse vector": "svt",
+    "Accountant": "accountant",
+    "Compare": "compare",
+}
 CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare"}
-UPLOAD = ("colour,score,hours\n" + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in
-          enumerate(["red", "green", "blue", "grey"] * 100)) + "\n").encode()
+UPLOAD = (
+    "colour,score,hours\n"
+    + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))
+    + "\n"
+).encode()
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +77,9 @@ def page(browser, app_url):
 
 
 def assert_no_error(p) -> None:
-    assert p.locator('[data-testid="stException"]').count() == 0, p.locator('[data-testid="stException"]').first.inner_text()
+    assert p.locator('[data-testid="stException"]').count() == 0, p.locator(
+        '[data-testid="stException"]'
+    ).first.inner_text()
     errors = p.locator('[data-testid="stAlertContentError"]')
     assert errors.count() == 0, errors.first.inner_text()
 
@@ -81,7 +92,8 @@ def upload(p, name: str, raw: bytes) -> None:
     p.locator('[data-testid="stSidebarNav"] a', has_text="Data").click()
     wait_for_page(p)
     p.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
-        {"name": name, "mimeType": "text/csv", "buffer": raw})
+        {"name": name, "mimeType": "text/csv", "buffer": raw}
+    )
     p.wait_for_function(f"() => document.body.innerText.includes({name!r})", timeout=30_000)
     wait_for_page(p)
 
@@ -114,8 +126,12 @@ def test_keyboard_slider_move_changes_a_figure_and_the_link_reproduces_it(page, 
     thumb.focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("(v) => { const m = document.querySelector('[data-testid=\"stMetricValue\"]');"
-                           " return m && m.innerText !== v; }", arg=before, timeout=30_000)
+    page.wait_for_function(
+        "(v) => { const m = document.querySelector('[data-testid=\"stMetricValue\"]');"
+        " return m && m.innerText !== v; }",
+        arg=before,
+        timeout=30_000,
+    )
     wait_for_page(page)
     after = first_metric(page)
     assert after != before
@@ -166,9 +182,12 @@ def test_two_sessions_see_only_their_own_data_and_ledger(browser, app_url):
 
 
 def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url):
-    cells = ["=HYPERLINK(\"http://x\")", "@SUM(A1)", "+1+1", "<img src=x onerror=alert(1)>"]
-    raw = ("<script>alert(2)</script>,note\n" + "\n".join(f"{i},\"{cells[i % 4].replace(chr(34), chr(34) * 2)}\""
-                                                        for i in range(40)) + "\n").encode()
+    cells = ['=HYPERLINK("http://x")', "@SUM(A1)", "+1+1", "<img src=x onerror=alert(1)>"]
+    raw = (
+        "<script>alert(2)</script>,note\n"
+        + "\n".join(f'{i},"{cells[i % 4].replace(chr(34), chr(34) * 2)}"' for i in range(40))
+        + "\n"
+    ).encode()
     upload(page, "<b>hostile</b>.csv", raw)
     assert_no_error(page)
     assert page.locator("img[src='x']").count() == 0  # a cell was not rendered as HTML
@@ -193,12 +212,12 @@ def test_a_browser_among_protocol_sessions_stays_alive_and_correct(app_url):
     import sys
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_load import run_load, summarise
-
     # the measurement lives in benchmarks/bench_load.py; here a short run checks behaviour under concurrency:
     # one keyboard-driven browser beside five protocol sessions on the five mechanism pages.
     # It runs in its own thread: the sync Playwright of the other tests keeps an event loop in this one.
     from concurrent.futures import ThreadPoolExecutor
+
+    from bench_load import run_load, summarise
 
     with ThreadPoolExecutor(1) as pool:
         result = pool.submit(run_load, 5, 1, 8, app_url).result()

@@ -82,8 +82,10 @@ def test_random_binary_is_refused():
     assert "binary" in _refusal(raw)
 
 
-@pytest.mark.parametrize("magic, word", [(b"PK\x03\x04", "Excel"), (b"\xd0\xcf\x11\xe0", "Excel"),
-                                         (b"\x1f\x8b\x08", "gzip"), (b"%PDF-1.4", "PDF")])
+@pytest.mark.parametrize(
+    "magic, word",
+    [(b"PK\x03\x04", "Excel"), (b"\xd0\xcf\x11\xe0", "Excel"), (b"\x1f\x8b\x08", "gzip"), (b"%PDF-1.4", "PDF")],
+)
 def test_known_binary_formats_get_a_specific_sentence(magic, word):
     assert word in _refusal(magic + np.random.default_rng(1).bytes(500))
 
@@ -120,8 +122,10 @@ def test_non_bytes_is_a_type_error():
 def test_mutated_files_load_or_raise_dataset_error_only():
     """Byte flips, truncations and insertions of a valid file: never an exception other than DatasetError."""
     rng = np.random.default_rng(2024)
-    base = ('name;city;amount;date\n"Müller, A";Köln;1.234,5;2020-01-01\nB;"Paris";-3,5;?\n'
-            'C;Zürich;7;2021-02-03\n"D ""q""";x;;\n').encode("utf-8")
+    base = (
+        'name;city;amount;date\n"Müller, A";Köln;1.234,5;2020-01-01\nB;"Paris";-3,5;?\n'
+        'C;Zürich;7;2021-02-03\n"D ""q""";x;;\n'
+    ).encode()
     specials = [b'"', b";", b",", b"\t", b"\n", b"\r", b"\x00", b"\xff", b"\xc3", b"=", b" "]
     for _ in range(300):
         raw = bytearray(base)
@@ -129,7 +133,7 @@ def test_mutated_files_load_or_raise_dataset_error_only():
             i = int(rng.integers(0, len(raw) + 1))
             action = rng.integers(0, 3)
             if action == 0:
-                raw[i:i + 1] = specials[int(rng.integers(len(specials)))]
+                raw[i : i + 1] = specials[int(rng.integers(len(specials)))]
             elif action == 1:
                 raw[i:i] = specials[int(rng.integers(len(specials)))]
             else:
@@ -358,15 +362,17 @@ def test_html_passes_through_as_data():
 def test_profile_kinds_and_pickers():
     n = 30_000
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({
-        "id": [f"user{i:05d}" for i in range(n)],                      # 30,000 distinct values
-        "colour": rng.choice(["red", "green", "blue"], n),
-        "score": rng.integers(1, 6, n),                                 # numeric with 5 values
-        "income": rng.lognormal(10, 1, n),
-        "many": [f"c{int(v)}" for v in rng.zipf(1.6, n) % 200],        # > 50 values, top ones dominate
-        "const": ["same"] * n,
-        "nothing": [np.nan] * n,
-    })
+    frame = pd.DataFrame(
+        {
+            "id": [f"user{i:05d}" for i in range(n)],  # 30,000 distinct values
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "score": rng.integers(1, 6, n),  # numeric with 5 values
+            "income": rng.lognormal(10, 1, n),
+            "many": [f"c{int(v)}" for v in rng.zipf(1.6, n) % 200],  # > 50 values, top ones dominate
+            "const": ["same"] * n,
+            "nothing": [np.nan] * n,
+        }
+    )
     p = profile(frame).set_index("column")
     assert p.loc["id", "kind"] == "identifier-like" and p.loc["id", "distinct"] == n and p.loc["id", "fits"] == "none"
     assert p.loc["colour", "kind"] == "categorical" and p.loc["colour", "fits"] == "frequency oracles"
@@ -434,11 +440,13 @@ def test_numeric_values_and_bounds():
 
 
 def test_to_safe_csv_neutralises_formulas_but_not_numbers():
-    frame = pd.DataFrame({
-        "text": ["=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)", "\t=1", "plain", "a=b", None],
-        "number": [-3.5, 1.0, -2.0, 0.0, 5.0, 6.0, 7.0, 8.0],
-        "=HYPERLINK(1)": range(8),
-    })
+    frame = pd.DataFrame(
+        {
+            "text": ["=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)", "\t=1", "plain", "a=b", None],
+            "number": [-3.5, 1.0, -2.0, 0.0, 5.0, 6.0, 7.0, 8.0],
+            "=HYPERLINK(1)": range(8),
+        }
+    )
     out = to_safe_csv(frame)
     assert out.startswith(codecs.BOM_UTF8)
     back = pd.read_csv(io.BytesIO(out), encoding="utf-8-sig", keep_default_na=False)

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import Z
+
 from dpcore import exponential_error_bound, exponential_mechanism, exponential_probabilities
 
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import Z, variance_tolerance
+
 from dpcore import GRR, OUE, SUE
 
 ORACLES = [GRR, SUE, OUE]
@@ -114,7 +114,9 @@ def test_invalid_parameters_are_refused_with_a_clear_sentence(cls, kwargs, exc, 
 
 
 @pytest.mark.parametrize("cls", ORACLES)
-@pytest.mark.parametrize("values,words", [([0, 4], ["values", "[0, 4)", "4"]), ([-1, 0], ["-1"]), ([0.5], ["0.5"]), ([np.nan], ["nan"])])
+@pytest.mark.parametrize(
+    "values,words", [([0, 4], ["values", "[0, 4)", "4"]), ([-1, 0], ["-1"]), ([0.5], ["0.5"]), ([np.nan], ["nan"])]
+)
 def test_values_outside_the_domain_are_refused(cls, values, words):
     with pytest.raises(ValueError) as info:
         cls(1.0, 4).perturb(np.array(values), 0)

@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import Z, variance_tolerance
 from scipy.special import ndtr
 
-from conftest import Z, variance_tolerance
 from dpcore import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
 
 
@@ -44,7 +44,9 @@ def test_analytic_sigma_satisfies_its_delta_equation(epsilon, delta, sensitivity
 
 
 def test_analytic_sigma_scales_with_sensitivity():
-    assert analytic_gaussian_sigma(0.7, 1e-6, 4.0) == pytest.approx(4.0 * analytic_gaussian_sigma(0.7, 1e-6, 1.0), rel=1e-12)
+    assert analytic_gaussian_sigma(0.7, 1e-6, 4.0) == pytest.approx(
+        4.0 * analytic_gaussian_sigma(0.7, 1e-6, 1.0), rel=1e-12
+    )
 
 
 def test_published_values_balle_wang_2018():

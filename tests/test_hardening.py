@@ -4,7 +4,6 @@ import pathlib
 import re
 
 import pytest
-
 from apptest import PAGES, open_page
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -14,7 +13,13 @@ HOSTILE_LINKS = [
     {"seed": "-1", "trials": "7"},
     {"ldp_epsilon": "0", "cen_epsilon": "0", "svt_epsilon": "0", "acc_epsilon": "0", "cmp_epsilon": "0"},
     {"cmp_delta": "1", "cen_delta": "1", "acc_delta": "1", "cen_epsilon": "1e9"},
-    {"ldpm_lower_age": "100", "ldpm_upper_age": "1", "cen_lower": "100", "cen_upper": "1", "ldp_view": "Mean of a number"},
+    {
+        "ldpm_lower_age": "100",
+        "ldpm_upper_age": "1",
+        "cen_lower": "100",
+        "cen_upper": "1",
+        "ldp_view": "Mean of a number",
+    },
     {"ldp_view": "<script>alert(3)</script>", "svt_view": "Range queries", "svt_threshold": "1000"},
     {"ldp_column": "<script>alert(1)</script>", "cmp_column": "nope", "ldp_mechanism": "RAPPOR2"},
     {"ldp_epsilon": "nan", "svt_c": "0", "svt_threshold": "-inf", "acc_k": "0", "cmp_query": "DROP TABLE"},
@@ -64,12 +69,19 @@ def _set(at, kind, key, value):
     widget.set_value(value)
 
 
-VIEWS = [("local", {}), ("local", {"ldp_view": "Mean of a number"}), ("svt", {}), ("svt", {"svt_view": "Automatic mean"}),
-         ("svt", {"svt_view": "Range queries"}), ("accountant", {}), ("compare", {}), ("compare", {"cmp_query": "Mean of a number"})] + [
-    ("central", {"cen_query": q}) for q in ("Count", "Sum", "Mean", "Histogram", "Most common value")]
+VIEWS = [
+    ("local", {}),
+    ("local", {"ldp_view": "Mean of a number"}),
+    ("svt", {}),
+    ("svt", {"svt_view": "Automatic mean"}),
+    ("svt", {"svt_view": "Range queries"}),
+    ("accountant", {}),
+    ("compare", {}),
+    ("compare", {"cmp_query": "Mean of a number"}),
+] + [("central", {"cen_query": q}) for q in ("Count", "Sum", "Mean", "Histogram", "Most common value")]
 
 
-@pytest.mark.parametrize("page,link", VIEWS, ids=[f"{p}-{'-'.join(l.values()) or 'default'}" for p, l in VIEWS])
+@pytest.mark.parametrize("page,link", VIEWS, ids=[f"{p}-{'-'.join(query.values()) or 'default'}" for p, query in VIEWS])
 def test_every_slider_and_number_input_at_both_ends(page, link):
     at = open_page(page, trials=100, **link)
     ends = _ends(at)

@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 import pytest
+from conftest import Z
 from scipy import stats
 from scipy.integrate import trapezoid
 
-from conftest import Z
 from dpcore import Laplace
 from dpcore.laplace import sample_laplace
 

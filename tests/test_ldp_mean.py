@@ -2,8 +2,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import Z, variance_tolerance
+
 from dpcore import LDPMean
 
 AGES = np.random.default_rng(0).integers(17, 91, size=2_000).astype(float)
@@ -55,7 +55,11 @@ def test_report_probability_ratio_is_within_epsilon():
 
 @pytest.mark.parametrize(
     "args,exc,word",
-    [((0.0, 0, 1), ValueError, "epsilon"), ((1.0, 5, 1), ValueError, "lower"), ((1.0, 0, math.inf), ValueError, "upper")],
+    [
+        ((0.0, 0, 1), ValueError, "epsilon"),
+        ((1.0, 5, 1), ValueError, "lower"),
+        ((1.0, 0, math.inf), ValueError, "upper"),
+    ],
 )
 def test_bad_parameters(args, exc, word):
     with pytest.raises(exc, match=word):

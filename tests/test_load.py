@@ -12,7 +12,6 @@ import pathlib
 import sys
 
 import pytest
-
 from browser import running_app
 from protocol_client import ProtocolSession
 

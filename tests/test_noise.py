@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import Z, variance_tolerance
+
 from dpcore import Gaussian, Laplace
 
 MECHANISMS = [Laplace(scale=2.0), Gaussian(sigma=3.0)]
@@ -39,4 +39,6 @@ def test_release_refuses_nan_and_bad_trials(m):
 
 @pytest.mark.parametrize("m", MECHANISMS, ids=["laplace", "gaussian"])
 def test_same_seed_same_release(m):
-    np.testing.assert_array_equal(m.release([1.0, 2.0], 9, trials=3), m.release([1.0, 2.0], np.random.default_rng(9), trials=3))
+    np.testing.assert_array_equal(
+        m.release([1.0, 2.0], 9, trials=3), m.release([1.0, 2.0], np.random.default_rng(9), trials=3)
+    )

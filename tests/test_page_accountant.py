@@ -3,8 +3,8 @@
 import warnings
 
 import pytest
-
 from apptest import PAGES, assert_clean, metric, open_page
+
 from dpcore import GRR, Gaussian, Laplace, accounting
 
 K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000)  # the page's PLD grid up to its default largest k
@@ -34,7 +34,9 @@ def test_page_runs_and_shows_the_pld_epsilon_of_dpcore():
     assert metric(at, f"ε after {k:,} releases, PLD") == f"{_pld(Laplace.from_epsilon(eps), k):,.4g}"
     assert metric(at, "Basic composition says") == f"{k * eps:,.4g}"  # basic: k ε₀
     # the RDP panel names the best order rdp_to_dp finds for k releases
-    rdp_eps, order = accounting.rdp_to_dp(accounting.DEFAULT_ORDERS, k * accounting.laplace_rdp(1 / eps), 1e-5, warn=False)
+    rdp_eps, order = accounting.rdp_to_dp(
+        accounting.DEFAULT_ORDERS, k * accounting.laplace_rdp(1 / eps), 1e-5, warn=False
+    )
     assert any(f"ε = {rdp_eps:.4g}** at order **α = {order:g}" in t for t in _texts(at))
 
 
@@ -94,8 +96,13 @@ def test_runs_after_an_upload():
     assert metric(at, "ε after 100 releases, PLD")  # the page does not depend on the data, but must still run
 
 
-@pytest.mark.parametrize("query, expected", [({"acc_epsilon": 0}, "acc_epsilon = 0, which is not allowed"),
-                                             ({"acc_categories": 1}, "acc_categories = 1, which is not allowed")])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ({"acc_epsilon": 0}, "acc_epsilon = 0, which is not allowed"),
+        ({"acc_categories": 1}, "acc_categories = 1, which is not allowed"),
+    ],
+)
 def test_impossible_link_values_are_reported_not_a_crash(query, expected):
     at = open_page("accountant", **query)
     assert_clean(at)

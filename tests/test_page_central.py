@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from apptest import PAGES, assert_clean, metric, open_page
+
 from dpcore import Laplace, data, dp_mean, dp_sum, exponential_mechanism, exponential_probabilities
 
 SEED = 2017  # the sidebar's default seed
@@ -112,8 +112,9 @@ def test_impossible_link_values_fall_back_without_a_crash():
 
 def test_uploaded_csv_runs_and_a_text_only_file_gets_a_message():
     at = open_page("data")
-    at.file_uploader(key="data_upload").upload("x.csv", b"name,score,city\na,1.5,Paris\nb,2,Lyon\nc,3.5,Paris\nd,,Nice\n",
-                                               "text/csv").run()
+    at.file_uploader(key="data_upload").upload(
+        "x.csv", b"name,score,city\na,1.5,Paris\nb,2,Lyon\nc,3.5,Paris\nd,,Nice\n", "text/csv"
+    ).run()
     at.switch_page(PAGES["central"]).run()
     assert_clean(at)
     assert metric(at, "True answer") == "3"  # three scores, the missing one left out

@@ -1,8 +1,8 @@
 """The Compare page: both queries run, shown numbers are dpcore's, slider moves rerun."""
 
 import numpy as np
-
 from apptest import assert_clean, open_page
+
 from dpcore import OUE, Laplace, data
 
 

@@ -1,7 +1,6 @@
 """The Data page: demo switch, upload, profile, and refusals that lose nothing."""
 
 import pytest
-
 from apptest import assert_clean, open_page
 
 GOOD = b"city;income;smoker\nLyon;1.234,5;yes\nLille;2.000,0;no\nNice;987,25;yes\n"
@@ -51,7 +50,9 @@ def test_bad_upload_says_why_and_keeps_the_previous_dataset(name):
     at = _upload(open_page("data"), "good.csv", GOOD)
     at = _upload(at, name, raw)
     assert not at.exception
-    assert any(word in e.value.lower() and "previous dataset is still active" in e.value for e in at.error), [e.value for e in at.error]
+    assert any(word in e.value.lower() and "previous dataset is still active" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
     assert "good.csv" in _sidebar_text(at)
 
 

@@ -1,7 +1,6 @@
 """Every file of the upload corpus, through the real upload widget: loaded and profiled, or refused in one sentence."""
 
 import pytest
-
 from apptest import open_page
 from upload_corpus import CORPUS
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from apptest import assert_clean, metric, open_page
+
 from dpcore import GRR, OUE, SUE, data
 
 MEAN_TAB = "Mean of a number"

@@ -1,8 +1,8 @@
 """The Sparse vector page: runs, reruns on a slider move, and shows dpcore's numbers."""
 
 import numpy as np
-
 from apptest import assert_clean, metric, open_page
+
 from dpcore import auto_mean, choose_clipping_bound, data, naive_range_query, range_query_svt, svt_noise_scales
 
 SEED = 2017  # the sidebar's default seed

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import Z
+
 from dpcore import Gaussian, Laplace, MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
 from dpcore.queries import clipped_sum_sensitivity
 

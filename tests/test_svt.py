@@ -4,10 +4,10 @@ import math
 
 import numpy as np
 import pytest
+from conftest import Z
 from scipy.integrate import trapezoid
 from scipy.stats import beta
 
-from conftest import Z
 from dpcore import (
     Laplace,
     above_threshold,
@@ -54,7 +54,9 @@ def test_exact_probabilities_sum_to_one():
     assert p.sum() == pytest.approx(1.0, abs=1e-7)  # trapezoid rule over the kinks of the Laplace densities
 
 
-@pytest.mark.parametrize("answers, threshold, epsilon", [([0.0, 1.0, -1.0, 2.0], 1.0, 1.0), ([5.0, 0.0, 0.0], 3.0, 0.5)])
+@pytest.mark.parametrize(
+    "answers, threshold, epsilon", [([0.0, 1.0, -1.0, 2.0], 1.0, 1.0), ([5.0, 0.0, 0.0], 3.0, 0.5)]
+)
 def test_trial_frequencies_match_exact_law(answers, threshold, epsilon, rng):
     p = above_threshold_probabilities(answers, threshold, epsilon)
     n = 100_000
@@ -198,7 +200,7 @@ def test_sparse_output_is_increasing_and_at_most_c(rng):
     for row in t:
         found = row[row >= 0]
         assert np.all(np.diff(found) > 0)
-        assert np.all(row[found.size:] == -1)  # padding only at the end
+        assert np.all(row[found.size :] == -1)  # padding only at the end
 
 
 def test_sparse_with_c_one_is_above_threshold(rng):
@@ -446,7 +448,7 @@ def test_auto_mean_approx_error_law_matches_simulation(rng):
     assert abs(r.error.var() / r.approx_error_std() ** 2 - 1) <= Z * math.sqrt(5.0 / trials) + 0.01
     # the share of simulated errors within ±std agrees with the density's mass there
     s = r.approx_error_std()
-    inside = (np.abs(x) <= s)
+    inside = np.abs(x) <= s
     assert np.mean(np.abs(r.error) <= s) == pytest.approx(trapezoid(f[inside], x[inside]), abs=0.01)
 
 

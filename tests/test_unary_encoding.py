@@ -2,10 +2,10 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import Z
-from dpcore import OUE, SUE
 from privacy_check import assert_within_epsilon, worst_log_ratio
+
+from dpcore import OUE, SUE
 
 
 def _loss(m):

@@ -11,7 +11,10 @@ import numpy as np
 from dpcore.data import MAX_UPLOAD_BYTES
 
 _rng = np.random.default_rng(6)
-_ROWS = [f"{a},{c},{h}" for a, c, h in zip(_rng.integers(17, 90, 60), _rng.choice(["a", "b", "c"], 60), _rng.integers(1, 80, 60))]
+_ROWS = [
+    f"{a},{c},{h}"
+    for a, c, h in zip(_rng.integers(17, 90, 60), _rng.choice(["a", "b", "c"], 60), _rng.integers(1, 80, 60))
+]
 _PLAIN = ("age,colour,hours\n" + "\n".join(_ROWS) + "\n").encode()
 
 
@@ -40,8 +43,14 @@ CORPUS: dict[str, tuple[bytes, str]] = {
     "all_missing_column.csv": (b"a,b,c\n1,,x\n2,NA,y\n3,?,z\n", "load"),
     "inf_and_huge.csv": (b"v,w\ninf,1e308\n-inf,2\n3,-1e308\n4,5\n", "load"),
     "uci_adult_style.csv": (b"age, workclass, income\n39, State-gov, <=50K\n50, ?, >50K\n38, Private, <=50K\n", "load"),
-    "thirty_thousand_distinct.csv": (("id,group\n" + "\n".join(f"u{i:05d},{i % 3}" for i in range(30_000)) + "\n").encode(), "load"),
+    "thirty_thousand_distinct.csv": (
+        ("id,group\n" + "\n".join(f"u{i:05d},{i % 3}" for i in range(30_000)) + "\n").encode(),
+        "load",
+    ),
     "fifteen_hundred_columns.csv": (_wide(1_500), "load"),
-    "html_and_formulas.csv": (b'"<script>alert(1)</script>",note\n"<img src=x onerror=alert(2)>",=HYPERLINK("http://x")\n+1,@SUM(A1)\n', "load"),
+    "html_and_formulas.csv": (
+        b'"<script>alert(1)</script>",note\n"<img src=x onerror=alert(2)>",=HYPERLINK("http://x")\n+1,@SUM(A1)\n',
+        "load",
+    ),
     "over_the_limit.csv": (b"a\n" + b"1\n" * (MAX_UPLOAD_BYTES // 2 + 10), "limit"),
 }

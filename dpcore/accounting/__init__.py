@@ -16,7 +16,13 @@ Mechanisms are the ``Laplace``, ``Gaussian`` and ``GRR`` objects of :mod:`dpcore
 
 from dpcore.accounting.composition import advanced_composition, basic_composition
 from dpcore.accounting.curves import METHODS, epsilon_curve, methods_for, plan_noise, vectorised_vs_sequential
-from dpcore.accounting.gaussian_exact import gaussian_epsilon, gaussian_sigma_for_epsilon, gdp_delta, gdp_epsilon, gdp_mu
+from dpcore.accounting.gaussian_exact import (
+    gaussian_epsilon,
+    gaussian_sigma_for_epsilon,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+)
 from dpcore.accounting.ledger import LEDGER_METHODS, Budget, BudgetLedger, LedgerEntry
 from dpcore.accounting.pld import PrivacyLossPMF, pld_delta, pld_epsilon
 from dpcore.accounting.rdp import (

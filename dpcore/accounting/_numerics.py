@@ -22,10 +22,14 @@ def log1mexp(x):
     """
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        return np.where(x > -np.log(2.0), np.log(-np.expm1(np.minimum(x, 0.0))), np.log1p(-np.exp(np.minimum(x, -np.log(2.0)))))
+        return np.where(
+            x > -np.log(2.0), np.log(-np.expm1(np.minimum(x, 0.0))), np.log1p(-np.exp(np.minimum(x, -np.log(2.0))))
+        )
 
 
-def solve_bracketed(fun, lo, hi, *, increasing: bool, x0=None, rtol: float = 1e-13, atol: float = 0.0, max_iter: int = 200):
+def solve_bracketed(
+    fun, lo, hi, *, increasing: bool, x0=None, rtol: float = 1e-13, atol: float = 0.0, max_iter: int = 200
+):
     """Solve ``fun(x) = 0`` elementwise inside brackets ``[lo, hi]``, all at once.
 
     Safeguarded Newton–bisection (Numerical Recipes' ``rtsafe``) on whole

@@ -43,7 +43,8 @@ def basic_composition(epsilons, deltas=None) -> tuple[float, float]:
         dels = [0.0] * len(eps)
     else:
         dels = [
-            check_probability(d, "deltas", low_open=False) for d in np.atleast_1d(np.asarray(deltas, dtype=object)).tolist()
+            check_probability(d, "deltas", low_open=False)
+            for d in np.atleast_1d(np.asarray(deltas, dtype=object)).tolist()
         ]
         if len(dels) != len(eps):
             raise ValueError(f"deltas must have one entry per epsilon ({len(eps)}), got {len(dels)}")

@@ -37,7 +37,14 @@ from scipy.optimize import brentq
 from dpcore.accounting._numerics import as_ks, as_orders
 from dpcore.accounting.composition import advanced_composition_curve
 from dpcore.accounting.gaussian_exact import _gdp_epsilon, gaussian_sigma_for_epsilon
-from dpcore.accounting.per_release import accountable, mechanism_kind, pure_epsilon, release_epsilon, release_rdp, release_rho
+from dpcore.accounting.per_release import (
+    accountable,
+    mechanism_kind,
+    pure_epsilon,
+    release_epsilon,
+    release_rdp,
+    release_rho,
+)
 from dpcore.accounting.pld import TAIL_MASS_TRUNCATION, pld_epsilon
 from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, _laplace_rdp_eps, rdp_to_dp
 from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, zcdp_rho_for_epsilon, zcdp_to_dp
@@ -75,7 +82,9 @@ def _check_methods(methods, mechanism) -> tuple[str, ...]:
     return checked
 
 
-def _curve(mechanism, method: str, ks: np.ndarray, delta: float, orders, conversion, zcdp_conversion, pld_options, notes):
+def _curve(
+    mechanism, method: str, ks: np.ndarray, delta: float, orders, conversion, zcdp_conversion, pld_options, notes
+):
     """ε for each k in ``ks`` under one method; ``ks`` checked."""
     kf = ks.astype(np.float64)
     kind = mechanism_kind(mechanism)
@@ -172,7 +181,10 @@ def epsilon_curve(
     orders = as_orders(orders)
     conversion = check_choice(conversion, "conversion", CONVERSIONS)
     zcdp_conversion = check_choice(zcdp_conversion, "zcdp_conversion", ZCDP_CONVERSIONS)
-    pld_options = {"value_discretization_interval": value_discretization_interval, "tail_mass_truncation": tail_mass_truncation}
+    pld_options = {
+        "value_discretization_interval": value_discretization_interval,
+        "tail_mass_truncation": tail_mass_truncation,
+    }
     notes: list[str] = []
     frames = []
     for method in methods:
@@ -231,10 +243,19 @@ def vectorised_vs_sequential(mechanism, ks, delta: float, methods=None, **curve_
     delta = check_delta(delta)
     kf = ks.astype(np.float64)
     if kind == "laplace":
-        vec = pd.DataFrame({"k": ks, "approach": "vectorised", "method": "L1 sensitivity", "epsilon": kf * pure_epsilon(mechanism)})
+        vec = pd.DataFrame(
+            {"k": ks, "approach": "vectorised", "method": "L1 sensitivity", "epsilon": kf * pure_epsilon(mechanism)}
+        )
     else:
         mu = np.sqrt(kf) * mechanism.sensitivity / mechanism.sigma  # one release, L2 sensitivity sqrt(k) Δ
-        vec = pd.DataFrame({"k": ks, "approach": "vectorised", "method": "L2 sensitivity", "epsilon": _gdp_epsilon(mu, math.log(delta))})
+        vec = pd.DataFrame(
+            {
+                "k": ks,
+                "approach": "vectorised",
+                "method": "L2 sensitivity",
+                "epsilon": _gdp_epsilon(mu, math.log(delta)),
+            }
+        )
     seq = epsilon_curve(mechanism, ks, delta, methods, **curve_options)
     seq.insert(1, "approach", "sequential")
     out = pd.concat([vec, seq], ignore_index=True)
@@ -349,10 +370,14 @@ def plan_noise(
             eps0 = epsilon / k
         elif method == "advanced":
             # sqrt(2k ln(1/δ)) ε₀ + k ε₀ (e^{ε₀} − 1) = ε, increasing in ε₀
-            eps0 = _root_on_log(lambda e0: float(advanced_composition_curve(e0, k, delta)[0]) - epsilon, epsilon / k, 1e-13)
+            eps0 = _root_on_log(
+                lambda e0: float(advanced_composition_curve(e0, k, delta)[0]) - epsilon, epsilon / k, 1e-13
+            )
         elif method == "rdp":
             eps0 = _root_on_log(
-                lambda e0: rdp_to_dp(orders, k * _laplace_rdp_eps(e0, orders), delta, conversion, warn=False)[0] - epsilon,
+                lambda e0: (
+                    rdp_to_dp(orders, k * _laplace_rdp_eps(e0, orders), delta, conversion, warn=False)[0] - epsilon
+                ),
                 epsilon / k,
                 1e-13,
             )
@@ -366,11 +391,15 @@ def plan_noise(
     if method == "basic":
         sigma = gaussian_sigma_for_epsilon(epsilon / k, 1, delta / k, sensitivity)
     elif method == "advanced":
-        eps0 = _root_on_log(lambda e0: float(advanced_composition_curve(e0, k, delta / 2)[0]) - epsilon, epsilon / k, 1e-13)
+        eps0 = _root_on_log(
+            lambda e0: float(advanced_composition_curve(e0, k, delta / 2)[0]) - epsilon, epsilon / k, 1e-13
+        )
         sigma = gaussian_sigma_for_epsilon(eps0, 1, delta / (2 * k), sensitivity)
     elif method == "rdp":
         # k releases have r(α) = α c with c = k Δ²/(2σ²)
-        c = _root_on_log(lambda c: rdp_to_dp(orders, orders * c, delta, conversion, warn=False)[0] - epsilon, epsilon / 10, 1e-13)
+        c = _root_on_log(
+            lambda c: rdp_to_dp(orders, orders * c, delta, conversion, warn=False)[0] - epsilon, epsilon / 10, 1e-13
+        )
         sigma = sensitivity * math.sqrt(k / (2.0 * c))
     elif method == "zcdp":
         sigma = sensitivity * math.sqrt(k / (2.0 * zcdp_rho_for_epsilon(epsilon, delta, zcdp_conversion)))

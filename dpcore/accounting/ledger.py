@@ -185,7 +185,9 @@ class BudgetLedger:
         return Budget(float(zcdp_to_dp(rho, self._delta)), self._delta)
 
     def _fits(self, cost: Budget) -> bool:
-        return cost.epsilon <= self._epsilon * (1 + _RELATIVE_SLACK) and cost.delta <= self._delta * (1 + _RELATIVE_SLACK)
+        return cost.epsilon <= self._epsilon * (1 + _RELATIVE_SLACK) and cost.delta <= self._delta * (
+            1 + _RELATIVE_SLACK
+        )
 
     def spent(self) -> Budget:
         """``(ε, δ)`` spent so far under the ledger's method."""
@@ -206,7 +208,7 @@ class BudgetLedger:
         entry = self._entry(mechanism, count, "", release_delta)
         return self._fits(self.cost(self._entries + [entry]))
 
-    def spend(self, mechanism, count: int = 1, label: str = "", *, release_delta: float | None = None) -> "BudgetLedger":
+    def spend(self, mechanism, count: int = 1, label: str = "", *, release_delta: float | None = None) -> BudgetLedger:
         """Record ``count`` releases of ``mechanism``, or refuse them if they would exceed the budget.
 
         Parameters

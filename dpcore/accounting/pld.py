@@ -72,7 +72,14 @@ from scipy.special import logsumexp, ndtr
 
 from dpcore.accounting._numerics import as_ks
 from dpcore.accounting.per_release import accountable, mechanism_kind, pure_epsilon
-from dpcore.validation import check_delta, check_epsilon, check_int, check_nonnegative, check_positive, check_probability
+from dpcore.validation import (
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 
 __all__ = [
     "PrivacyLossPMF",

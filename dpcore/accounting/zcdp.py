@@ -45,6 +45,7 @@ def _cks_epsilon(rho: np.ndarray, log_inv_delta) -> np.ndarray:
     """CKS conversion for checked arrays: the minimum over α of the Corollary 13 bound."""
     L = np.asarray(log_inv_delta, dtype=np.float64)
     rho, L = np.broadcast_arrays(rho, L)
+
     # With x = α − 1 the bound is ε(x) = (1+x)ρ + (L − ln(1+x))/x + ln x − ln(1+x).
     # dε/dx = ρ − (L − ln(1+x))/x², so the optimum solves ρx² + ln(1+x) − L = 0:
     # increasing in x, negative at 0, positive at √(L/ρ) (as ln(1+x) > 0).
