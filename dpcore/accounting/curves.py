@@ -32,8 +32,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
+from dpcore._roots import root_on_log
 from dpcore.accounting._numerics import as_ks, as_orders
 from dpcore.accounting.composition import advanced_composition_curve
 from dpcore.accounting.gaussian_exact import _gdp_epsilon, gaussian_sigma_for_epsilon
@@ -266,29 +266,12 @@ def vectorised_vs_sequential(mechanism, ks, delta: float, methods=None, **curve_
 # ---------------------------------------------------------------- planning
 
 
-#: Doublings (or halvings) :func:`_root_on_log` tries before giving up: a factor 2**200 ≈ 1e60 either way.
-_MAX_BRACKET_STEPS = 200
+_UNREACHABLE = "no noise level reaches this epsilon under this accounting; ask for a larger epsilon or delta"
 
 
 def _root_on_log(f, x0: float, rtol: float) -> float:
-    """Root of an increasing ``f`` of ``x > 0``, by doubling from ``x0`` then ``brentq`` on ``ln x``.
-
-    Raises ``ValueError`` if no sign change is found within 2**±200 of ``x0``
-    (a target the accounting cannot reach), instead of searching forever.
-    """
-    step = math.log(2.0)
-    g = lambda t: f(math.exp(t))  # noqa: E731
-    t = math.log(x0)
-    gt = g(t)
-    direction = step if gt < 0 else -step  # towards the sign change; each g may cost a PLD, so evaluate once per step
-    for _ in range(_MAX_BRACKET_STEPS):
-        t_next = t + direction
-        g_next = g(t_next)
-        if (g_next < 0) != (gt < 0):
-            lo, hi = sorted((t, t_next))
-            return math.exp(brentq(g, lo, hi, xtol=rtol, rtol=4 * np.finfo(float).eps))
-        t, gt = t_next, g_next
-    raise ValueError("no noise level reaches this epsilon under this accounting; ask for a larger epsilon or delta")
+    """Root of an increasing ``f`` of the noise parameter (see :func:`dpcore._roots.root_on_log`)."""
+    return root_on_log(f, x0, rtol=rtol, unreachable=_UNREACHABLE)
 
 
 PLAN_METHODS = {"laplace": ("basic", "advanced", "rdp", "zcdp", "pld"), "gaussian": METHODS}
