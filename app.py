@@ -4,28 +4,29 @@ import time
 
 import streamlit as st
 
-from pages import ui
+from explorer import frame, state
 
 started = time.perf_counter()
 
 st.set_page_config(page_title="DP Explorer", page_icon=":material/lock:", layout="wide")
-ui.init_session()
+frame.leave_legacy_discovery()
+state.init_session()
 link_values = st.query_params.to_dict()  # before the widgets drop values they refuse
 
 PAGES = [
     st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),
-    st.Page("pages/data_page.py", title="Data", icon=":material/table_view:", url_path="data"),
-    st.Page("pages/local_dp.py", title="Local DP", icon=":material/casino:", url_path="local"),
-    st.Page("pages/central_page.py", title="Central DP", icon=":material/bar_chart:", url_path="central"),
-    st.Page("pages/sparse_vector.py", title="Sparse vector", icon=":material/manage_search:", url_path="svt"),
-    st.Page("pages/accountant_page.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
-    st.Page("pages/compare_page.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
+    st.Page("pages/local.py", title="Local DP", icon=":material/casino:", url_path="local"),
+    st.Page("pages/central.py", title="Central DP", icon=":material/bar_chart:", url_path="central"),
+    st.Page("pages/svt.py", title="Sparse vector", icon=":material/manage_search:", url_path="svt"),
+    st.Page("pages/accountant.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
 ]
-page = st.navigation(PAGES)
-fill_sidebar = ui.sidebar()
+page = frame.navigation(PAGES)
+fill_sidebar = frame.sidebar(PAGES)
 notices = st.container()
 page.run()
 fill_sidebar()
 with notices:
-    ui.note_ignored_url_values(link_values)
-ui.log_run_time(page.url_path, started)
+    frame.note_ignored_url_values(link_values)
+frame.log_run_time(page.url_path, started)

@@ -1,6 +1,6 @@
 """Benchmarks for dpcore.accounting: is every curve fast enough to redraw on a slider move?
 
-Run as ``python benchmarks/bench_accounting.py``; prints a markdown table and
+Run as ``python -m benchmarks.bench_accounting``; prints a markdown table and
 writes it to ``benchmarks/results/accounting.md``. Takes well under a minute.
 
 Cases (targets from the project's issue 4):
@@ -23,14 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from timing import median_of  # noqa: E402
-
-from dpcore import GRR, Gaussian, Laplace  # noqa: E402
-from dpcore.accounting import OrderGridEdgeWarning, epsilon_curve, pld_epsilon  # noqa: E402
-from dpcore.accounting.pld import default_interval  # noqa: E402
-from dpcore.gaussian import gaussian_epsilon as single_release_epsilon  # noqa: E402
+from benchmarks.timing import median_of
+from dpcore import GRR, Gaussian, Laplace
+from dpcore.accounting import OrderGridEdgeWarning, epsilon_curve, pld_epsilon
+from dpcore.accounting.pld import default_interval
+from dpcore.gaussian import gaussian_epsilon as single_release_epsilon
 
 RESULTS = Path(__file__).resolve().parent / "results" / "accounting.md"
 

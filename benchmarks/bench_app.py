@@ -1,6 +1,6 @@
 """Rerun latency of every page after a slider move, measured with AppTest.
 
-Run: python benchmarks/bench_app.py [--reruns N]
+Run: python -m benchmarks.bench_app [--reruns N]
 Prints a table and writes benchmarks/results/app.md. Target: median under 300 ms
 on the 32,561-row census demo with 1,000 simulated trials (the sidebar default).
 The baseline is the same page's rerun with nothing changed, measured in the same
@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import pathlib
 import statistics
-import sys
 import time
 
+from tests.apptest import open_page
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
-from apptest import open_page  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "app.md"
 
@@ -76,7 +74,7 @@ def main() -> None:
     table = "\n".join(lines)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
-        "# Page reruns: measured latency\n\nWritten by `python benchmarks/bench_app.py`: AppTest, census demo "
+        "# Page reruns: measured latency\n\nWritten by `python -m benchmarks.bench_app`: AppTest, census demo "
         f"(32,561 rows), 1,000 trials, {args.reruns} reruns per page, 2-core shared machine.\n\n" + table + "\n"
     )
     print(table)

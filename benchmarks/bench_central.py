@@ -1,6 +1,6 @@
 """Speed of the central-model mechanisms, queries and SVT against the issue's targets.
 
-Run: python benchmarks/bench_central.py   (prints a table, writes benchmarks/results/central.md)
+Run: python -m benchmarks.bench_central   (prints a table, writes benchmarks/results/central.md)
 
 Each case is timed as the best of a few runs (the least disturbed one on a
 shared machine). These are benchmarks, not tests: nothing fails when a target
@@ -10,14 +10,11 @@ is missed, the table says so.
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from timing import best_of  # noqa: E402
-
-from dpcore import (  # noqa: E402
+from benchmarks.timing import best_of
+from dpcore import (
     Gaussian,
     above_threshold,
     above_threshold_trials,
@@ -83,7 +80,7 @@ def main() -> None:
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
         "# Central-model mechanisms: measured speed\n\n"
-        "Written by `python benchmarks/bench_central.py`; best of 5 runs, "
+        "Written by `python -m benchmarks.bench_central`; best of 5 runs, "
         f"NumPy {np.__version__}, on the 2-core development machine.\n\n" + table + "\n"
     )
 

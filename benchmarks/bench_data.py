@@ -1,6 +1,6 @@
 """Speed of loading and profiling an upload, against plain pandas.read_csv in the same run.
 
-Run: python benchmarks/bench_data.py   (prints a table, writes benchmarks/results/data.md)
+Run: python -m benchmarks.bench_data   (prints a table, writes benchmarks/results/data.md)
 Uses the census demo and, when present beside the repository, ../shared/data/adult.csv.
 """
 
@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import io
 import pathlib
-import sys
 
 import pandas as pd
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from timing import median_of  # noqa: E402
+from benchmarks.timing import median_of
+from explorer import columns, dataset
 
-from dpcore import data  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "data.md"
 FILES = {
@@ -34,9 +32,9 @@ def main() -> None:
         if not path.exists():
             continue
         raw = path.read_bytes()
-        ds = data.load_csv(raw, path.name)
-        load = median_of(lambda: data.load_csv(raw, path.name))
-        prof = median_of(lambda: data.profile(ds.frame))
+        ds = dataset.load_csv(raw, path.name)
+        load = median_of(lambda: dataset.load_csv(raw, path.name))
+        prof = median_of(lambda: columns.profile(ds.frame))
         base = median_of(lambda: pd.read_csv(io.BytesIO(raw)))
         lines.append(
             f"| {label} | {len(raw) / 1e6:.1f} MB | {load * 1000:.0f} ms | {prof * 1000:.0f} ms | "
@@ -46,7 +44,7 @@ def main() -> None:
     print(table)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
-        "# Upload loading: measured speed\n\nWritten by `python benchmarks/bench_data.py`; median of 5 runs. "
+        "# Upload loading: measured speed\n\nWritten by `python -m benchmarks.bench_data`; median of 5 runs. "
         "The loader does more than read_csv (encoding and delimiter detection, ragged rows, NA spellings, "
         "decimal commas), so the ratio is the price of that robustness.\n\n" + table + "\n"
     )

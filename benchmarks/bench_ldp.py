@@ -1,6 +1,6 @@
 """Speed of the local-DP oracles against a one-user-at-a-time baseline.
 
-Run: python benchmarks/bench_ldp.py   (prints a table, writes benchmarks/results/ldp.md)
+Run: python -m benchmarks.bench_ldp   (prints a table, writes benchmarks/results/ldp.md)
 
 The baseline is measured in the same run as the vectorised code, so the ratio
 holds on a shared, noisy machine even when the seconds do not.
@@ -9,14 +9,11 @@ holds on a shared, noisy machine even when the seconds do not.
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from timing import best_of  # noqa: E402
-
-from dpcore import GRR, OUE, SUE, LDPMean  # noqa: E402
+from benchmarks.timing import best_of
+from dpcore import GRR, OUE, SUE, LDPMean
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "ldp.md"
 
@@ -70,7 +67,7 @@ def main() -> None:
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
         "# Local-DP oracles: measured speed\n\n"
-        "Written by `python benchmarks/bench_ldp.py`; best of 3 runs (baseline: 1 run), "
+        "Written by `python -m benchmarks.bench_ldp`; best of 3 runs (baseline: 1 run), "
         f"NumPy {np.__version__}, on the 2-core development machine.\n\n" + table + "\n"
     )
 

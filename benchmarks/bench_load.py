@@ -1,6 +1,6 @@
 """Eight sessions moving sliders at once: rerun latency and liveness under load.
 
-Run: python benchmarks/bench_load.py [--sessions 8] [--seconds 60]
+Run: python -m benchmarks.bench_load [--sessions 8] [--seconds 60]
 
 Three measurements, each on a fresh server started as the README does:
 
@@ -29,14 +29,13 @@ import asyncio
 import os
 import pathlib
 import statistics
-import sys
 import tempfile
 import time
 
+from tests.browser import CHROMIUM_FLAGS, app_server, chromium_path
+from tests.protocol_client import ProtocolSession
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from browser import CHROMIUM_FLAGS, app_server, chromium_path  # noqa: E402
-from protocol_client import ProtocolSession  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "load.md"
 #: url path -> the key of its ε slider; protocol sessions take them in turn
@@ -305,7 +304,7 @@ def main() -> None:
     print(text)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
-        "# Load: concurrent sessions moving sliders\n\nWritten by `python benchmarks/bench_load.py` on a 2-core shared "
+        "# Load: concurrent sessions moving sliders\n\nWritten by `python -m benchmarks.bench_load` on a 2-core shared "
         "machine: census demo, 1,000 trials, a fresh server per row, every page run once before the clock starts. "
         "Sessions move the ε slider back and forth with no pause between reruns. Protocol clients speak Streamlit's "
         "WebSocket protocol and draw nothing; a browser rerun is timed from the key press until the figure changed "

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from pages import ui
+from explorer import frame, state
+from explorer.markup import md
 
 
 def render() -> None:
@@ -13,9 +14,9 @@ def render() -> None:
         "on real columns: the noisy answer against the true one, how the error is distributed, and how the privacy "
         "loss adds up when you release many times."
     )
-    ds = ui.dataset()
+    ds = state.dataset()
     st.info(
-        f"Active dataset: {ui.md(ds.name)} ({ds.n_rows:,} rows). Upload your own CSV on the Data page.",
+        f"Active dataset: {md(ds.name)} ({ds.n_rows:,} rows). Upload your own CSV on the Data page.",
         icon=":material/table_view:",
     )
     c1, c2, c3 = st.columns(3)
@@ -25,20 +26,20 @@ def render() -> None:
             "**Local DP**: each person randomizes before sending (randomized response, OUE). "
             "**Central DP**: a trusted curator adds noise to the answer (Laplace, Gaussian)."
         )
-        st.page_link("pages/local_dp.py", label="Local DP", icon=":material/casino:")
-        st.page_link("pages/central_page.py", label="Central DP", icon=":material/bar_chart:")
+        st.page_link("pages/local.py", label="Local DP", icon=":material/casino:")
+        st.page_link("pages/central.py", label="Central DP", icon=":material/bar_chart:")
     with c2:
         st.subheader("Many questions")
         st.markdown("The **sparse vector technique** answers only the queries that matter and pays for those alone.")
-        st.page_link("pages/sparse_vector.py", label="Sparse vector", icon=":material/manage_search:")
+        st.page_link("pages/svt.py", label="Sparse vector", icon=":material/manage_search:")
     with c3:
         st.subheader("The running total")
         st.markdown(
             "Every release spends budget. The **accountant** shows how ε grows with k releases under "
             "five ways of counting, from the naive sum to the exact value."
         )
-        st.page_link("pages/accountant_page.py", label="Accountant", icon=":material/calculate:")
-        st.page_link("pages/compare_page.py", label="Compare mechanisms", icon=":material/compare_arrows:")
+        st.page_link("pages/accountant.py", label="Accountant", icon=":material/calculate:")
+        st.page_link("pages/compare.py", label="Compare mechanisms", icon=":material/compare_arrows:")
     with st.expander("Which mechanism, at which ε? Rules of thumb the pages let you check", expanded=True):
         st.markdown(
             "- **Is there a curator you trust with the raw data?** Then release centrally: the error of a count is "
@@ -58,4 +59,4 @@ def render() -> None:
     )
 
 
-ui.run_page(render)
+frame.run_page(render)

@@ -14,6 +14,8 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The sidebar's navigation links (explorer.frame draws them in a container keyed "dpx_nav").
+NAV_LINK = '[data-testid="stSidebar"] .st-key-dpx_nav a'
 CHROMIUM_FLAGS = [
     "--headless=new",
     "--no-sandbox",

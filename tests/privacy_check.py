@@ -5,7 +5,8 @@ from seeded samples and bound the log-ratio with its sampling error.
 """
 
 import numpy as np
-from conftest import Z
+
+from tests.tolerances import Z
 
 
 def worst_log_ratio(events_a, events_b, n_events):

@@ -1,8 +1,11 @@
 """Smoke test of app.py: every page runs cleanly on the demo data and on an uploaded CSV."""
 
+import re
+
 import numpy as np
 import pytest
-from apptest import PAGES, assert_clean, open_page
+
+from tests.apptest import PAGES, ROOT, assert_clean, open_page
 
 UPLOAD = (
     "colour,score,hours,answer\n"
@@ -40,17 +43,19 @@ def test_sessions_do_not_share_data():
     assert "census.csv" in " ".join(t.value for t in b.sidebar.text)
 
 
-def test_no_page_url_equals_its_file_name():
-    # Streamlit's legacy pages/ discovery (used on a session's first run because pages/ exists)
-    # would run a file whose stem equals the URL path on its own, without app.py's frame.
-    import pathlib
-    import re
-
-    source = (pathlib.Path(__file__).resolve().parents[1] / "app.py").read_text()
+def test_pages_holds_only_page_scripts_named_by_their_url_paths():
+    # On a fresh server Streamlit's legacy pages/ discovery serves each file of pages/ at its stem
+    # until some run calls st.navigation (explorer.frame.leave_legacy_discovery). Named by their URL
+    # paths, a deep link finds its page there too (no "Page not found"); a helper module in pages/
+    # would be listed and served as a page.
+    source = (ROOT / "app.py").read_text()
     pages = re.findall(r'st\.Page\("pages/(\w+)\.py".*?(?:url_path="(\w*)")?\)', source)
     assert len(pages) == len(PAGES)
     for stem, url in pages:
-        assert url != stem, f"pages/{stem}.py is served at /{url}"
+        assert url == stem or (stem == "home" and url == ""), f"pages/{stem}.py is served at /{url}"
+    assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.name != "__pycache__") == sorted(
+        f"{stem}.py" for stem, _ in pages
+    )
 
 
 @pytest.mark.parametrize("page", ["local", "central", "svt", "compare"])
@@ -61,3 +66,21 @@ def test_a_dataset_with_no_fitting_column_gets_a_sentence(page):
     at.switch_page(PAGES[page]).run()
     assert_clean(at)
     assert any("This dataset has no" in i.value for i in at.info), [i.value for i in at.info]
+
+
+def test_a_fresh_servers_first_runs_leave_the_legacy_discovery(monkeypatch):
+    # AppTest with Streamlit's own page manager: every run is then a fresh server's first run, which
+    # goes through the legacy pages/ discovery; the frame leaves it and the page is drawn inside it.
+    import streamlit.testing.v1.app_test as app_test
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(app_test, "PagesManager", PagesManager)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()  # "/": the discovery runs app.py as its default page
+    assert_clean(at)
+    assert at.title[0].value == "DP Explorer"
+    at.switch_page(PAGES["accountant"]).run()  # a deep link: the discovery finds pages/accountant.py itself
+    assert_clean(at)
+    assert at.title[0].value == "Privacy accountant"
+    assert "census.csv" in " ".join(t.value for t in at.sidebar.text)  # drawn inside the frame

@@ -12,7 +12,8 @@ import pathlib
 import re
 
 import pytest
-from browser import chromium_path, full_page_screenshot, launch_browser, running_app, wait_for_page
+
+from tests.browser import NAV_LINK, chromium_path, full_page_screenshot, launch_browser, running_app, wait_for_page
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -89,7 +90,7 @@ def sidebar_text(p) -> str:
 
 
 def upload(p, name: str, raw: bytes) -> None:
-    p.locator('[data-testid="stSidebarNav"] a', has_text="Data").click()
+    p.locator(NAV_LINK, has_text="Data").click()
     wait_for_page(p)
     p.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
         {"name": name, "mimeType": "text/csv", "buffer": raw}
@@ -107,7 +108,7 @@ def test_walk_every_page_after_an_upload(page):
     upload(page, "walk.csv", UPLOAD)
     assert "walk.csv" in sidebar_text(page)
     for label, path in PAGES.items():
-        page.locator('[data-testid="stSidebarNav"] a', has_text=label).first.click()
+        page.locator(NAV_LINK, has_text=label).first.click()
         page.wait_for_url(re.compile(rf"/{path}(\?.*)?$"))
         wait_for_page(page)
         assert_no_error(page)
@@ -194,14 +195,14 @@ def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url)
     assert page.locator('[data-testid="stMain"] b', has_text="hostile").count() == 0  # nor the file name
     assert "<b>hostile</b>.csv" in sidebar_text(page)  # shown as the text it is
     # within the session (a new page load would be a new session, without the upload)
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Local DP").click()
+    page.locator(NAV_LINK, has_text="Local DP").click()
     wait_for_page(page)
     page.locator('[data-testid="stSelectbox"]', has_text="Column").first.click()
     page.get_by_role("option", name="note", exact=True).click()
     wait_for_page(page)
     assert_no_error(page)
     with page.expect_download() as info:
-        page.get_by_role("button", name="Noisy counts (CSV)").click()
+        page.get_by_role("button", name="Release (CSV)").click()
     text = pathlib.Path(info.value.path()).read_text(encoding="utf-8-sig")
     labels = [line.split(",")[0].strip('"') for line in text.splitlines()[1:]]
     assert labels and all(label[0] not in "=+-@" for label in labels), labels
@@ -209,15 +210,13 @@ def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url)
 
 
 def test_a_browser_among_protocol_sessions_stays_alive_and_correct(app_url):
-    import sys
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     # the measurement lives in benchmarks/bench_load.py; here a short run checks behaviour under concurrency:
     # one keyboard-driven browser beside five protocol sessions on the five mechanism pages.
     # It runs in its own thread: the sync Playwright of the other tests keeps an event loop in this one.
     from concurrent.futures import ThreadPoolExecutor
 
-    from bench_load import run_load, summarise
+    from benchmarks.bench_load import run_load, summarise
 
     with ThreadPoolExecutor(1) as pool:
         result = pool.submit(run_load, 5, 1, 8, app_url).result()

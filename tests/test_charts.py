@@ -6,7 +6,7 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from pages import charts
+from explorer import charts
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

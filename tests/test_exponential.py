@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z
 
 from dpcore import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from tests.tolerances import Z
 
 
 def test_probabilities_closed_form():

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z, variance_tolerance
 
 from dpcore import GRR, OUE, SUE
+from tests.tolerances import Z, variance_tolerance
 
 ORACLES = [GRR, SUE, OUE]
 COUNTS = np.array([400, 250, 150, 100, 60, 30, 10, 0])  # n = 1000, k = 8

@@ -6,10 +6,10 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import Z, variance_tolerance
 from scipy.special import ndtr
 
 from dpcore import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
+from tests.tolerances import Z, variance_tolerance
 
 
 def delta_direct(sigma, epsilon, sensitivity=1.0):

@@ -4,7 +4,8 @@ import pathlib
 import re
 
 import pytest
-from apptest import PAGES, open_page
+
+from tests.apptest import PAGES, open_page
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -5,12 +5,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z
 from scipy import stats
 from scipy.integrate import trapezoid
 
 from dpcore import Laplace
 from dpcore.laplace import sample_laplace
+from tests.tolerances import Z
 
 
 def test_from_epsilon_scale_is_sensitivity_over_epsilon():

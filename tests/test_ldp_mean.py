@@ -2,9 +2,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z, variance_tolerance
 
 from dpcore import LDPMean
+from tests.tolerances import Z, variance_tolerance
 
 AGES = np.random.default_rng(0).integers(17, 91, size=2_000).astype(float)
 

@@ -8,15 +8,12 @@ error-free results. The protocol client is checked first, so that a pass means s
 from __future__ import annotations
 
 import asyncio
-import pathlib
-import sys
 
 import pytest
-from browser import running_app
-from protocol_client import ProtocolSession
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
-from bench_load import SLIDERS, run_load, summarise  # noqa: E402
+from benchmarks.bench_load import SLIDERS, run_load, summarise
+from tests.browser import running_app
+from tests.protocol_client import ProtocolSession
 
 
 @pytest.fixture(scope="module")

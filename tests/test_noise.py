@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z, variance_tolerance
 
 from dpcore import Gaussian, Laplace
+from tests.tolerances import Z, variance_tolerance
 
 MECHANISMS = [Laplace(scale=2.0), Gaussian(sigma=3.0)]
 

@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
-from apptest import PAGES, assert_clean, metric, open_page
 
-from dpcore import Laplace, data, dp_mean, dp_sum, exponential_mechanism, exponential_probabilities
+from dpcore import Laplace, dp_mean, dp_sum, exponential_mechanism, exponential_probabilities
+from explorer.columns import encode_categories, numeric_values, suggest_bounds
+from explorer.dataset import load_demo
+from tests.apptest import PAGES, assert_clean, metric, open_page
 
 SEED = 2017  # the sidebar's default seed
 
@@ -20,7 +22,7 @@ def _num(x):
 
 
 def _census(column):
-    return data.load_demo("census").frame[column]
+    return load_demo("census").frame[column]
 
 
 @pytest.mark.parametrize("query", ["Count", "Histogram"])
@@ -34,8 +36,8 @@ def test_each_query_runs_clean(query):
 def test_sum_shows_the_dpcore_release_for_the_same_seed():
     at = open_page("central", cen_query="Sum", cen_mechanism="Gaussian", cen_delta="1e-06")
     assert_clean(at)
-    values, _ = data.numeric_values(_census("age"))
-    lo, hi = data.suggest_bounds(_census("age"))
+    values, _ = numeric_values(_census("age"))
+    lo, hi = suggest_bounds(_census("age"))
     expected = dp_sum(values, lo, hi, 1.0, _rng("central"), mechanism="gaussian", delta=1e-6)
     assert metric(at, "True answer") == _num(expected.true_value)
     assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
@@ -58,8 +60,8 @@ def test_slider_move_reruns_and_updates_the_comparison():
 def test_mean_split_and_delta_method_std():
     at = open_page("central", cen_query="Mean", cen_split=0.25, cen_epsilon=0.5)
     assert_clean(at)
-    values, _ = data.numeric_values(_census("age"))
-    lo, hi = data.suggest_bounds(_census("age"))
+    values, _ = numeric_values(_census("age"))
+    lo, hi = suggest_bounds(_census("age"))
     expected = dp_mean(values, lo, hi, 0.5, _rng("central"), split=0.25)
     assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
     assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
@@ -69,7 +71,7 @@ def test_most_common_value_probabilities_and_frequencies():
     at = open_page("central", cen_query="Most common value", cen_em_epsilon=0.05)
     assert_clean(at)
     column = at.selectbox(key="cen_category").value
-    codes, labels, _ = data.encode_categories(_census(column))
+    codes, labels, _ = encode_categories(_census(column))
     counts = np.bincount(codes, minlength=len(labels))
     mode = int(np.argmax(counts))
     probs = exponential_probabilities(counts, 0.05)

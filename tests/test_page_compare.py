@@ -1,9 +1,11 @@
 """The Compare page: both queries run, shown numbers are dpcore's, slider moves rerun."""
 
 import numpy as np
-from apptest import assert_clean, open_page
 
-from dpcore import OUE, Laplace, data
+from dpcore import OUE, Laplace
+from explorer.columns import encode_categories
+from explorer.dataset import load_demo
+from tests.apptest import assert_clean, open_page
 
 
 def test_counts_view_shows_dpcore_stds():
@@ -11,7 +13,7 @@ def test_counts_view_shows_dpcore_stds():
     assert_clean(at)
     table = at.dataframe[0].value
     column = at.selectbox(key="cmp_column").value
-    codes, labels, _ = data.encode_categories(data.load_demo("census").frame[column])
+    codes, labels, _ = encode_categories(load_demo("census").frame[column])
     rare = np.zeros(len(labels), dtype=np.int64)
     rare[0] = codes.size
     shown = dict(zip(table["mechanism"], table.iloc[:, 1]))

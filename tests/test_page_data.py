@@ -1,7 +1,8 @@
 """The Data page: demo switch, upload, profile, and refusals that lose nothing."""
 
 import pytest
-from apptest import assert_clean, open_page
+
+from tests.apptest import assert_clean, open_page
 
 GOOD = b"city;income;smoker\nLyon;1.234,5;yes\nLille;2.000,0;no\nNice;987,25;yes\n"
 BAD = {
@@ -70,7 +71,7 @@ def test_streamlit_upload_cap_matches_the_loader_limit():
     import pathlib
     import tomllib
 
-    from dpcore.data import MAX_UPLOAD_BYTES
+    from explorer.dataset import MAX_UPLOAD_BYTES
 
     config = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] * 1_000_000 == MAX_UPLOAD_BYTES

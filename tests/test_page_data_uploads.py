@@ -1,8 +1,9 @@
 """Every file of the upload corpus, through the real upload widget: loaded and profiled, or refused in one sentence."""
 
 import pytest
-from apptest import open_page
-from upload_corpus import CORPUS
+
+from tests.apptest import open_page
+from tests.upload_corpus import CORPUS
 
 
 def _sidebar(at) -> str:

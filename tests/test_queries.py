@@ -4,10 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z
 
 from dpcore import Gaussian, Laplace, MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
 from dpcore.queries import clipped_sum_sensitivity
+from tests.tolerances import Z
 
 AGES = np.array([23.0, 35.0, 41.0, 19.0, 67.0, 88.0, 52.0, 30.0, 45.0, 120.0])
 

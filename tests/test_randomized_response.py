@@ -2,10 +2,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z
-from privacy_check import assert_within_epsilon, worst_log_ratio
 
 from dpcore import COIN_FLIP_EPSILON, GRR, coin_flip_response, coin_flip_rr
+from tests.privacy_check import assert_within_epsilon, worst_log_ratio
+from tests.tolerances import Z
 
 
 @pytest.mark.parametrize("eps", [0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0])

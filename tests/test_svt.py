@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z
 from scipy.integrate import trapezoid
 from scipy.stats import beta
 
@@ -22,6 +21,7 @@ from dpcore import (
     sparse_trials,
     svt_noise_scales,
 )
+from tests.tolerances import Z
 
 # ---------------------------------------------------------------------- exact law of AboveThreshold
 

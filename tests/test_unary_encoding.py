@@ -2,10 +2,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import Z
-from privacy_check import assert_within_epsilon, worst_log_ratio
 
 from dpcore import OUE, SUE
+from tests.privacy_check import assert_within_epsilon, worst_log_ratio
+from tests.tolerances import Z
 
 
 def _loss(m):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.data import MAX_UPLOAD_BYTES
+from explorer.dataset import MAX_UPLOAD_BYTES
 
 _rng = np.random.default_rng(6)
 _ROWS = [

@@ -1,6 +1,6 @@
 """Start the app as the README does and save full-page screenshots of pages.
 
-Usage: python tools/screenshot.py [url_path[?query] ...]   (default: every page)
+Usage: python -m tools.screenshot [url_path[?query] ...]   (default: every page)
 Writes PNGs to test-artifacts/screens/. Needs Debian's chromium and Playwright's
 Python client (requirements-dev.txt); no browser is downloaded.
 """
@@ -11,9 +11,9 @@ import pathlib
 import re
 import sys
 
+from tests.browser import full_page_screenshot, launch_browser, running_app, wait_for_page
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from browser import full_page_screenshot, launch_browser, running_app, wait_for_page  # noqa: E402
 
 OUT = ROOT / "test-artifacts" / "screens"
 DEFAULT = ["", "data", "local", "central", "svt", "accountant", "compare"]

@@ -14,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import GRR, Gaussian, Laplace, accounting
-from pages import charts, ui
+from explorer import budget, charts, frame, state, widgets
+from explorer.markup import md
 
 MECHANISMS = ("Laplace", "Gaussian", "GRR")
 K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000)
@@ -246,7 +247,7 @@ def vectorised(kind, vec: pd.DataFrame | None, k):
 def planner(delta, k, conversion, zcdp_conversion):
     c1, c2, c3 = st.columns(3)
     with c1:
-        total = ui.epsilon_slider(
+        total = widgets.epsilon_slider(
             "acc_plan_epsilon", "Total ε for all k releases", help="The whole budget the k answers share."
         )
     family = c2.selectbox(
@@ -266,7 +267,7 @@ def planner(delta, k, conversion, zcdp_conversion):
     try:
         table, refusals = plan(family, total, delta, k, sens, conversion, zcdp_conversion)
     except ValueError as exc:
-        st.error(f"No plan for these inputs: {exc}.")
+        st.error(f"No plan for these inputs: {md(exc)}.")
         return
     noise = "scale b" if family == "Laplace" else "σ"
     shown = table.rename(columns={"noise per query": f"{family} {noise} per query"})
@@ -282,11 +283,11 @@ def planner(delta, k, conversion, zcdp_conversion):
 
 
 def ledger_section(mech, label, k):
-    led = ui.ledger()
+    led = state.ledger()
     left, right = st.columns([1, 1.4])
     with left:
         st.markdown(f"Record **{k:,} release(s)** of {describe(mech)} (the mechanism above) in this session's ledger.")
-        ui.record_release(mech, count=k, label=label, key="acc")
+        budget.record_release(mech, count=k, label=label, key="acc")
         if st.button(
             "Forget recorded releases", key="acc_reset", help="Empties the ledger; the budget and method stay."
         ):
@@ -320,7 +321,7 @@ def ledger_section(mech, label, k):
         )
         delta = c2.select_slider(
             "Total δ",
-            ui.DELTA_GRID,
+            widgets.DELTA_GRID,
             value=1e-5,
             format_func=lambda v: f"{v:.0e}",
             key="acc_budget_delta",
@@ -340,7 +341,7 @@ def ledger_section(mech, label, k):
         if st.button(
             "Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."
         ):
-            st.session_state["ledger"] = accounting.BudgetLedger(eps, delta, method)
+            state.replace_ledger(accounting.BudgetLedger(eps, delta, method))
             st.rerun()  # the table and metrics above were drawn from the old ledger
 
 
@@ -351,18 +352,18 @@ def render() -> None:
     )
     c1, c2, c3, c4 = st.columns([1, 1.4, 1.2, 1.2])
     with c1:
-        kind = ui.select(
+        kind = widgets.select(
             "Mechanism", MECHANISMS, "acc_mechanism", "Laplace and GRR are pure ε-DP; the Gaussian is (ε, δ)-DP."
         )
     with c2:
-        eps = ui.epsilon_slider(
+        eps = widgets.epsilon_slider(
             "acc_epsilon",
             "ε of one release",
             help="Laplace: b = Δ/ε. GRR: this ε. Gaussian: the analytic "
             "σ that makes one release exactly (ε, δ)-DP at the δ beside.",
         )
     with c3:
-        delta = ui.delta_slider(
+        delta = widgets.delta_slider(
             "acc_delta",
             help="The total δ at which every curve reports ε (and the Gaussian's per-release calibration δ).",
         )
@@ -469,4 +470,4 @@ def explain() -> None:
         )
 
 
-ui.run_page(render)
+frame.run_page(render)

@@ -4,8 +4,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import GRR, OUE, SUE, Laplace, LDPMean, coin_flip_rr, data, project_to_histogram
-from pages import charts, ui
+from dpcore import GRR, OUE, SUE, Laplace, LDPMean, coin_flip_rr
+from explorer import budget, charts, frame, releases, snippets, state, widgets
+from explorer.columns import numeric_values, suggest_bounds
+from explorer.export import to_safe_csv
+from explorer.markup import md
 
 ORACLES = {"GRR": GRR, "SUE": SUE, "OUE": OUE}
 ORACLE_NAMES = {
@@ -16,20 +19,20 @@ ORACLE_NAMES = {
 
 
 def frequencies() -> None:
-    ui.dataset()
-    columns = ui.fitting_columns("categorical")
+    state.dataset()
+    columns = widgets.fitting_columns("categorical")
     if not columns:
         return
     c1, c2, c3 = st.columns([1, 1, 1.4])
     with c1:
-        column = ui.select(
+        column = widgets.select(
             "Column",
             columns,
             "ldp_column",
             "Categorical columns only; past 50 categories the rarest values merge into (other).",
         )
     with c2:
-        kind = ui.select(
+        kind = widgets.select(
             "Mechanism",
             list(ORACLES),
             "ldp_mechanism",
@@ -37,25 +40,23 @@ def frequencies() -> None:
             "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values.",
         )
     with c3:
-        eps = ui.epsilon_slider("ldp_epsilon")
-    codes, labels, note = ui.encoded(column)
+        eps = widgets.epsilon_slider("ldp_epsilon")
+    codes, labels, note = state.encoded(column)
     if note:
-        st.caption(ui.md(note))
+        st.caption(md(note))
     k, n = len(labels), codes.size
     mech = ORACLES[kind](eps, k)
     true = np.bincount(codes, minlength=k)
-    estimate = mech.estimate(mech.support(mech.perturb(codes, ui.rng("ldp-release"))), n)
     bound = mech.error_bound(true, 0.95)
-    shown = (
-        project_to_histogram(estimate, n)
-        if st.toggle(
-            "Show as a valid histogram (post-processing)",
-            key="ldp_project",
-            bind="query-params",
-            help="Projects the estimates onto non-negative counts summing to n (Norm-Sub). Free in privacy, but biased.",
-        )
-        else estimate
+    project = st.toggle(
+        "Show as a valid histogram (post-processing)",
+        key="ldp_project",
+        bind="query-params",
+        help="Projects the estimates onto non-negative counts summing to n (Norm-Sub). Free in privacy, but biased.",
     )
+    seed = state.seed_words("ldp-release")
+    release = releases.local_counts(codes, labels, kind, eps, seed, valid_histogram=project)
+    shown = release["noisy count"].to_numpy()
 
     st.caption(ORACLE_NAMES[kind])
     st.plotly_chart(
@@ -67,7 +68,7 @@ def frequencies() -> None:
         f"(normal approximation, {n:,} users, p = {mech.p:.4g}, q = {mech.q:.4g})."
     )
 
-    sims = mech.simulate(true, ui.rng("ldp-sims"), trials=ui.trials())
+    sims = mech.simulate(true, state.rng("ldp-sims"), trials=state.trials())
     j = int(np.argmax(true))
     errors = sims[:, j] - true[j]
     grid = np.linspace(errors.min(), errors.max(), 200)
@@ -77,7 +78,7 @@ def frequencies() -> None:
             errors,
             grid,
             mech.error_pdf(grid, true)[:, j],
-            f"Error of the count of '{labels[j]}' over {ui.trials():,} releases",
+            f"Error of the count of '{labels[j]}' over {state.trials():,} releases",
             density_name="normal approximation",
             lattice=1 / mech.p_minus_q,
         ),
@@ -86,14 +87,22 @@ def frequencies() -> None:
     right.metric("Empirical std of the error", f"{errors.std(ddof=1):,.1f}")
     right.metric("Theoretical std (exact variance)", f"{mech.std(true)[j]:,.1f}")
     right.download_button(
-        "Noisy counts (CSV)",
-        data.to_safe_csv(pd.DataFrame({column: labels, "true": true, "noisy": estimate})),
+        "Release (CSV)",
+        to_safe_csv(release.rename(columns={"value": column})),
+        file_name="ldp_release.csv",
+        mime="text/csv",
+        help="What one would publish: the noisy counts, no true values.",
+    )
+    right.download_button(
+        "Teaching table (CSV)",
+        to_safe_csv(pd.DataFrame({column: labels, "true": true, "noisy": shown})),
         file_name="ldp_counts.csv",
         mime="text/csv",
+        help="The true counts beside the noisy ones, as on the chart. Never publish the true column.",
     )
-    code = ui.snippet("ldp-release", column, SNIPPET.format(kind=kind, eps=eps), kind)
+    code = snippets.local_counts(state.dataset(), column, kind, eps, seed, project)
     right.download_button("Python snippet", code, file_name="ldp_snippet.py", mime="text/x-python")
-    ui.record_release(mech, label=f"{kind} ε={eps:g} on {column}", key="ldp")
+    budget.record_release(mech, label=f"{kind} ε={eps:g} on {column}", key="ldp")
 
     st.subheader("Which oracle, at which ε?")
     grid_eps = np.geomspace(0.05, 10, 60)
@@ -149,18 +158,18 @@ def coin_flip_story() -> None:
 
 
 def ldp_mean() -> None:
-    ds = ui.dataset()
-    columns = ui.fitting_columns("numeric")
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
     if not columns:
         return
-    column = ui.select(
+    column = widgets.select(
         "Numeric column",
         columns,
         "ldpm_column",
         "Each person rounds their value to one of the bounds at random, then applies randomized response.",
     )
-    values, dropped = data.numeric_values(ds.frame[column])
-    lo, hi = data.suggest_bounds(ds.frame[column])
+    values, dropped = numeric_values(ds.frame[column])
+    lo, hi = suggest_bounds(ds.frame[column])
     c1, c2, c3 = st.columns(3)
     # per-column keys: each column keeps its own bounds (and its own URL entry) when the picker moves
     lower = c1.number_input(
@@ -178,9 +187,9 @@ def ldp_mean() -> None:
         help="Values above are clipped down to it.",
     )
     with c3:
-        eps = ui.epsilon_slider("ldpm_epsilon")
+        eps = widgets.epsilon_slider("ldpm_epsilon")
     mech = LDPMean(eps, lower, upper)
-    sims = mech.simulate(values, ui.rng("ldpm"), trials=ui.trials())
+    sims = mech.simulate(values, state.rng("ldpm"), trials=state.trials())
     true_clipped = float(np.clip(values, lower, upper).mean())
     a, b, c = st.columns(3)
     a.metric("True mean (clipped)", f"{true_clipped:,.3f}")
@@ -208,9 +217,4 @@ def render() -> None:
             ldp_mean()
 
 
-SNIPPET = """codes, labels, note = data.encode_categories(column)
-mechanism = {kind}(epsilon={eps}, k=len(labels))
-estimate = mechanism.estimate(mechanism.support(mechanism.perturb(codes, rng)), codes.size)
-print(dict(zip(labels, estimate.round(1))))"""
-
-ui.run_page(render)
+frame.run_page(render)

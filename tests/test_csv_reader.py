@@ -1,4 +1,4 @@
-"""Tests for dpcore.data: CSV loading, profiles, column encoders, safe download and demo data.
+"""Tests for explorer.csv_reader (through explorer.dataset.load_csv): decoding, splitting, cleaning, refusing.
 
 Every malformed input is built here as bytes, so the tests need nothing outside
 the repository.
@@ -7,46 +7,17 @@ the repository.
 from __future__ import annotations
 
 import codecs
-import dataclasses
-import importlib.util
-import io
-import pickle
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore.data import (
-    DEMO_DATASETS,
-    MAX_CELLS,
-    MAX_COLUMNS,
-    MAX_ROWS,
-    MAX_UPLOAD_BYTES,
-    Dataset,
-    DatasetError,
-    categorical_columns,
-    encode_categories,
-    load_csv,
-    load_demo,
-    numeric_columns,
-    numeric_values,
-    profile,
-    suggest_bounds,
-    to_safe_csv,
-)
+from explorer.columns import categorical_columns, numeric_columns, numeric_values, profile, suggest_bounds
+from explorer.csv_reader import MAX_CELLS, MAX_COLUMNS, MAX_ROWS, MAX_UPLOAD_BYTES, DatasetError, read_csv
+from explorer.dataset import Dataset, load_csv
+from explorer.export import to_safe_csv
 
-REPO = Path(__file__).resolve().parent.parent
 PROFILE_COLUMNS = ["column", "kind", "missing", "distinct", "min", "max", "top_values", "fits", "note"]
-
-
-def _make_datasets_module():
-    spec = importlib.util.spec_from_file_location("make_datasets", REPO / "data" / "make_datasets.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _refusal(raw: bytes, **kwargs) -> str:
@@ -356,166 +327,7 @@ def test_html_passes_through_as_data():
     assert load_csv(to_safe_csv(d.frame), "back.csv").frame.iloc[0].tolist() == cells
 
 
-# --------------------------------------------------------------------------- profile and pickers
-
-
-def test_profile_kinds_and_pickers():
-    n = 30_000
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame(
-        {
-            "id": [f"user{i:05d}" for i in range(n)],  # 30,000 distinct values
-            "colour": rng.choice(["red", "green", "blue"], n),
-            "score": rng.integers(1, 6, n),  # numeric with 5 values
-            "income": rng.lognormal(10, 1, n),
-            "many": [f"c{int(v)}" for v in rng.zipf(1.6, n) % 200],  # > 50 values, top ones dominate
-            "const": ["same"] * n,
-            "nothing": [np.nan] * n,
-        }
-    )
-    p = profile(frame).set_index("column")
-    assert p.loc["id", "kind"] == "identifier-like" and p.loc["id", "distinct"] == n and p.loc["id", "fits"] == "none"
-    assert p.loc["colour", "kind"] == "categorical" and p.loc["colour", "fits"] == "frequency oracles"
-    assert p.loc["score", "fits"] == "frequency oracles, sums and means"
-    assert p.loc["income", "fits"] == "sums and means" and p.loc["income", "min"] > 0
-    assert p.loc["many", "kind"] == "categorical" and "top 49" in p.loc["many", "note"]
-    assert p.loc["const", "fits"] == "none" and "one distinct" in p.loc["const", "note"]
-    assert p.loc["nothing", "kind"] == "empty"
-    assert categorical_columns(frame) == ["colour", "score", "many"]
-    assert numeric_columns(frame) == ["score", "income"]
-    assert categorical_columns(frame, max_categories=4) == ["colour", "many"]
-
-
-def test_identifier_column_from_a_file():
-    raw = ("id,v\n" + "\n".join(f"k{i},{i % 3}" for i in range(30_000)) + "\n").encode()
-    d = load_csv(raw, "ids.csv")
-    assert _profile_row(d, "id")["kind"] == "identifier-like"
-    assert categorical_columns(d.frame) == ["v"]
-    codes, labels, note = encode_categories(d.frame["id"], max_categories=10)
-    assert len(labels) == 10 and labels[-1] == "(other)" and "merged" in note
-    assert codes.min() == 0 and codes.max() == 9 and (codes == 9).sum() == 30_000 - 9
-
-
-def test_encode_categories_orders_merges_and_keeps_missing():
-    s = pd.Series(["b", "a", "b", None, "c", "b", "a", "d"], name="x")
-    codes, labels, note = encode_categories(s)
-    assert labels == ["b", "a", "c", "d", "(missing)"]  # by count, ties by name, missing last
-    assert [labels[c] for c in codes] == ["b", "a", "b", "(missing)", "c", "b", "a", "d"]
-    assert note == "1 row(s) with no value are counted as (missing)."
-    codes, labels, note = encode_categories(s, max_categories=3)
-    assert labels == ["b", "(other)", "(missing)"]
-    assert np.bincount(codes).tolist() == [3, 4, 1] and "merged" in note
-    assert codes.dtype == np.int64 and len(codes) == len(s)
-
-
-def test_encode_categories_numeric_column():
-    s = pd.Series([3, 1, 2, 3, 5, np.nan, np.inf], name="score")
-    codes, labels, note = encode_categories(s)
-    assert labels == ["1", "2", "3", "5", "(missing)"]
-    assert [labels[c] for c in codes] == ["3", "1", "2", "3", "5", "(missing)", "(missing)"]
-    with pytest.raises(DatasetError, match="no values"):
-        encode_categories(pd.Series([np.nan, None], name="x", dtype=object))
-    with pytest.raises(ValueError, match="max_categories"):
-        encode_categories(s, max_categories=1)
-
-
-def test_numeric_values_and_bounds():
-    s = pd.Series([np.nan, *range(1, 101)], name="v")
-    values, dropped = numeric_values(s)
-    assert dropped == 1 and values.size == 100 and values.dtype == np.float64
-    assert suggest_bounds(s) == (1.0, 99.0)  # min and the 99th percentile (a data value)
-    assert suggest_bounds(s, upper_quantile=1.0) == (1.0, 100.0)
-    assert suggest_bounds(pd.Series([17.3, 74.4]), upper_quantile=1.0) == (17.0, 75.0)  # rounded outward
-    assert suggest_bounds(pd.Series([15024.0, 0.0] + [1.0] * 50)) == (0.0, 16000.0)  # 2 significant digits
-    assert suggest_bounds(pd.Series([0.123, 0.456])) == (0.12, 0.46)
-    assert suggest_bounds(pd.Series([5, 5, 5])) == (5.0, 6.0)  # constant column still gives lower < upper
-    assert suggest_bounds(pd.Series([-2.5, -1.0])) == (-2.5, -1.0)
-    with pytest.raises(DatasetError, match="not numeric"):
-        numeric_values(pd.Series(["a"], name="t"))
-    with pytest.raises(DatasetError, match="no numbers"):
-        suggest_bounds(pd.Series([np.nan, np.inf], name="v"))
-
-
-# --------------------------------------------------------------------------- safe download
-
-
-def test_to_safe_csv_neutralises_formulas_but_not_numbers():
-    frame = pd.DataFrame(
-        {
-            "text": ["=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)", "\t=1", "plain", "a=b", None],
-            "number": [-3.5, 1.0, -2.0, 0.0, 5.0, 6.0, 7.0, 8.0],
-            "=HYPERLINK(1)": range(8),
-        }
-    )
-    out = to_safe_csv(frame)
-    assert out.startswith(codecs.BOM_UTF8)
-    back = pd.read_csv(io.BytesIO(out), encoding="utf-8-sig", keep_default_na=False)
-    assert back["text"].tolist()[:7] == ["'=cmd|' /C calc'!A0", "'+1", "'-2+3", "'@SUM(A1)", "'\t=1", "plain", "a=b"]
-    assert back["number"].tolist() == frame["number"].tolist()
-    assert list(back.columns)[2] == "'=HYPERLINK(1)"
-    assert frame["text"].iloc[0] == "=cmd|' /C calc'!A0"  # the input frame is untouched
-    # Loads back through our own reader: numbers stay numbers.
-    d = load_csv(out, "download.csv")
-    assert d.frame["number"].tolist() == frame["number"].tolist()
-
-
-# --------------------------------------------------------------------------- Dataset and demo data
-
-
-def test_dataset_is_frozen_and_counts_rows():
-    d = load_csv(b"a\n1\n2\n", "x.csv")
-    assert isinstance(d, Dataset) and d.n_rows == 2 and d.name == "x.csv"
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        d.name = "y"
-    assert {d: 1}[d] == 1  # identity-hashable, usable as a dict key
-    # st.cache_data pickles what it returns: a Dataset must survive the round trip.
-    back = pickle.loads(pickle.dumps(load_demo("survey")))
-    assert back.notes == load_demo("survey").notes
-    pd.testing.assert_frame_equal(back.frame, load_demo("survey").frame)
-
-
-@pytest.mark.parametrize("name", sorted(DEMO_DATASETS))
-def test_demo_files_load_and_profile(name):
-    d = load_demo(name)
-    p = d.profile()
-    assert "SYNTHETIC" in d.notes[0] and len(d.notes) == 1  # nothing else needed fixing
-    assert not (p["kind"] == "identifier-like").any() and not (p["kind"] == "empty").any()
-    assert len(categorical_columns(d.frame)) >= 3 and len(numeric_columns(d.frame)) >= 2
-
-
-def test_census_demo_marginals():
-    f = load_demo("census").frame
-    assert f.shape == (32_561, 13)
-    assert f["occupation"].nunique() == 14
-    assert 37.5 < f["age"].mean() < 39.5 and f["age"].min() == 17 and f["age"].max() <= 90
-    assert 0.64 < (f["sex"] == "Male").mean() < 0.70
-    assert 0.83 < (f["race"] == "White").mean() < 0.88
-    assert 0.22 < (f["income"] == ">50K").mean() < 0.26
-    assert 0.06 < (f["capital-gain"] > 0).mean() < 0.10 and f["capital-gain"].max() == 99_999
-    assert f["hours-per-week"].mode().iloc[0] == 40
-    assert 0.66 < (f["workclass"] == "Private").mean() < 0.73
-    assert set(categorical_columns(f)) >= {"workclass", "education", "occupation", "sex", "race", "income"}
-    assert set(numeric_columns(f)) >= {"age", "capital-gain", "hours-per-week"}
-
-
-def test_survey_demo_has_the_sensitive_question():
-    f = load_demo("survey").frame
-    assert len(f) == 2_000 and set(f["cheated_on_exam"]) == {"yes", "no"}
-    assert 0.1 < (f["cheated_on_exam"] == "yes").mean() < 0.35
-    assert f["satisfaction"].between(1, 5).all()
-
-
-def test_generator_is_deterministic_and_reproduces_the_committed_files():
-    mk = _make_datasets_module()
-    census = mk.make_census(mk.SEED)
-    pd.testing.assert_frame_equal(census, mk.make_census(mk.SEED))
-    pd.testing.assert_frame_equal(mk.make_survey(mk.SEED), mk.make_survey(mk.SEED))
-    assert not census.equals(mk.make_census(mk.SEED + 1))
-    for frame, file_name in ((census, "census.csv"), (mk.make_survey(), "survey.csv")):
-        written = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
-        assert written == (REPO / "data" / file_name).read_bytes(), f"run python data/make_datasets.py ({file_name})"
-
-
-def test_dpcore_data_does_not_import_streamlit():
-    code = "import sys, dpcore.data; assert 'streamlit' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+def test_read_csv_returns_the_frame_and_notes_load_csv_wraps():
+    frame, notes = read_csv(b"a;b\n1;x\n")
+    assert frame.columns.tolist() == ["a", "b"] and notes == ()
+    assert load_csv(b"a;b\n1;x\n", "f.csv").frame.equals(frame)

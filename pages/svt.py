@@ -16,21 +16,21 @@ from dpcore import (
     auto_mean,
     choose_clipping_bound,
     clipping_queries,
-    data,
     naive_clipping_bound,
-    naive_range_query,
-    range_query_svt,
     svt_noise_scales,
 )
-from pages import charts, ui
+from explorer import budget, charts, frame, releases, snippets, state, widgets
+from explorer.columns import numeric_values, suggest_bounds
+from explorer.export import to_safe_csv
+from explorer.markup import md
 
 N_CANDIDATES = 100
 EPS_GRID = np.geomspace(0.01, 10, 60)
 
 
 def candidate_bounds(column: str) -> np.ndarray:
-    ds = ui.dataset()
-    top = max(2 * data.suggest_bounds(ds.frame[column])[1], 1.0)
+    ds = state.dataset()
+    top = max(2 * suggest_bounds(ds.frame[column])[1], 1.0)
     digit = 10.0 ** np.floor(np.log10(top))  # round up to one significant digit, so the steps are round numbers
     default = float(np.ceil(top / digit) * digit)
     source = f"{ds.name}:{column}"
@@ -52,7 +52,7 @@ def candidate_bounds(column: str) -> np.ndarray:
 
 def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
     answers = clipping_queries(values, cand)
-    chosen = choose_clipping_bound(values, cand, eps, ui.rng("svt-bound"))
+    chosen = choose_clipping_bound(values, cand, eps, state.rng("svt-bound"))
     threshold_noise, query_noise = Laplace.from_epsilon(eps, 2.0), Laplace.from_epsilon(eps, 4.0)
     naive_noise = Laplace.from_epsilon(eps, float(cand.size))  # ε/k to each of the k queries
     fig = charts.curves(
@@ -76,9 +76,9 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
         f"tries. The naive way answers all {cand.size} with Lap(k/ε), scale **{naive_noise.scale:.3g}**, "
         "and takes the first noisy answer at or above 0."
     )
-    trials = ui.trials()
-    svt_b = choose_clipping_bound(values, cand, eps, ui.rng("svt-bound-sims"), trials=trials)
-    naive_b = naive_clipping_bound(values, cand, eps, ui.rng("svt-naive-sims"), trials=trials)
+    trials = state.trials()
+    svt_b = choose_clipping_bound(values, cand, eps, state.rng("svt-bound-sims"), trials=trials)
+    naive_b = naive_clipping_bound(values, cand, eps, state.rng("svt-naive-sims"), trials=trials)
     lossless = cand[answers >= 0]  # exact: the smallest b that clips nothing (not private, shown for reference)
     ideal = lossless[0] if lossless.size else np.inf  # none lossless: every choice clips
     marks = {f"smallest lossless b = {ideal:g}": ideal} if lossless.size else {}
@@ -108,8 +108,8 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
 
 
 def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str) -> None:
-    one = auto_mean(values, cand, eps, ui.rng("svt-mean"))
-    sims = auto_mean(values, cand, eps, ui.rng("svt-mean-sims"), trials=ui.trials())
+    one = auto_mean(values, cand, eps, state.rng("svt-mean"))
+    sims = auto_mean(values, cand, eps, state.rng("svt-mean-sims"), trials=state.trials())
     a, b, c, d = st.columns(4)
     a.metric("True mean (no clipping)", f"{one.unclipped_value:,.3f}")
     b.metric(
@@ -130,7 +130,7 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
     d.metric("95% of simulated errors below", f"±{spread:,.3f}")
     st.markdown(
         f"No bounds given: ε/3 picks the bound, ε/3 the noisy sum of clip(x, 0, b), ε/3 the noisy "
-        f"count. In 95% of {ui.trials():,} simulated releases the error (noise plus clipping bias) was below "
+        f"count. In 95% of {state.trials():,} simulated releases the error (noise plus clipping bias) was below "
         f"**±{spread:,.3f}**, around a true mean of {one.unclipped_value:,.3f}."
     )
     grid = np.linspace(sims.error.min(), sims.error.max(), 200)
@@ -151,13 +151,13 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
     right.metric("Median clipping bias", f"{np.median(sims.true_value - sims.unclipped_value):+,.4f}")
     right.download_button(
         "Noisy mean (CSV)",
-        data.to_safe_csv(
+        to_safe_csv(
             pd.DataFrame({"column": [column], "epsilon": [eps], "bound": [one.bound], "noisy_mean": [one.noisy_value]})
         ),
         file_name="svt_auto_mean.csv",
         mime="text/csv",
     )
-    ui.record_release(GRR(eps, 2), label=f"SVT automatic mean ε={eps:g} on {column}", key="svt_mean")
+    budget.record_release(GRR(eps, 2), label=f"SVT automatic mean ε={eps:g} on {column}", key="svt_mean")
 
 
 def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int]:
@@ -190,26 +190,11 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         bind="query-params",
         help="Ranges [a, b] drawn at random (page seed) between the column's suggested bounds.",
     )
-    lo, hi = data.suggest_bounds(ui.dataset().frame[column])
-    digits = int(2 - np.floor(np.log10(hi - lo)))  # endpoints to about 3 significant digits of the span
-    ends = np.sort(
-        np.round(ui.rng("svt-ranges").uniform(lo, hi, size=(n_queries, 2)), digits), axis=1
-    )  # public parameters
-    xs = np.sort(values)
-    true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")  # plain counting
-    threshold = round(share / 100 * values.size)
-    svt = dict(range_query_svt(true, threshold, c, eps, ui.rng("svt-release")))
-    naive = dict(naive_range_query(true, threshold, eps, ui.rng("svt-naive")))
-    table = pd.DataFrame(
-        {
-            "range": [f"[{a:g}, {b:g}]" for a, b in ends],
-            "true count": true,
-            "passed SVT": [i in svt for i in range(n_queries)],
-            "SVT answer": [svt.get(i, np.nan) for i in range(n_queries)],
-            "passed naive": [i in naive for i in range(n_queries)],
-            "naive answer": [naive.get(i, np.nan) for i in range(n_queries)],
-        }
-    )
+    lo, hi = suggest_bounds(state.dataset().frame[column])
+    seeds = [state.seed_words(salt) for salt in ("svt-ranges", "svt-release", "svt-naive")]
+    table = releases.range_queries(values, lo, hi, n_queries, share, c, eps, seeds)
+    true, threshold = table["true count"].to_numpy(), table.attrs["threshold"]
+    passed_svt, passed_naive = int(table["passed SVT"].sum()), int(table["passed naive"].sum())
     st.plotly_chart(
         charts.answers_against_threshold(
             table["range"],
@@ -225,7 +210,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
     a, b, c_ = st.columns(3)
     a.metric("SVT answer noise scale 2c/ε", f"{scales.answer:,.3g}")
     b.metric("Naive answer noise scale n/ε", f"{scales.naive:,.3g}")
-    c_.metric("Queries passed: SVT / naive", f"{len(svt)} / {len(naive)}")
+    c_.metric("Queries passed: SVT / naive", f"{passed_svt} / {passed_naive}")
     st.markdown(
         f"With 95% probability each SVT answer is within **±{svt_err:,.1f}** of the true count, each naive one within "
         f"**±{naive_err:,.1f}**. SVT found at most c = {c} queries and pays only for those; the naive release answers "
@@ -255,20 +240,11 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         key="svt_curve",
     )
     release = table[["range", "passed SVT", "SVT answer"]]  # the SVT release alone: no true counts, no naive answers
-    right.download_button("SVT release (CSV)", data.to_safe_csv(release), file_name="svt_ranges.csv", mime="text/csv")
-    body = SNIPPET.format(
-        n=n_queries,
-        digits=digits,
-        c=c,
-        eps=eps,
-        share=share,
-        svt_seed=ui.seed_words("svt-release"),
-        naive_seed=ui.seed_words("svt-naive"),
-    )
-    code = ui.snippet("svt-ranges", column, body, "naive_range_query, range_query_svt")
+    right.download_button("SVT release (CSV)", to_safe_csv(release), file_name="svt_ranges.csv", mime="text/csv")
+    code = snippets.range_queries(state.dataset(), column, lo, hi, n_queries, share, c, eps, seeds)
     right.download_button("Python snippet", code, file_name="svt_snippet.py", mime="text/x-python")
     with right:
-        ui.record_release(GRR(eps, 2), label=f"SVT {n_queries} range queries ε={eps:g} on {column}", key="svt")
+        budget.record_release(GRR(eps, 2), label=f"SVT {n_queries} range queries ε={eps:g} on {column}", key="svt")
     right.caption(
         "Recorded as a generic ε-DP release (binary randomized response at ε: the worst case among ε-DP "
         "mechanisms under RDP and zCDP, Bun & Steinke 2016, Prop. 3.3)."
@@ -313,23 +289,23 @@ def explain(n: int, c: int, eps: float) -> None:
 def render() -> None:
     st.title("Sparse vector technique")
     st.caption("Ask many questions of the form *is this above T?* and pay only for the few answered *yes*.")
-    ds = ui.dataset()
-    columns = ui.fitting_columns("numeric")
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
     if not columns:
         return
     c1, c2 = st.columns([1, 1.4])
     with c1:
-        column = ui.select(
+        column = widgets.select(
             "Numeric column",
             columns,
             "svt_column",
             "The column the three views read; negative values count as 0 when clipping.",
         )
     with c2:
-        eps = ui.epsilon_slider(
+        eps = widgets.epsilon_slider(
             "svt_epsilon", help="The total ε of each release on this page (the walk, the mean, the range queries)."
         )
-    values, dropped = data.numeric_values(ds.frame[column])
+    values, dropped = numeric_values(ds.frame[column])
     if dropped:
         st.caption(f"{dropped:,} missing values were left out.")
     # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
@@ -346,20 +322,11 @@ def render() -> None:
                 try:
                     view(candidate_bounds(column))
                 except ValueError as exc:  # a bad candidate grid stops this view only
-                    st.error(f"The candidate bounds cannot be used: {exc}.")
+                    st.error(f"The candidate bounds cannot be used: {md(exc)}.")
     if tab_ranges.open:
         with tab_ranges:
             n_queries, c = range_queries(values, column, eps)
             explain(n_queries, c, eps)
 
 
-SNIPPET = """values, _ = data.numeric_values(column)
-lo, hi = data.suggest_bounds(column)
-ends = np.sort(np.round(rng.uniform(lo, hi, size=({n}, 2)), {digits}), axis=1)
-xs = np.sort(values)
-true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
-threshold = round({share} / 100 * values.size)
-print("SVT:", range_query_svt(true, threshold, {c}, {eps}, np.random.default_rng({svt_seed})))
-print("naive:", naive_range_query(true, threshold, {eps}, np.random.default_rng({naive_seed})))"""
-
-ui.run_page(render)
+frame.run_page(render)

@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, auto_mean, data, dp_mean
-from pages import charts, ui
+from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, auto_mean, dp_mean
+from explorer import charts, frame, state, widgets
+from explorer.columns import numeric_values, suggest_bounds
 
 GRID = np.geomspace(0.05, 10, 30)
 COUNT_MECHANISMS = ("GRR (local)", "SUE (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)")
@@ -31,11 +32,11 @@ def count_std(name: str, eps: float, delta: float, true: np.ndarray) -> float:
 
 
 def counts(delta: float) -> None:
-    ui.dataset()
-    columns = ui.fitting_columns("categorical")
+    state.dataset()
+    columns = widgets.fitting_columns("categorical")
     if not columns:
         return
-    column = ui.select(
+    column = widgets.select(
         "Column", columns, "cmp_column", "The histogram of this column is the query every mechanism answers."
     )
     chosen = st.multiselect(
@@ -46,7 +47,7 @@ def counts(delta: float) -> None:
         bind="query-params",
         help="Pick two or more.",
     )
-    codes, labels, _ = ui.encoded(column)
+    codes, labels, _ = state.encoded(column)
     true = np.bincount(codes, minlength=len(labels))
     eps = st.session_state["cmp_epsilon"]
     series = {m: [count_std(m, e, delta, true) for e in GRID] for m in chosen}
@@ -74,11 +75,11 @@ def counts(delta: float) -> None:
 
 
 def means(delta: float) -> None:
-    ds = ui.dataset()
-    columns = ui.fitting_columns("numeric")
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
     if not columns:
         return
-    column = ui.select(
+    column = widgets.select(
         "Numeric column", columns, "cmp_mean_column", "The mean of this column is the query every mechanism answers."
     )
     chosen = st.multiselect(
@@ -89,23 +90,23 @@ def means(delta: float) -> None:
         bind="query-params",
         help="Pick two or more.",
     )
-    values, _ = data.numeric_values(ds.frame[column])
-    lower, upper = data.suggest_bounds(ds.frame[column])
+    values, _ = numeric_values(ds.frame[column])
+    lower, upper = suggest_bounds(ds.frame[column])
     st.caption(
         f"Clipping bounds [{lower:g}, {upper:g}] are taken from the data (not private); the SVT mean picks its own from a fixed ladder 1, 2, 5, 10, … at a third of its ε."
     )
     eps = st.session_state["cmp_epsilon"]
     grid = GRID[::3]
     bounds = mean_curves(
-        ui.dataset_key(),
+        state.dataset_key(),
         column,
         tuple(chosen),
         tuple(grid),
         delta,
         lower,
         upper,
-        ui.trials(),
-        ui.seed(),
+        state.trials(),
+        state.seed(),
         _values=values,
     )
     st.plotly_chart(
@@ -122,7 +123,7 @@ def means(delta: float) -> None:
     )
     st.dataframe(now.style.format({"95% error bound at this ε": "{:,.4g}"}), hide_index=True, key="cmp_mean_table")
     st.caption(
-        f"Each bound is the 95th percentile of |noisy − true mean| over {ui.trials():,} simulated releases, "
+        f"Each bound is the 95th percentile of |noisy − true mean| over {state.trials():,} simulated releases, "
         "against the column's true mean, so clipping bias counts. The SVT mean spends a third of ε finding its "
         "bound; when its walk overshoots the data the sum gets very noisy, which gives its error a heavy tail."
     )
@@ -140,7 +141,7 @@ def mean_curves(dataset_key, column, chosen, grid, delta, lower, upper, trials, 
 
 def mean_error_bound(name, eps, delta, values, lower, upper) -> float:
     """95th percentile of |noisy mean − true mean of the column| (clipping bias included), simulated."""
-    gen, trials = ui.rng(f"cmp-{name}"), ui.trials()
+    gen, trials = state.rng(f"cmp-{name}"), state.trials()
     truth = float(np.mean(values))
     if name.startswith("LDP"):
         estimates = LDPMean(eps, lower, upper).simulate(values, gen, trials=trials)
@@ -158,13 +159,13 @@ def render() -> None:
     st.caption("The same query on the same column, answered by several mechanisms: which is most accurate at which ε?")
     c1, c2, c3 = st.columns([1, 1.4, 1])
     with c1:
-        query = ui.select(
+        query = widgets.select(
             "Query", ["Counts of a category", "Mean of a number"], "cmp_query", "What every mechanism answers."
         )
     with c2:
-        ui.epsilon_slider("cmp_epsilon")
+        widgets.epsilon_slider("cmp_epsilon")
     with c3:
-        delta = ui.delta_slider("cmp_delta", help="Only the Gaussian mechanisms use δ.")
+        delta = widgets.delta_slider("cmp_delta", help="Only the Gaussian mechanisms use δ.")
     if query == "Counts of a category":
         counts(delta)
     else:
@@ -178,4 +179,4 @@ def render() -> None:
         )
 
 
-ui.run_page(render)
+frame.run_page(render)

@@ -16,40 +16,26 @@ import streamlit as st
 from dpcore import (
     GRR,
     Gaussian,
-    accounting,
-    data,
-    dp_count,
-    dp_histogram,
     dp_mean,
-    dp_sum,
     exponential_error_bound,
     exponential_mechanism,
     exponential_probabilities,
 )
 from dpcore.queries import clipped_sum_sensitivity, noise_mechanism
-from pages import charts, ui
+from explorer import budget, charts, frame, releases, snippets, state, widgets
+from explorer.columns import numeric_values, suggest_bounds
+from explorer.export import to_safe_csv
+from explorer.markup import md
 
 QUERIES = ("Count", "Sum", "Mean", "Histogram", "Most common value")
 NOISES = {"laplace": "Laplace", "gaussian": "Gaussian (analytic)"}
-EPS_GRID = np.array(ui.EPSILON_GRID)  # the slider's own values, so the current ε is a point of every curve
+EPS_GRID = np.array(widgets.EPSILON_GRID)  # the slider's own values, so the current ε is a point of every curve
 CONFIDENCE = 0.95
 SALT = "central"
 
 
 def _num(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
-
-
-def query_call(query, eps, noise, delta, lower, upper, bins, split):
-    """The dpcore function of ``query`` and its arguments besides ``values`` and ``rng``."""
-    kw = {"mechanism": noise, "delta": delta if noise == "gaussian" else None}
-    if query == "Count":
-        return dp_count, (eps,), kw
-    if query == "Sum":
-        return dp_sum, (lower, upper, eps), kw
-    if query == "Mean":
-        return dp_mean, (lower, upper, eps), kw | {"split": split}
-    return dp_histogram, (bins, eps), kw | {"lower": lower, "upper": upper}
 
 
 def noise_part(query, eps, delta, lower, upper, split):
@@ -81,53 +67,35 @@ def error_curves(query, values, lower, upper, split, delta) -> dict:
     return curves
 
 
-def record_all(mechanisms, label: str) -> None:
-    """Record several releases together, or none: they are tried on a copy of the ledger first."""
-    if st.button("Record this release in the budget", key="spend_cen", help="Adds it to the sidebar's ledger."):
-        led = ui.ledger()
-        trial = accounting.BudgetLedger(led.epsilon, led.delta, led.method)  # same budget, default RDP orders as ui
-        try:
-            for e in led.entries:
-                trial.spend(e.mechanism, e.count, e.label, release_delta=e.release_delta)
-            for m in mechanisms:
-                trial.spend(m, label=label)
-        except ValueError as exc:
-            st.warning(str(exc))
-            return
-        for m in mechanisms:
-            led.spend(m, label=label)
-        st.toast(f"Recorded: {label}")
-
-
 def numeric_query(query: str) -> None:
-    ds = ui.dataset()
-    columns = ui.fitting_columns("numeric")
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
     if not columns:
         return
     c1, c2, c3, c4 = st.columns([1, 1, 1.6, 1.2])
     with c1:
-        column = ui.select(
+        column = widgets.select(
             "Numeric column", columns, "cen_column", "Numeric columns only; missing values are left out."
         )
     with c2:
-        noise = ui.select(
+        noise = widgets.select(
             "Noise",
             ("Laplace", "Gaussian"),
             "cen_mechanism",
             "Laplace gives pure ε-DP; Gaussian gives (ε, δ)-DP with the analytic calibration.",
         ).lower()
     with c3:
-        eps = ui.epsilon_slider("cen_epsilon")
+        eps = widgets.epsilon_slider("cen_epsilon")
     with c4:
-        delta = ui.delta_slider(
+        delta = widgets.delta_slider(
             "cen_delta",
             help="δ of the Gaussian mechanism (also used by the comparison below); "
             "Laplace noise has δ = 0. Keep it well below 1/n.",
         )
-    values, dropped = data.numeric_values(ds.frame[column])
+    values, dropped = numeric_values(ds.frame[column])
     lower = upper = bins = split = None
     if query != "Count":
-        lo, hi = data.suggest_bounds(ds.frame[column])
+        lo, hi = suggest_bounds(ds.frame[column])
         b1, b2, b3 = st.columns(3)
         lower = b1.number_input(
             "Lower clipping bound",
@@ -170,18 +138,22 @@ def numeric_query(query: str) -> None:
         )
     if dropped:
         st.caption(f"{dropped:,} missing values were left out.")
-    fn, args, kw = query_call(query, eps, noise, delta, lower, upper, bins, split)
+    options = {"noise": noise, "delta": delta if noise == "gaussian" else None, "lower": lower, "upper": upper}
+    options |= {"bins": bins} if query == "Histogram" else {"split": split} if query == "Mean" else {}
+    seed = state.seed_words(SALT)
     try:
-        result = fn(values, *args, ui.rng(SALT), **kw)
+        result = releases.central_query(values, query.lower(), eps, seed, **options)
         curves = error_curves(query, values if query == "Mean" else None, lower, upper, split, delta)
     except ValueError as exc:
-        st.error(f"This query cannot be released with these settings: {exc}.")
+        st.error(f"This query cannot be released with these settings: {md(exc)}.")
         return
-    show_release(query, column, result, fn, args, kw)
+    show_release(
+        query, column, result, snippets.central_query(state.dataset(), column, query.lower(), eps, seed, **options)
+    )
     compare(query, eps, delta, lower, upper, split, curves)
 
 
-def show_release(query, column, result, fn, args, kw) -> None:
+def show_release(query, column, result, code: str) -> None:
     mech = result.mechanisms[0] if query == "Mean" else result.mechanism
     bound = result.error_bound(CONFIDENCE)
     how = (
@@ -218,7 +190,7 @@ def show_release(query, column, result, fn, args, kw) -> None:
             )
     st.markdown(f"With 95% probability the error is below **{_num(bound)}** ({how}).")
 
-    sims = result.simulate_errors(ui.trials(), ui.rng(SALT + "-sims"))
+    sims = result.simulate_errors(state.trials(), state.rng(SALT + "-sims"))
     j = int(np.argmax(result.true_value)) if query == "Histogram" else None
     errors = sims[:, j] if j is not None else sims
     grid = np.linspace(errors.min(), errors.max(), 200)
@@ -231,7 +203,7 @@ def show_release(query, column, result, fn, args, kw) -> None:
             density,
             f"Error of the {query.lower()}"
             + (f" in bin {labels[j]}" if j is not None else "")
-            + f" over {ui.trials():,} releases",
+            + f" over {state.trials():,} releases",
             density_name="first-order law" if query == "Mean" else "noise density",
         ),
         key="cen_hist",
@@ -243,20 +215,14 @@ def show_release(query, column, result, fn, args, kw) -> None:
         help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.",
     )
     right.download_button(
-        "Noisy result (CSV)", data.to_safe_csv(table), file_name=f"central_{query.lower()}.csv", mime="text/csv"
+        "Noisy result (CSV)", to_safe_csv(table), file_name=f"central_{query.lower()}.csv", mime="text/csv"
     )
-    call = ", ".join(["values", *map(repr, args), "rng", *(f"{k}={v!r}" for k, v in kw.items())])
-    body = f"values, dropped = data.numeric_values(column)\nresult = {fn.__name__}({call})\nprint(result.true_value, result.noisy_value)"
-    right.download_button(
-        "Python snippet",
-        ui.snippet(SALT, column, body, fn.__name__),
-        file_name="central_snippet.py",
-        mime="text/x-python",
-    )
+    right.download_button("Python snippet", code, file_name="central_snippet.py", mime="text/x-python")
     with right:
-        record_all(
-            result.mechanisms if query == "Mean" else [mech],
-            f"{query} of {column}, {type(mech).__name__} ε={result.epsilon:.3g}",
+        budget.record_release(
+            list(result.mechanisms) if query == "Mean" else [mech],
+            label=f"{query} of {column}, {type(mech).__name__} ε={result.epsilon:.3g}",
+            key="cen",
         )
 
 
@@ -296,13 +262,13 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
 
 
 def most_common() -> None:
-    ui.dataset()
-    columns = ui.fitting_columns("categorical")
+    state.dataset()
+    columns = widgets.fitting_columns("categorical")
     if not columns:
         return
     c1, c2 = st.columns([1, 1.4])
     with c1:
-        column = ui.select(
+        column = widgets.select(
             "Categorical column",
             columns,
             "cen_category",
@@ -311,15 +277,16 @@ def most_common() -> None:
         )  # census: a close race
     with c2:
         # its own slider: at the counts' default ε = 1 a census mode is certain and the chart says nothing
-        eps = ui.epsilon_slider("cen_em_epsilon", default=0.02)
-    codes, labels, note = ui.encoded(column)
+        eps = widgets.epsilon_slider("cen_em_epsilon", default=0.02)
+    codes, labels, note = state.encoded(column)
     if note:
         st.caption(note)
     counts = np.bincount(codes, minlength=len(labels))
     mode, k = int(np.argmax(counts)), len(labels)
     probs = exponential_probabilities(counts, eps, 1.0)
-    chosen = exponential_mechanism(counts, eps, 1.0, ui.rng(SALT))
-    picks = exponential_mechanism(counts, eps, 1.0, ui.rng(SALT + "-sims"), trials=ui.trials())
+    seed = state.seed_words(SALT)
+    chosen = labels.index(releases.most_common(codes, labels, eps, seed))
+    picks = exponential_mechanism(counts, eps, 1.0, state.rng(SALT + "-sims"), trials=state.trials())
     freqs = np.bincount(picks, minlength=k) / picks.size
     bound = exponential_error_bound(k, eps, 1.0, CONFIDENCE)
     a, b, c = st.columns(3)
@@ -344,7 +311,7 @@ def most_common() -> None:
             freqs,
             mode,
             f"{column}: chance of each value being chosen (orange: the true most common)",
-            ui.trials(),
+            state.trials(),
         ),
         key="cen_probs",
     )
@@ -372,23 +339,15 @@ def most_common() -> None:
         key="cen_em_bound",
     )
     right.metric("P(true most common chosen), theory", f"{probs[mode]:.3f}")
-    right.metric("Empirical frequency", f"{freqs[mode]:.3f}", help=f"Over {ui.trials():,} independent picks.")
+    right.metric("Empirical frequency", f"{freqs[mode]:.3f}", help=f"Over {state.trials():,} independent picks.")
     table = pd.DataFrame({column: labels, "true count": counts, "probability": probs, "chosen": np.arange(k) == chosen})
     right.download_button(
-        "Choice and probabilities (CSV)", data.to_safe_csv(table), file_name="central_mode.csv", mime="text/csv"
+        "Choice and probabilities (CSV)", to_safe_csv(table), file_name="central_mode.csv", mime="text/csv"
     )
-    body = (
-        f"codes, labels, note = data.encode_categories(column)\ncounts = np.bincount(codes, minlength=len(labels))\n"
-        f"print(labels[exponential_mechanism(counts, epsilon={eps}, sensitivity=1.0, rng=rng)])"
-    )
-    right.download_button(
-        "Python snippet",
-        ui.snippet(SALT, column, body, "exponential_mechanism"),
-        file_name="central_mode.py",
-        mime="text/x-python",
-    )
+    code = snippets.most_common(state.dataset(), column, eps, seed)
+    right.download_button("Python snippet", code, file_name="central_mode.py", mime="text/x-python")
     with right:  # binary randomized response is the worst case of every ε-DP mechanism (Kairouz, Oh, Viswanath 2015)
-        ui.record_release(GRR(eps, 2), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
+        budget.record_release(GRR(eps, 2), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
 
 
 def explain() -> None:
@@ -439,4 +398,4 @@ def render() -> None:
     explain()
 
 
-ui.run_page(render)
+frame.run_page(render)

@@ -2,15 +2,17 @@
 
 import numpy as np
 import pytest
-from apptest import assert_clean, metric, open_page
 
-from dpcore import GRR, OUE, SUE, data
+from dpcore import GRR, OUE, SUE
+from explorer.columns import encode_categories
+from explorer.dataset import load_demo
+from tests.apptest import assert_clean, metric, open_page
 
 MEAN_TAB = "Mean of a number"
 
 
 def _true_counts(column="occupation"):
-    codes, labels, _ = data.encode_categories(data.load_demo("census").frame[column])
+    codes, labels, _ = encode_categories(load_demo("census").frame[column])
     return np.bincount(codes, minlength=len(labels)), labels
 
 

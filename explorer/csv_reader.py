@@ -1,20 +1,7 @@
-"""Tabular data for the explorer: CSV upload parsing, column profiles and demo datasets.
+"""Reading the bytes of an uploaded CSV file into a clean pandas table, or refusing it in one sentence.
 
-Everything a page needs to turn an uploaded file into inputs for a mechanism:
-
-* :func:`load_csv` reads the bytes of an upload into a :class:`Dataset`, or
-  refuses it with a :class:`DatasetError` whose message is one plain sentence
-  for the user. It never evaluates anything from the file.
-* :func:`profile` describes every column (kind, missing, distinct, range, top
-  values, which mechanisms it fits); :func:`categorical_columns` and
-  :func:`numeric_columns` feed the column pickers.
-* :func:`encode_categories`, :func:`numeric_values` and :func:`suggest_bounds`
-  turn one column into the arrays the local-model frequency oracles and the
-  central-model sums and means take.
-* :func:`to_safe_csv` writes a frame for download with spreadsheet formula
-  injection neutralised.
-* :func:`load_demo` reads the synthetic demo tables in the repository's
-  ``data/`` folder (made by ``data/make_datasets.py``).
+:func:`read_csv` decodes, splits and cleans; :mod:`explorer.dataset` wraps the result in a
+:class:`~explorer.dataset.Dataset`. Nothing from the file is ever evaluated.
 
 Loading decisions (documented here once, reported per file in
 :attr:`Dataset.notes`):
@@ -64,33 +51,20 @@ import io
 import itertools
 import math
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from dpcore.validation import check_int, check_probability
+from dpcore.validation import check_int
 
 __all__ = [
     "DatasetError",
-    "Dataset",
     "MAX_UPLOAD_BYTES",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "MAX_CELLS",
-    "MAX_CATEGORIES_FOR_ORACLES",
     "NA_SPELLINGS",
-    "DEMO_DATASETS",
-    "load_csv",
-    "load_demo",
-    "profile",
-    "categorical_columns",
-    "numeric_columns",
-    "encode_categories",
-    "numeric_values",
-    "suggest_bounds",
-    "to_safe_csv",
+    "read_csv",
 ]
 
 #: Largest upload accepted, in bytes (25 MB, with 1 MB = 1,000,000 bytes).
@@ -101,21 +75,8 @@ MAX_COLUMNS = 1_000
 MAX_ROWS = 1_000_000
 #: Cells (rows x kept columns, short rows padded) accepted.
 MAX_CELLS = 10_000_000
-#: Categories a frequency oracle is offered; more are top-k'd with an "(other)" bucket.
-MAX_CATEGORIES_FOR_ORACLES = 50
 #: Cell spellings read as missing, compared after stripping and lower-casing.
 NA_SPELLINGS = frozenset({"", "?", "na", "n/a", "#n/a", "nan", "<na>", "null", "none", "-", "--"})
-
-OTHER_LABEL = "(other)"
-MISSING_LABEL = "(missing)"
-
-_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-
-#: Demo datasets shipped in ``data/``: name -> (file name, one-line description).
-DEMO_DATASETS = {
-    "census": ("census.csv", "Census-like table, 32,561 synthetic people shaped on the 1994 US census extract"),
-    "survey": ("survey.csv", "Student survey, 2,000 synthetic respondents with a sensitive yes/no question"),
-}
 
 _DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_CHARS = 65_536
@@ -155,62 +116,24 @@ class DatasetError(ValueError):
     """A file or column that cannot be used; the message is one sentence for the user."""
 
 
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """A loaded table and what was done to it while loading.
-
-    Frozen so that it can be kept in ``st.session_state`` and passed around
-    without being rebound by accident; treat ``frame`` as read-only too.
-    Equality is identity (``eq=False``): two DataFrames have no single truth
-    value, and identity hashing keeps the object usable as a dict key.
-
-    Attributes
-    ----------
-    name : str
-        The file name (or demo name) shown to the user.
-    frame : pandas.DataFrame
-        Cleaned table: unique string column names, numeric columns as
-        ``int64``/``float64`` with finite values or NaN, other columns as
-        strings with missing values as NaN.
-    notes : tuple of str
-        One sentence per thing done while loading (rows dropped, columns
-        renamed, encoding used, ...), for display under the upload.
-    """
-
-    name: str
-    frame: pd.DataFrame
-    notes: tuple[str, ...] = ()
-
-    @property
-    def n_rows(self) -> int:
-        """Number of data rows."""
-        return int(len(self.frame))
-
-    def profile(self, max_categories: int = MAX_CATEGORIES_FOR_ORACLES) -> pd.DataFrame:
-        """Column profile of :attr:`frame`; see :func:`profile`."""
-        return profile(self.frame, max_categories=max_categories)
-
-
-# --------------------------------------------------------------------------- loading
-
-
-def load_csv(raw: bytes, name: str = "upload.csv", *, max_bytes: int = MAX_UPLOAD_BYTES) -> Dataset:
-    """Read the bytes of a CSV upload into a :class:`Dataset`.
+def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Read the bytes of a CSV file into a clean frame and the notes of what was done.
 
     Parameters
     ----------
     raw : bytes
         File contents (``bytes``, ``bytearray`` or ``memoryview``).
-    name : str
-        File name, kept as :attr:`Dataset.name`.
     max_bytes : int
         Size limit in bytes, must be in [1, inf); default :data:`MAX_UPLOAD_BYTES`.
 
     Returns
     -------
-    Dataset
-        The cleaned table, with a note for everything done beyond plain
-        reading. The module docstring lists the loading rules.
+    frame : pandas.DataFrame
+        Unique string column names, numeric columns as ``int64``/``float64``
+        with finite values or NaN, other columns as strings with NaN missing.
+    notes : tuple of str
+        One sentence for everything done beyond plain reading (the module
+        docstring lists the rules).
 
     Raises
     ------
@@ -257,28 +180,7 @@ def load_csv(raw: bytes, name: str = "upload.csv", *, max_bytes: int = MAX_UPLOA
     frame = _build_frame(names, body, delimiter, notes)
     if frame.shape[1] == 0:
         raise DatasetError("The file has no columns with a name or a value.")
-    return Dataset(name=str(name), frame=frame, notes=tuple(notes))
-
-
-def load_demo(name: str) -> Dataset:
-    """Load a synthetic demo table from the repository's ``data/`` folder.
-
-    Parameters
-    ----------
-    name : str
-        One of the keys of :data:`DEMO_DATASETS` (``"census"``, ``"survey"``).
-
-    Returns
-    -------
-    Dataset
-        The table, with a first note saying that it is synthetic.
-    """
-    if name not in DEMO_DATASETS:
-        raise ValueError(f"name must be one of {', '.join(map(repr, DEMO_DATASETS))}, got {name!r}")
-    file_name, description = DEMO_DATASETS[name]
-    dataset = load_csv((_DATA_DIR / file_name).read_bytes(), file_name)
-    note = f"{description}. SYNTHETIC demo data made by data/make_datasets.py: no real person is in it."
-    return Dataset(name=file_name, frame=dataset.frame, notes=(note, *dataset.notes))
+    return frame, tuple(notes)
 
 
 def _decode(raw: bytes, notes: list[str]) -> str:
@@ -561,341 +463,3 @@ def _listing(names: list[str]) -> str:
     shown = ", ".join(f"'{n}'" for n in names[:_MAX_LISTED])
     more = len(names) - _MAX_LISTED
     return f"{shown} and {more} more" if more > 0 else shown
-
-
-# --------------------------------------------------------------------------- profiles
-
-
-def _summary(series: pd.Series, max_categories: int) -> dict:
-    """Profile of one column; the single source of truth for kinds and fits."""
-    n = len(series)
-    if _is_numeric(series):
-        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        finite = values[np.isfinite(values)]
-        n_inf = int(np.isinf(values).sum())
-        distinct = int(pd.unique(finite).size)
-        kind = "numeric" if finite.size else "empty"
-        frequency = 2 <= distinct <= max_categories
-        notes = [f"{n_inf:,} infinite value(s) counted as missing"] if n_inf else []
-        if distinct == 1:
-            notes.append("only one distinct value")
-        return dict(
-            kind=kind,
-            missing=n - int(finite.size),
-            distinct=distinct,
-            min=float(finite.min()) if finite.size else np.nan,
-            max=float(finite.max()) if finite.size else np.nan,
-            top_values="",
-            frequency=frequency,
-            numeric=bool(finite.size),
-            note="; ".join(notes),
-        )
-    counts = series.value_counts(dropna=True)
-    counts = counts[counts > 0]  # a categorical dtype lists unused categories too
-    present = int(counts.sum())
-    distinct = int(counts.size)
-    top = ", ".join(f"{label} ({count:,})" for label, count in counts.iloc[:3].items())
-    note = ""
-    if present == 0:
-        kind = "empty"
-    elif distinct > max_categories and counts.iloc[:max_categories].sum() < 0.5 * present:
-        kind = "identifier-like"
-        note = f"{distinct:,} distinct values: too many to count as categories"
-    else:
-        kind = "categorical"
-        if distinct > max_categories:
-            note = f"frequency oracles use the top {max_categories - 1} values and {OTHER_LABEL}"
-        elif distinct == 1:
-            note = "only one distinct value"
-    return dict(
-        kind=kind,
-        missing=n - present,
-        distinct=distinct,
-        min=np.nan,
-        max=np.nan,
-        top_values=top,
-        frequency=kind == "categorical" and distinct >= 2,
-        numeric=False,
-        note=note,
-    )
-
-
-def _is_numeric(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
-
-
-def profile(frame: pd.DataFrame, max_categories: int = MAX_CATEGORIES_FOR_ORACLES) -> pd.DataFrame:
-    """Describe every column of ``frame``: one row per column.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Any frame; numeric dtypes are numeric columns, everything else is text.
-    max_categories : int
-        Category limit of the frequency oracles, must be in [2, inf).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``column``, ``kind`` (``"numeric"``, ``"categorical"``,
-        ``"identifier-like"`` or ``"empty"``), ``missing`` (NaN and infinite
-        cells), ``distinct`` (distinct non-missing values), ``min`` and
-        ``max`` (numeric only, else NaN), ``top_values`` (the three most
-        frequent values with counts, text only), ``fits`` (the mechanisms the
-        column can feed) and ``note``.
-
-    Notes
-    -----
-    A text column is *identifier-like* when it has more than
-    ``max_categories`` distinct values and the ``max_categories`` most
-    frequent cover less than half its values: top-k with an "(other)" bucket
-    would then mostly count "(other)". A numeric column with between 2 and
-    ``max_categories`` distinct values (a 1-5 score) also fits the frequency
-    oracles.
-    """
-    max_categories = check_int(max_categories, "max_categories", minimum=2)
-    rows = []
-    for name in frame.columns:
-        s = _summary(frame[name], max_categories)
-        fits = [label for label, ok in (("frequency oracles", s["frequency"]), ("sums and means", s["numeric"])) if ok]
-        rows.append(
-            {
-                "column": str(name),
-                "kind": s["kind"],
-                "missing": s["missing"],
-                "distinct": s["distinct"],
-                "min": s["min"],
-                "max": s["max"],
-                "top_values": s["top_values"],
-                "fits": ", ".join(fits) if fits else "none",
-                "note": s["note"],
-            }
-        )
-    columns = ["column", "kind", "missing", "distinct", "min", "max", "top_values", "fits", "note"]
-    dtypes = {"missing": "int64", "distinct": "int64", "min": "float64", "max": "float64"}
-    return pd.DataFrame(rows, columns=columns).astype(dtypes)
-
-
-def categorical_columns(frame: pd.DataFrame, max_categories: int = MAX_CATEGORIES_FOR_ORACLES) -> list[str]:
-    """Columns a frequency oracle can be offered, in frame order.
-
-    Text columns of kind ``"categorical"`` with at least two distinct values
-    (those above ``max_categories`` are top-k'd by :func:`encode_categories`),
-    and numeric columns with 2 to ``max_categories`` distinct values.
-    Identifier-like and empty columns are never offered.
-    """
-    max_categories = check_int(max_categories, "max_categories", minimum=2)
-    return [name for name in frame.columns if _summary(frame[name], max_categories)["frequency"]]
-
-
-def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    """Numeric columns with at least one finite value (for sums and means), in frame order."""
-    return [
-        name
-        for name in frame.columns
-        if _is_numeric(frame[name]) and np.isfinite(frame[name].to_numpy(dtype=np.float64, na_value=np.nan)).any()
-    ]
-
-
-# --------------------------------------------------------------------------- columns to mechanism inputs
-
-
-def encode_categories(
-    series: pd.Series, max_categories: int = MAX_CATEGORIES_FOR_ORACLES
-) -> tuple[np.ndarray, list[str], str]:
-    """Map a column to category indices ``0..k-1`` for the frequency oracles.
-
-    Parameters
-    ----------
-    series : pandas.Series
-        A text or numeric column.
-    max_categories : int
-        Largest number of labels k returned, counting ``"(other)"`` and
-        ``"(missing)"``; must be in [2, inf).
-
-    Returns
-    -------
-    codes : numpy.ndarray of int64
-        One index per row (missing rows included), each in [0, k).
-    labels : list of str
-        The k category names. Text values are ordered by decreasing count
-        (ties by name), numbers in increasing order; then ``"(other)"`` when
-        rarer values were merged, then ``"(missing)"`` when some rows are
-        missing (NaN or infinite). Every respondent keeps a category, so the
-        number of users equals the number of rows.
-    note : str
-        One sentence about merged or missing values, or ``""``.
-
-    Raises
-    ------
-    DatasetError
-        When the column has no values.
-    """
-    max_categories = check_int(max_categories, "max_categories", minimum=2)
-    numeric = _is_numeric(series)
-    if numeric:
-        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        missing = ~np.isfinite(values)
-        keys = pd.Series(np.where(missing, np.nan, values))
-    else:
-        keys = series.astype(object).where(series.notna(), None)
-        missing = keys.isna().to_numpy()
-        keys = keys.where(missing, keys.astype(str))  # mixed objects: count by their text
-    n_missing = int(missing.sum())
-    counts = keys[~missing].value_counts()
-    if counts.empty:
-        raise DatasetError(f"Column '{series.name}' has no values to count.")
-    counts = counts.rename_axis("value").reset_index(name="n")
-    counts = counts.sort_values(["n", "value"], ascending=[False, True])  # text values are str here
-    room = max_categories - (1 if n_missing else 0)
-    kept = counts.iloc[: room - 1] if len(counts) > room else counts  # room - 1: one label for (other)
-    if numeric:
-        kept = kept.sort_values("value")
-        labels = [_format_number(v) for v in kept["value"]]
-    else:
-        labels = [str(v) for v in kept["value"]]
-    index = pd.Index(kept["value"])
-    codes = index.get_indexer(keys)
-    sentences = []
-    if len(counts) > len(kept):
-        other = int((codes == -1).sum() - n_missing)
-        codes[(codes == -1) & ~missing] = len(labels)
-        labels.append(OTHER_LABEL)
-        sentences.append(f"{len(counts) - len(kept):,} rarer values in {other:,} row(s) were merged into {OTHER_LABEL}")
-    if n_missing:
-        codes[missing] = len(labels)
-        labels.append(MISSING_LABEL)
-        sentences.append(f"{n_missing:,} row(s) with no value are counted as {MISSING_LABEL}")
-    note = "; ".join(sentences) + "." if sentences else ""
-    note = note[:1].upper() + note[1:]
-    return codes.astype(np.int64), labels, note
-
-
-def _format_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() and abs(value) < 2.0**53 else f"{value:g}"
-
-
-def numeric_values(series: pd.Series) -> tuple[np.ndarray, int]:
-    """Finite values of a numeric column and how many cells were dropped.
-
-    Parameters
-    ----------
-    series : pandas.Series
-        A numeric column.
-
-    Returns
-    -------
-    values : numpy.ndarray of float64
-        The finite values, in row order.
-    dropped : int
-        Number of missing (NaN) or infinite cells left out.
-
-    Raises
-    ------
-    DatasetError
-        When the column is not numeric.
-    """
-    if not _is_numeric(series):
-        raise DatasetError(f"Column '{series.name}' is not numeric, so it cannot be summed or averaged.")
-    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    finite = np.isfinite(values)
-    return values[finite], int(values.size - finite.sum())
-
-
-def suggest_bounds(series: pd.Series, upper_quantile: float = 0.99) -> tuple[float, float]:
-    """Default clipping bounds for a numeric column: its minimum and a high quantile, rounded outward.
-
-    These bounds are read from the data, so they are **not** differentially
-    private: a release using them leaks through the choice of bounds. The app
-    offers them only as slider defaults labelled "from the data, not private";
-    a DP analysis fixes bounds from domain knowledge (ages in [0, 100]) or
-    spends budget on a private quantile.
-
-    Parameters
-    ----------
-    series : pandas.Series
-        A numeric column with at least one finite value.
-    upper_quantile : float
-        Quantile used for the upper bound, must be in (0, 1]; the default 0.99
-        keeps a heavy tail (capital gains) from setting the clipping range.
-
-    Returns
-    -------
-    (lower, upper) : tuple of float
-        Finite with lower < upper, each rounded outward to two significant
-        digits (17 -> 17, 15024 -> 16000).
-
-    Raises
-    ------
-    DatasetError
-        When the column is not numeric or has no finite values.
-    """
-    upper_quantile = check_probability(upper_quantile, "upper_quantile", high_open=False)
-    values, _ = numeric_values(series)
-    if values.size == 0:
-        raise DatasetError(f"Column '{series.name}' has no numbers, so no bounds can be suggested.")
-    # "inverted_cdf" picks a data value: no interpolation arithmetic that could overflow near 1.8e308.
-    lower = _round_out(float(values.min()), up=False)
-    upper = _round_out(float(np.quantile(values, upper_quantile, method="inverted_cdf")), up=True)
-    if not upper > lower:  # constant column (or a quantile below a rounded-down minimum)
-        step = max(1.0, abs(lower) * 0.01)
-        upper = lower + step
-        if not math.isfinite(upper):
-            lower, upper = lower - step, lower
-    return lower, upper
-
-
-def _round_out(x: float, up: bool) -> float:
-    """Round to two significant digits away from the data (ceil if ``up`` else floor)."""
-    if x == 0 or not math.isfinite(x):
-        return x
-    decimals = 1 - math.floor(math.log10(abs(x)))  # two significant digits
-    rounder = math.ceil if up else math.floor
-    try:
-        if decimals >= 0:
-            scale = 10.0**decimals
-            r = rounder(x * scale) / scale
-        else:
-            scale = 10.0**-decimals
-            r = rounder(x / scale) * scale
-    except (OverflowError, ValueError):
-        return x
-    return float(r) if math.isfinite(r) and (r >= x if up else r <= x) else x
-
-
-# --------------------------------------------------------------------------- download
-
-
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _neutralise(value):
-    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_STARTS) else value
-
-
-def to_safe_csv(frame: pd.DataFrame) -> bytes:
-    """CSV bytes of ``frame`` with spreadsheet formula injection neutralised.
-
-    Text cells and column names starting with ``=``, ``+``, ``-``, ``@``, tab
-    or carriage return get a leading single quote (OWASP "CSV Injection"), so
-    a spreadsheet shows them as text instead of running them. Numeric
-    columns are written unchanged (``-3.5`` stays a number). Everything else,
-    HTML included, is written as it is: it is data.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The table to write; its index is not written.
-
-    Returns
-    -------
-    bytes
-        UTF-8 with a byte-order mark (so that Excel reads accents correctly),
-        comma-separated, ``\\n`` line ends.
-    """
-    safe = frame.copy()
-    for name in safe.columns:
-        if not _is_numeric(safe[name]):
-            safe[name] = safe[name].astype(object).map(_neutralise, na_action="ignore")
-    safe.columns = [_neutralise(str(name)) for name in safe.columns]
-    return safe.to_csv(index=False, lineterminator="\n").encode("utf-8-sig")

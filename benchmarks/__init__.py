@@ -1,0 +1,1 @@
+"""Speed, measured on demand: run each as ``python -m benchmarks.bench_<name>`` from the repository root."""

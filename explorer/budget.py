@@ -1,0 +1,45 @@
+"""The privacy-budget ledger on screen: the buttons that record releases and the sidebar summary."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcore import accounting
+from explorer import state
+from explorer.markup import md
+
+__all__ = ["record_release", "ledger_summary"]
+
+
+def record_release(mechanisms, count: int = 1, label: str = "", key: str = "") -> None:
+    """A button that records one release (or several together, all or none) in the session's ledger.
+
+    ``mechanisms`` is one mechanism or a sequence of mechanisms released
+    together (the sum and the count of a mean). A spend over the budget is
+    refused and the ledger is left unchanged.
+    """
+    if not st.button("Record this release in the budget", key=f"spend_{key}", help="Adds it to the sidebar's ledger."):
+        return
+    parts = list(mechanisms) if isinstance(mechanisms, (list, tuple)) else [mechanisms]
+    led = state.ledger()
+    trial = accounting.BudgetLedger(led.epsilon, led.delta, led.method)  # same budget: try the spend on a copy first
+    try:
+        for e in led.entries:
+            trial.spend(e.mechanism, e.count, e.label, release_delta=e.release_delta)
+        for m in parts:
+            trial.spend(m, count=count, label=label)
+    except ValueError as exc:
+        st.warning(md(exc))
+        return
+    for m in parts:
+        led.spend(m, count=count, label=label)
+    st.toast(f"Recorded: {md(label)}")
+
+
+def ledger_summary() -> None:
+    """The sidebar's view of the ledger: ε spent against the budget and what gave it."""
+    led = state.ledger()
+    spent = led.spent()
+    st.markdown("**Privacy budget** (this session)")
+    st.progress(min(1.0, spent.epsilon / led.epsilon), text=f"ε spent {spent.epsilon:.3g} of {led.epsilon:g}")
+    st.caption(f"{len(led.entries)} release(s) recorded · {led.method} accounting · δ {led.delta:.0e}")

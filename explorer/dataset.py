@@ -1,0 +1,137 @@
+"""The dataset a session works on: an uploaded CSV file or a synthetic demo table.
+
+:func:`load_csv` turns the bytes of an upload into a :class:`Dataset` (reading
+rules in :mod:`explorer.csv_reader`), or refuses it with a
+:class:`DatasetError` whose message is one plain sentence for the user;
+:func:`load_demo` reads the synthetic demo tables in the repository's
+``data/`` folder (made by ``data/make_datasets.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from explorer.columns import MAX_CATEGORIES_FOR_ORACLES, profile
+from explorer.csv_reader import (
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_ROWS,
+    MAX_UPLOAD_BYTES,
+    NA_SPELLINGS,
+    DatasetError,
+    read_csv,
+)
+
+__all__ = [
+    "DatasetError",
+    "Dataset",
+    "MAX_UPLOAD_BYTES",
+    "MAX_COLUMNS",
+    "MAX_ROWS",
+    "MAX_CELLS",
+    "NA_SPELLINGS",
+    "DEMO_DATASETS",
+    "load_csv",
+    "load_demo",
+]
+
+#: The demo tables live in the repository's data/ folder, beside this package.
+_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+#: Demo datasets shipped in ``data/``: name -> (file name, one-line description).
+DEMO_DATASETS = {
+    "census": ("census.csv", "Census-like table, 32,561 synthetic people shaped on the 1994 US census extract"),
+    "survey": ("survey.csv", "Student survey, 2,000 synthetic respondents with a sensitive yes/no question"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A loaded table and what was done to it while loading.
+
+    Frozen so that it can be kept in ``st.session_state`` and passed around
+    without being rebound by accident; treat ``frame`` as read-only too.
+    Equality is identity (``eq=False``): two DataFrames have no single truth
+    value, and identity hashing keeps the object usable as a dict key.
+
+    Attributes
+    ----------
+    name : str
+        The file name (or demo name) shown to the user.
+    frame : pandas.DataFrame
+        Cleaned table: unique string column names, numeric columns as
+        ``int64``/``float64`` with finite values or NaN, other columns as
+        strings with missing values as NaN.
+    notes : tuple of str
+        One sentence per thing done while loading (rows dropped, columns
+        renamed, encoding used, ...), for display under the upload.
+    demo : str or None
+        The key in :data:`DEMO_DATASETS` of a demo table, None for an upload.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    notes: tuple[str, ...] = ()
+    demo: str | None = None
+
+    @property
+    def n_rows(self) -> int:
+        """Number of data rows."""
+        return int(len(self.frame))
+
+    def profile(self, max_categories: int = MAX_CATEGORIES_FOR_ORACLES) -> pd.DataFrame:
+        """Column profile of :attr:`frame`; see :func:`profile`."""
+        return profile(self.frame, max_categories=max_categories)
+
+
+def load_csv(raw: bytes, name: str = "upload.csv", *, max_bytes: int = MAX_UPLOAD_BYTES) -> Dataset:
+    """Read the bytes of a CSV upload into a :class:`Dataset`.
+
+    Parameters
+    ----------
+    raw : bytes
+        File contents (``bytes``, ``bytearray`` or ``memoryview``).
+    name : str
+        File name, kept as :attr:`Dataset.name`.
+    max_bytes : int
+        Size limit in bytes, must be in [1, inf); default :data:`MAX_UPLOAD_BYTES`.
+
+    Returns
+    -------
+    Dataset
+        The cleaned table, with a note for everything done beyond plain
+        reading (:mod:`explorer.csv_reader` lists the rules).
+
+    Raises
+    ------
+    DatasetError
+        When the file cannot be used, with one sentence saying why.
+    TypeError
+        When ``raw`` is not bytes-like.
+    """
+    frame, notes = read_csv(raw, max_bytes=max_bytes)
+    return Dataset(name=str(name), frame=frame, notes=notes)
+
+
+def load_demo(name: str) -> Dataset:
+    """Load a synthetic demo table from the repository's ``data/`` folder.
+
+    Parameters
+    ----------
+    name : str
+        One of the keys of :data:`DEMO_DATASETS` (``"census"``, ``"survey"``).
+
+    Returns
+    -------
+    Dataset
+        The table, with a first note saying that it is synthetic.
+    """
+    if name not in DEMO_DATASETS:
+        raise ValueError(f"name must be one of {', '.join(map(repr, DEMO_DATASETS))}, got {name!r}")
+    file_name, description = DEMO_DATASETS[name]
+    dataset = load_csv((_DATA_DIR / file_name).read_bytes(), file_name)
+    note = f"{description}. SYNTHETIC demo data made by data/make_datasets.py: no real person is in it."
+    return Dataset(name=file_name, frame=dataset.frame, notes=(note, *dataset.notes), demo=name)

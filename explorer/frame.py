@@ -1,0 +1,151 @@
+"""The frame around every page: navigation, the shared sidebar, the error boundary and URL notices."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+from explorer import budget, state, widgets
+from explorer.markup import md, sentence
+
+__all__ = [
+    "leave_legacy_discovery",
+    "navigation",
+    "sidebar",
+    "run_page",
+    "note_ignored_url_values",
+    "log_run_time",
+]
+
+log = logging.getLogger("dpx")
+
+#: Key of the sidebar container that holds the navigation links (browser tests find them by its class).
+NAV_KEY = "dpx_nav"
+
+
+def _inside_legacy_discovery() -> bool:
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "_mpa_v1":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def leave_legacy_discovery() -> None:
+    """Rerun at once if Streamlit is running this script through its legacy ``pages/`` discovery.
+
+    Streamlit treats every script in a ``pages/`` folder beside the entry script
+    as a page of its own until some run calls ``st.navigation``: on a freshly
+    started server the first runs go through that discovery (Streamlit's
+    ``_mpa_v1``), which lists the files and serves each at its file name.
+    Page files are named by their URL paths, so a deep link finds its script
+    there too; this call, first in ``app.py`` and in every page, switches the
+    discovery off for the whole server and reruns, and the rerun goes through
+    ``app.py``'s own navigation. A session whose run started under the
+    discovery before another session switched it off is caught by the call
+    stack. The discovery's own sidebar list is hidden by
+    ``client.showSidebarNavigation = false``; the frame draws the navigation.
+    """
+    if PagesManager.uses_pages_directory or _inside_legacy_discovery():
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def navigation(pages: Sequence[st.Page]):
+    """``st.navigation`` over ``pages``, drawn by :func:`sidebar` as links (Streamlit's own list stays hidden)."""
+    return st.navigation(list(pages), position="hidden")
+
+
+def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
+    """Draw the shared sidebar; returns the function that fills in what the page may change.
+
+    Seed and trials are widgets the page reads, so they are created before it runs
+    (a link's seed applies from the first run). The active dataset and the ledger can
+    change while the page runs, so their slots are filled afterwards.
+    """
+    with st.sidebar:
+        with st.container(key=NAV_KEY):
+            for page in pages:
+                st.page_link(page, label=page.title, icon=page.icon)
+        st.divider()
+        dataset_slot = st.container()
+        st.number_input(
+            "Random seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            value=state.DEFAULT_SEED,
+            step=1,
+            key=state.SEED,
+            bind="query-params",
+            help="Fixes every random draw on every page, so a shared link shows the same numbers.",
+        )
+        st.select_slider(
+            "Simulated trials",
+            options=widgets.TRIAL_CHOICES,
+            value=state.DEFAULT_TRIALS,
+            key=state.TRIALS,
+            bind="query-params",
+            help="How many independent releases are simulated to draw error distributions.",
+        )
+        ledger_slot = st.container()
+
+    def fill() -> None:
+        ds = state.dataset()
+        with dataset_slot:
+            st.markdown("**Active dataset**")
+            st.text(f"{ds.name}\n{ds.n_rows:,} rows × {ds.frame.shape[1]:,} columns")
+        with ledger_slot:
+            budget.ledger_summary()
+
+    return fill
+
+
+def run_page(render: Callable[[], None]) -> None:
+    """Run a page, turning any error into one sentence instead of a traceback."""
+    leave_legacy_discovery()
+    try:
+        state.init_session()  # a no-op under app.py; a safety net if Streamlit ever runs a page file alone
+        render()
+    except (ValueError, TypeError) as exc:
+        st.error(md(sentence(exc)))
+    except Exception as exc:  # noqa: BLE001 - the boundary: the user never sees a traceback
+        log.exception("page failed")
+        st.error(
+            f"Something unexpected went wrong while drawing this page ({type(exc).__name__}). "
+            "Your data and settings are unchanged; try other settings."
+        )
+
+
+def note_ignored_url_values(raw: dict[str, str]) -> None:
+    """Say when a link carried a value a widget refused (it was out of range or unknown)."""
+    for key, given in raw.items():
+        if key not in st.session_state:
+            continue
+        current = st.session_state[key]
+        try:
+            same = float(given) == float(current)
+        except (TypeError, ValueError):
+            same = str(given).lower() == str(current).lower()
+        if not same:
+            st.info(
+                f"The link set {md(key)} = {md(str(given)[:40])}, which is not allowed here; showing {md(current)} instead.",
+                icon=":material/link:",
+            )
+
+
+def log_run_time(page: str, started: float) -> None:
+    """Append this run's wall time to the file named by DPX_RUN_LOG, if set (benchmarks/bench_load.py sets it).
+
+    Measured inside the server, it includes the wait for the interpreter behind other sessions' runs.
+    """
+    path = os.environ.get("DPX_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{page or 'home'} {time.perf_counter() - started:.4f}\n")

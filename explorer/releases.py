@@ -1,0 +1,96 @@
+"""Each page's one published release, as plain functions of prepared inputs and a seed.
+
+The page calls these functions to draw what it shows, and :mod:`explorer.snippets`
+offers their source (``inspect.getsource``) as the downloadable snippet, so the
+file a user runs is the code that drew the screen, not a copy of it. Each
+function is written to read well on its own in a snippet: it uses only its
+arguments and the names imported at the top of this module, which the snippet
+imports too. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpcore import (
+    GRR,
+    OUE,
+    SUE,
+    dp_count,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    exponential_mechanism,
+    naive_range_query,
+    project_to_histogram,
+    range_query_svt,
+)
+
+__all__ = ["local_counts", "central_query", "most_common", "range_queries", "IMPORTS"]
+
+#: The import lines a snippet needs for these functions (kept beside the imports above; a test checks they match).
+IMPORTS = (
+    "import numpy as np\n"
+    "import pandas as pd\n\n"
+    "from dpcore import (GRR, OUE, SUE, dp_count, dp_histogram, dp_mean, dp_sum, exponential_mechanism,\n"
+    "                    naive_range_query, project_to_histogram, range_query_svt)\n"
+)
+
+
+def local_counts(codes, labels, oracle, epsilon, seed, valid_histogram=False):
+    """One local-DP release of a categorical column's counts: every person randomizes their own value."""
+    mechanism = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[oracle](epsilon, len(labels))
+    reports = mechanism.perturb(codes, np.random.default_rng(seed))  # what leaves each device
+    estimate = mechanism.estimate(mechanism.support(reports), codes.size)  # unbiased, may be negative
+    if valid_histogram:  # post-processing: free in privacy, biased
+        estimate = project_to_histogram(estimate, codes.size)
+    return pd.DataFrame({"value": labels, "noisy count": estimate})
+
+
+def central_query(
+    values, query, epsilon, seed, noise="laplace", delta=None, lower=None, upper=None, bins=None, split=0.5
+):
+    """One central release of a count, clipped sum, mean or histogram of a numeric column."""
+    rng = np.random.default_rng(seed)
+    delta = delta if noise == "gaussian" else None
+    if query == "count":
+        return dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
+    if query == "sum":
+        return dp_sum(values, lower, upper, epsilon, rng, mechanism=noise, delta=delta)
+    if query == "mean":
+        return dp_mean(values, lower, upper, epsilon, rng, split=split, mechanism=noise, delta=delta)
+    return dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
+
+
+def most_common(codes, labels, epsilon, seed):
+    """One release of the most common value with the exponential mechanism (score: the count, sensitivity 1)."""
+    counts = np.bincount(codes, minlength=len(labels))
+    return labels[exponential_mechanism(counts, epsilon, 1.0, np.random.default_rng(seed))]
+
+
+def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, seeds):
+    """Random range counts answered by SVT (at most c, ε/2 to find, ε/2 to answer) and, for contrast, naively.
+
+    ``seeds`` are three: the public ranges, the SVT release, the naive release.
+    """
+    digits = int(2 - np.floor(np.log10(upper - lower)))  # endpoints to about 3 significant digits of the span
+    ranges = np.random.default_rng(seeds[0]).uniform(lower, upper, size=(n_queries, 2))
+    ends = np.sort(np.round(ranges, digits), axis=1)  # public: drawn without looking at the data
+    xs = np.sort(values)
+    true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
+    threshold = round(threshold_share / 100 * values.size)
+    svt = dict(range_query_svt(true, threshold, c, epsilon, np.random.default_rng(seeds[1])))
+    naive = dict(naive_range_query(true, threshold, epsilon, np.random.default_rng(seeds[2])))
+    table = pd.DataFrame(
+        {
+            "range": [f"[{a:g}, {b:g}]" for a, b in ends],
+            "true count": true,
+            "passed SVT": [i in svt for i in range(n_queries)],
+            "SVT answer": [svt.get(i, np.nan) for i in range(n_queries)],
+            "passed naive": [i in naive for i in range(n_queries)],
+            "naive answer": [naive.get(i, np.nan) for i in range(n_queries)],
+        }
+    )
+    table.attrs["threshold"] = threshold  # public, as the ranges
+    return table

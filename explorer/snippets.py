@@ -1,0 +1,96 @@
+"""The downloadable Python snippets: the release function that drew the page, with the page's arguments.
+
+Each snippet is built here from the real source of a function in
+:mod:`explorer.releases` (``inspect.getsource``, as Streamlit's own ``hello``
+app shows its demos), so that it cannot drift from what the page computed;
+``tests/test_snippets.py`` runs every one against the demo data and compares
+what it prints with what the page shows.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from explorer import releases
+from explorer.dataset import Dataset
+
+__all__ = ["local_counts", "central_query", "most_common", "range_queries"]
+
+_HEADER = '''"""Reproduce a DP Explorer release: same data, same seed, same numbers.
+
+Needs the dp-explorer package (dpcore and explorer): pip install -e <the repository>.
+"""
+'''
+
+
+def _load(ds: Dataset) -> str:
+    if ds.demo:
+        return f"ds = load_demo({ds.demo!r})"
+    return f"ds = load_csv(open({ds.name!r}, 'rb').read(), {ds.name!r})  # the file you uploaded, beside this script"
+
+
+def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
+    return (
+        _HEADER
+        + releases.IMPORTS
+        + "from explorer.columns import encode_categories, numeric_values\n"
+        + "from explorer.dataset import load_csv, load_demo\n\n\n"
+        + inspect.getsource(function)
+        + "\n\n"
+        + _load(ds)
+        + "\n"
+        + prepare
+        + f"release = {call}\n"
+        + show
+        + "\n"
+    )
+
+
+def _column(column: str) -> str:
+    return f"ds.frame[{column!r}]"
+
+
+def local_counts(ds: Dataset, column: str, oracle: str, epsilon: float, seed, valid_histogram: bool) -> str:
+    """The snippet of :func:`explorer.releases.local_counts`."""
+    return _build(
+        ds,
+        f"codes, labels, _ = encode_categories({_column(column)})\n",
+        releases.local_counts,
+        f"local_counts(codes, labels, {oracle!r}, {epsilon!r}, {list(seed)!r}, valid_histogram={valid_histogram!r})",
+        "print(release.to_csv(index=False))",
+    )
+
+
+def central_query(ds: Dataset, column: str, query: str, epsilon: float, seed, **options) -> str:
+    """The snippet of :func:`explorer.releases.central_query` (``options``: noise, delta, bounds, bins, split)."""
+    kw = "".join(f", {k}={v!r}" for k, v in options.items() if v is not None)
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})  # missing values are left out\n",
+        releases.central_query,
+        f"central_query(values, {query!r}, {epsilon!r}, {list(seed)!r}{kw})",
+        "print(np.atleast_1d(release.noisy_value).tolist())",
+    )
+
+
+def most_common(ds: Dataset, column: str, epsilon: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.most_common`."""
+    return _build(
+        ds,
+        f"codes, labels, _ = encode_categories({_column(column)})\n",
+        releases.most_common,
+        f"most_common(codes, labels, {epsilon!r}, {list(seed)!r})",
+        "print(release)",
+    )
+
+
+def range_queries(ds: Dataset, column: str, lower, upper, n_queries, threshold_share, c, epsilon, seeds) -> str:
+    """The snippet of :func:`explorer.releases.range_queries`; prints the SVT release (no true counts)."""
+    args = f"{lower!r}, {upper!r}, {n_queries!r}, {threshold_share!r}, {c!r}, {epsilon!r}, {[list(s) for s in seeds]!r}"
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})\n",
+        releases.range_queries,
+        f"range_queries(values, {args})",
+        'print(release[["range", "passed SVT", "SVT answer"]].to_csv(index=False))',
+    )

@@ -1,0 +1,181 @@
+"""The session's state: every key named once here, and one function that writes each.
+
+Everything per user lives in ``st.session_state`` (a session is a browser tab);
+nothing per user is kept at module level. Widget values (seed, trials, each
+page's sliders) are written by their widgets; the keys below are written only
+by the function named beside them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import accounting
+from explorer import columns
+from explorer.dataset import Dataset, load_csv, load_demo
+
+__all__ = [
+    "DATASET",
+    "DATASET_KEY",
+    "LEDGER",
+    "UPLOAD_ERROR",
+    "LAST_UPLOAD",
+    "SEED",
+    "TRIALS",
+    "DEFAULT_DEMO",
+    "DEFAULT_SEED",
+    "DEFAULT_TRIALS",
+    "init_session",
+    "activate",
+    "dataset",
+    "dataset_key",
+    "ledger",
+    "replace_ledger",
+    "upload_error",
+    "set_upload_error",
+    "new_upload",
+    "seed",
+    "trials",
+    "seed_words",
+    "rng",
+    "cached_demo",
+    "cached_upload",
+    "per_dataset",
+    "profile",
+    "categorical_columns",
+    "numeric_columns",
+    "encoded",
+]
+
+#: The active :class:`~explorer.dataset.Dataset`; written by :func:`activate`.
+DATASET = "dataset"
+#: A key unique to each activation of a dataset (for caches); written by :func:`activate`.
+DATASET_KEY = "dataset_key"
+#: The session's :class:`~dpcore.accounting.BudgetLedger`; written by :func:`init_session` and :func:`replace_ledger`.
+LEDGER = "ledger"
+#: The sentence of the last refused upload; written by :func:`set_upload_error` and cleared by :func:`activate`.
+UPLOAD_ERROR = "_upload_error"
+#: The file id of the last upload handled, so a rerun does not read it again; written by :func:`new_upload`.
+LAST_UPLOAD = "_last_upload"
+#: Widget keys of the shared sidebar (written by their widgets).
+SEED = "seed"
+TRIALS = "trials"
+#: Prefix of the per-dataset caches written by :func:`per_dataset`.
+_CACHE_PREFIX = "_per_dataset_"
+
+DEFAULT_DEMO = "census"
+DEFAULT_SEED = 2017
+DEFAULT_TRIALS = 1_000
+
+
+def init_session() -> None:
+    """Give a new session its demo dataset and an empty privacy-budget ledger."""
+    if DATASET not in st.session_state:
+        activate(cached_demo(DEFAULT_DEMO))
+    if LEDGER not in st.session_state:
+        replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="rdp"))
+
+
+def activate(ds: Dataset) -> None:
+    """Make ``ds`` the session's active dataset (a refused upload never reaches here)."""
+    st.session_state[DATASET] = ds
+    st.session_state[DATASET_KEY] = uuid.uuid4().hex
+    st.session_state.pop(UPLOAD_ERROR, None)
+
+
+def dataset() -> Dataset:
+    return st.session_state[DATASET]
+
+
+def dataset_key() -> str:
+    """A name unique to the active dataset, for cache keys (the frame itself is slow to hash)."""
+    return st.session_state[DATASET_KEY]
+
+
+def ledger() -> accounting.BudgetLedger:
+    return st.session_state[LEDGER]
+
+
+def replace_ledger(new: accounting.BudgetLedger) -> None:
+    """Install ``new`` as the session's ledger (a new budget forgets the recorded releases)."""
+    st.session_state[LEDGER] = new
+
+
+def upload_error() -> str | None:
+    """The sentence of the last refused upload (already escaped for Markdown), or None."""
+    return st.session_state.get(UPLOAD_ERROR)
+
+
+def set_upload_error(text: str) -> None:
+    st.session_state[UPLOAD_ERROR] = text
+
+
+def new_upload(file_id: str) -> bool:
+    """Whether the upload ``file_id`` is new to this session; records it as seen."""
+    if st.session_state.get(LAST_UPLOAD) == file_id:
+        return False
+    st.session_state[LAST_UPLOAD] = file_id
+    return True
+
+
+def seed() -> int:
+    return int(st.session_state.get(SEED, DEFAULT_SEED))
+
+
+def trials() -> int:
+    return int(st.session_state.get(TRIALS, DEFAULT_TRIALS))
+
+
+def seed_words(salt: str) -> list[int]:
+    """The seed of a page's generator: the session seed and a fixed number for the page."""
+    return [seed(), sum(map(ord, salt))]
+
+
+def rng(salt: str) -> np.random.Generator:
+    """A generator fixed by the session's seed and the page, so a shared link redraws the same."""
+    return np.random.default_rng(seed_words(salt))
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def cached_demo(name: str) -> Dataset:
+    return load_demo(name)
+
+
+@st.cache_data(max_entries=16, show_spinner="Reading the file…")
+def cached_upload(raw: bytes, name: str) -> Dataset:
+    return load_csv(raw, name)
+
+
+def per_dataset(key: str, compute: Callable[[], object]):
+    """``compute()`` once per active dataset, kept with the session: the data do not change when a slider moves."""
+    ds = dataset()
+    slot = _CACHE_PREFIX + key
+    cached = st.session_state.get(slot)
+    if cached is None or cached[0] is not ds:
+        cached = (ds, compute())
+        st.session_state[slot] = cached
+    return cached[1]
+
+
+def profile() -> pd.DataFrame:
+    """The active dataset's column profile."""
+    return per_dataset("profile", lambda: columns.profile(dataset().frame))
+
+
+def categorical_columns() -> list[str]:
+    """Columns the frequency oracles can take (kept per dataset: scanning them costs more than a mechanism)."""
+    return per_dataset("categorical", lambda: columns.categorical_columns(dataset().frame))
+
+
+def numeric_columns() -> list[str]:
+    return per_dataset("numeric", lambda: columns.numeric_columns(dataset().frame))
+
+
+def encoded(column: str):
+    """``columns.encode_categories`` of a column of the active dataset: (codes, labels, note), kept per dataset."""
+    return per_dataset(f"codes_{column}", lambda: columns.encode_categories(dataset().frame[column]))

@@ -1,0 +1,76 @@
+"""Widgets the pages share, each bound to the URL so that a link reproduces the view."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import state
+
+__all__ = [
+    "EPSILON_GRID",
+    "DELTA_GRID",
+    "TRIAL_CHOICES",
+    "epsilon_slider",
+    "delta_slider",
+    "select",
+    "fitting_columns",
+]
+
+# eps on a log scale: 1-1.25-1.5-2-2.5-3-4-5-6-8 per decade, 0.01 .. 10
+EPSILON_GRID = tuple(
+    float(f"{m * 10.0**e:.4g}") for e in (-2, -1, 0) for m in (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+) + (10.0,)
+DELTA_GRID = (1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
+TRIAL_CHOICES = (100, 300, 1_000, 3_000, 10_000)
+
+
+def _number_label(v: float) -> str:
+    # the label is also what the URL carries: keep it the plain number
+    return f"{v:g}"
+
+
+def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1.0, help: str | None = None) -> float:
+    """ε on a log scale from 0.01 (more private) to 10 (more accurate), bound to the URL."""
+    return st.select_slider(
+        f"{label}  ·  ← more private | more accurate →",
+        options=EPSILON_GRID,
+        value=default,
+        format_func=_number_label,
+        key=key,
+        bind="query-params",
+        help=help
+        or "Smaller ε means more noise and stronger privacy: an observer's odds about any one person "
+        "change by at most a factor e^ε.",
+    )
+
+
+def delta_slider(key: str, default: float = 1e-5, help: str | None = None) -> float:
+    return st.select_slider(
+        "δ, failure probability",
+        options=DELTA_GRID,
+        value=default,
+        format_func=lambda v: f"{v:.0e}",
+        key=key,
+        bind="query-params",
+        help=help or "δ is the probability the ε guarantee may fail; keep it well below 1/n.",
+    )
+
+
+def select(label: str, options, key: str, help: str, **kw):
+    """A selectbox bound to the URL; falls back to the first option if the URL names none of them."""
+    options = list(options)
+    return st.selectbox(label, options, key=key, bind="query-params", help=help, **kw)
+
+
+_NO_COLUMN = {
+    "categorical": "This dataset has no categorical column with 2 to 50 values; upload one on the Data page.",
+    "numeric": "This dataset has no numeric column; upload one on the Data page.",
+}
+
+
+def fitting_columns(kind: str) -> list[str]:
+    """The active dataset's ``"categorical"`` or ``"numeric"`` columns; says so on the page when there are none."""
+    found = state.categorical_columns() if kind == "categorical" else state.numeric_columns()
+    if not found:
+        st.info(_NO_COLUMN[kind])
+    return found

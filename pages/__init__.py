@@ -1,1 +1,0 @@
-"""The explorer's pages; ``ui`` and ``charts`` are shared helpers, not pages."""

@@ -1,0 +1,105 @@
+"""Tests for explorer.columns: profiles, pickers, category codes, numeric values and suggested bounds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer.columns import (
+    categorical_columns,
+    encode_categories,
+    numeric_columns,
+    numeric_values,
+    profile,
+    suggest_bounds,
+)
+from explorer.dataset import Dataset, DatasetError, load_csv
+
+PROFILE_COLUMNS = ["column", "kind", "missing", "distinct", "min", "max", "top_values", "fits", "note"]
+
+
+def _profile_row(dataset: Dataset, column: str) -> pd.Series:
+    p = dataset.profile()
+    assert list(p.columns) == PROFILE_COLUMNS
+    return p.set_index("column").loc[column]
+
+
+# --------------------------------------------------------------------------- profile and pickers
+
+
+def test_profile_kinds_and_pickers():
+    n = 30_000
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "id": [f"user{i:05d}" for i in range(n)],  # 30,000 distinct values
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "score": rng.integers(1, 6, n),  # numeric with 5 values
+            "income": rng.lognormal(10, 1, n),
+            "many": [f"c{int(v)}" for v in rng.zipf(1.6, n) % 200],  # > 50 values, top ones dominate
+            "const": ["same"] * n,
+            "nothing": [np.nan] * n,
+        }
+    )
+    p = profile(frame).set_index("column")
+    assert p.loc["id", "kind"] == "identifier-like" and p.loc["id", "distinct"] == n and p.loc["id", "fits"] == "none"
+    assert p.loc["colour", "kind"] == "categorical" and p.loc["colour", "fits"] == "frequency oracles"
+    assert p.loc["score", "fits"] == "frequency oracles, sums and means"
+    assert p.loc["income", "fits"] == "sums and means" and p.loc["income", "min"] > 0
+    assert p.loc["many", "kind"] == "categorical" and "top 49" in p.loc["many", "note"]
+    assert p.loc["const", "fits"] == "none" and "one distinct" in p.loc["const", "note"]
+    assert p.loc["nothing", "kind"] == "empty"
+    assert categorical_columns(frame) == ["colour", "score", "many"]
+    assert numeric_columns(frame) == ["score", "income"]
+    assert categorical_columns(frame, max_categories=4) == ["colour", "many"]
+
+
+def test_identifier_column_from_a_file():
+    raw = ("id,v\n" + "\n".join(f"k{i},{i % 3}" for i in range(30_000)) + "\n").encode()
+    d = load_csv(raw, "ids.csv")
+    assert _profile_row(d, "id")["kind"] == "identifier-like"
+    assert categorical_columns(d.frame) == ["v"]
+    codes, labels, note = encode_categories(d.frame["id"], max_categories=10)
+    assert len(labels) == 10 and labels[-1] == "(other)" and "merged" in note
+    assert codes.min() == 0 and codes.max() == 9 and (codes == 9).sum() == 30_000 - 9
+
+
+def test_encode_categories_orders_merges_and_keeps_missing():
+    s = pd.Series(["b", "a", "b", None, "c", "b", "a", "d"], name="x")
+    codes, labels, note = encode_categories(s)
+    assert labels == ["b", "a", "c", "d", "(missing)"]  # by count, ties by name, missing last
+    assert [labels[c] for c in codes] == ["b", "a", "b", "(missing)", "c", "b", "a", "d"]
+    assert note == "1 row(s) with no value are counted as (missing)."
+    codes, labels, note = encode_categories(s, max_categories=3)
+    assert labels == ["b", "(other)", "(missing)"]
+    assert np.bincount(codes).tolist() == [3, 4, 1] and "merged" in note
+    assert codes.dtype == np.int64 and len(codes) == len(s)
+
+
+def test_encode_categories_numeric_column():
+    s = pd.Series([3, 1, 2, 3, 5, np.nan, np.inf], name="score")
+    codes, labels, note = encode_categories(s)
+    assert labels == ["1", "2", "3", "5", "(missing)"]
+    assert [labels[c] for c in codes] == ["3", "1", "2", "3", "5", "(missing)", "(missing)"]
+    with pytest.raises(DatasetError, match="no values"):
+        encode_categories(pd.Series([np.nan, None], name="x", dtype=object))
+    with pytest.raises(ValueError, match="max_categories"):
+        encode_categories(s, max_categories=1)
+
+
+def test_numeric_values_and_bounds():
+    s = pd.Series([np.nan, *range(1, 101)], name="v")
+    values, dropped = numeric_values(s)
+    assert dropped == 1 and values.size == 100 and values.dtype == np.float64
+    assert suggest_bounds(s) == (1.0, 99.0)  # min and the 99th percentile (a data value)
+    assert suggest_bounds(s, upper_quantile=1.0) == (1.0, 100.0)
+    assert suggest_bounds(pd.Series([17.3, 74.4]), upper_quantile=1.0) == (17.0, 75.0)  # rounded outward
+    assert suggest_bounds(pd.Series([15024.0, 0.0] + [1.0] * 50)) == (0.0, 16000.0)  # 2 significant digits
+    assert suggest_bounds(pd.Series([0.123, 0.456])) == (0.12, 0.46)
+    assert suggest_bounds(pd.Series([5, 5, 5])) == (5.0, 6.0)  # constant column still gives lower < upper
+    assert suggest_bounds(pd.Series([-2.5, -1.0])) == (-2.5, -1.0)
+    with pytest.raises(DatasetError, match="not numeric"):
+        numeric_values(pd.Series(["a"], name="t"))
+    with pytest.raises(DatasetError, match="no numbers"):
+        suggest_bounds(pd.Series([np.nan, np.inf], name="v"))

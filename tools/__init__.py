@@ -1,0 +1,1 @@
+"""Developer tools: run each as ``python -m tools.<name>`` from the repository root."""
