@@ -224,3 +224,48 @@ def test_a_browser_among_protocol_sessions_stays_alive_and_correct(app_url):
     print(f"short load: browser {clicks}, protocol {proto}")
     assert clicks["alive"] == 1 and clicks["errors"] == 0 and clicks["reruns"] >= 3
     assert proto["alive"] == 5 and proto["errors"] == 0
+
+
+TITLES = set(PAGES)  # the navigation shows page titles only
+
+
+def test_a_fresh_servers_first_visitors_see_the_real_navigation_and_are_heard(browser):
+    # Its own server, opened by three visitors at once: at "/", and through two deep links. On a fresh
+    # server Streamlit first runs scripts through its legacy pages/ discovery (explorer.frame).
+    with running_app() as base:
+        visits = {}
+        for path in ("", "accountant", "local"):
+            p = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            p.goto(f"{base}/{path}", wait_until="commit")
+            visits[path] = p
+        links, not_found = set(), []
+        for _ in range(25):  # while they load: every link ever shown is a page title
+            for path, p in visits.items():
+                links |= set(p.locator(f"{NAV_LINK}, [data-testid='stSidebarNav'] a").all_inner_texts())
+                if "Page not found" in p.locator("body").inner_text():
+                    not_found.append(path)
+            visits[""].wait_for_timeout(100)
+        for path, p in visits.items():  # each page is drawn inside the frame: navigation and sidebar
+            wait_for_page(p)
+            assert_no_error(p)
+            shown = p.locator(f"{NAV_LINK}, [data-testid='stSidebarNav'] a").all_inner_texts()
+            assert {link.split("\n")[-1].strip() for link in shown} == TITLES, (path, shown)  # text: icon, title
+            assert "census.csv" in sidebar_text(p), path
+        assert {link.split("\n")[-1].strip() for link in links} == TITLES, links
+        assert not not_found, not_found
+        assert visits[""].locator("h1").first.inner_text() == "DP Explorer"
+        assert visits["accountant"].locator("h1").first.inner_text() == "Privacy accountant"
+        local = visits["local"]
+        assert local.locator("h1").first.inner_text() == "Local differential privacy"
+        before = first_metric(local)  # a session opened during start-up hears its input
+        local.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first.focus()
+        local.keyboard.press("ArrowRight")
+        local.wait_for_function(
+            "(v) => { const m = document.querySelector('[data-testid=\"stMetricValue\"]');"
+            " return m && m.innerText !== v; }",
+            arg=before,
+            timeout=30_000,
+        )
+        assert "ldp_epsilon=" in local.url
+        for p in visits.values():
+            p.context.close()

@@ -30,7 +30,12 @@ HOSTILE_LINKS = [
 def test_no_eval_exec_or_dataframe_query_anywhere():
     pattern = re.compile(r"\b(eval|exec)\s*\(|\.query\s*\(|\.eval\s*\(|pd\.eval|unsafe_allow_html\s*=\s*True")
     offenders = []
-    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "dpcore").rglob("*.py")]:
+    for path in [
+        ROOT / "app.py",
+        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "dpcore").rglob("*.py"),
+        *(ROOT / "explorer").rglob("*.py"),
+    ]:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if pattern.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
@@ -95,3 +100,42 @@ def test_every_slider_and_number_input_at_both_ends(page, link):
             at.run()
             assert not at.exception, (page, key, value, [e.value for e in at.exception])
             assert not any("Traceback" in e.value for e in at.error), (page, key, value)
+
+
+#: a column name that Markdown would turn into an image fetched from elsewhere, and HTML
+HOSTILE_NAME = "![x](http://example.invalid/p.png)<b>x</b>"
+
+
+def _hostile_upload():
+    rows = "\n".join(f"{'ab'[i % 2]},{i % 50}" for i in range(300))
+    raw = f'"{HOSTILE_NAME}","{HOSTILE_NAME} 2"\n{rows}\n'.encode()
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("names.csv", raw, "text/csv").run()
+    return at
+
+
+def _assert_text_only(messages):
+    assert messages, "nothing was shown"
+    for m in messages:
+        assert "![" not in m and "<b>" not in m and "](" not in m, m  # escaped: \!\[ and \<b\>
+
+
+@pytest.mark.parametrize(
+    "page, link, button",
+    [
+        ("local", {"ldp_epsilon": 4}, "spend_ldp"),
+        ("central", {"cen_epsilon": 4, "cen_query": "Sum"}, "spend_cen"),
+        ("central", {"cen_em_epsilon": 4, "cen_query": "Most common value"}, "spend_cen_em"),
+        ("svt", {"svt_epsilon": 4, "svt_view": "Range queries"}, "spend_svt"),
+    ],
+)
+def test_hostile_column_names_stay_text_in_the_recording_toasts_and_refusals(page, link, button):
+    at = _hostile_upload()
+    for key, value in link.items():
+        at.query_params[key] = str(value)
+    at.switch_page(PAGES[page]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.button(key=button).click().run()  # recorded: a toast names the release
+    _assert_text_only([t.value for t in at.toast])
+    at.button(key=button).click().run()  # a second ε = 4 overspends the budget of 5: refused in words
+    _assert_text_only([w.value for w in at.warning if "refused" in w.value or "budget" in w.value])
