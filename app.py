@@ -8,7 +8,7 @@ from explorer import frame, state
 
 started = time.perf_counter()
 
-st.set_page_config(page_title="DP Explorer", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="DP Explorer", page_icon=frame.FAVICON, layout="wide")
 frame.leave_legacy_discovery()
 state.init_session()
 link_values = st.query_params.to_dict()  # before the widgets drop values they refuse

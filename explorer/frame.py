@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
@@ -15,6 +16,7 @@ from explorer import budget, state, widgets
 from explorer.markup import md, sentence
 
 __all__ = [
+    "FAVICON",
     "leave_legacy_discovery",
     "navigation",
     "sidebar",
@@ -24,6 +26,10 @@ __all__ = [
 ]
 
 log = logging.getLogger("dpx")
+
+#: The page icon, served by the app itself: Streamlit fetches a ``:material/...:`` page icon from a font
+#: CDN on every page view, a request that leaves the machine (and fails offline).
+FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
 
 #: Key of the sidebar container that holds the navigation links (browser tests find them by its class).
 NAV_KEY = "dpx_nav"

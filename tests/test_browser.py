@@ -68,12 +68,15 @@ def browser():
 def page(browser, app_url):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     p = context.new_page()
-    dialogs = []
+    dialogs, offsite = [], []
     p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    # no request leaves the machine: fonts, icons, images, links followed, all served by the app itself
+    p.on("request", lambda r: r.url.startswith((app_url, "data:", "blob:", "about:")) or offsite.append(r.url))
     p.goto(app_url)
     wait_for_page(p)
     yield p
     assert not dialogs, f"a script ran in the page: {dialogs}"
+    assert not offsite, f"requests left the machine: {sorted(set(offsite))[:5]}"
     context.close()
 
 
