@@ -28,5 +28,6 @@ notices = st.container()
 page.run()
 fill_sidebar()
 with notices:
+    frame.dataset_notices()
     frame.note_ignored_url_values(link_values)
 frame.log_run_time(page.url_path, started)

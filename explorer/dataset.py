@@ -9,6 +9,7 @@ rules in :mod:`explorer.csv_reader`), or refuses it with a
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,12 +71,21 @@ class Dataset:
         renamed, encoding used, ...), for display under the upload.
     demo : str or None
         The key in :data:`DEMO_DATASETS` of a demo table, None for an upload.
+    fingerprint : str
+        The first 8 hex digits of the SHA-256 of the file's bytes: with the
+        name, the dataset's identity in a shared link (:attr:`identity`).
     """
 
     name: str
     frame: pd.DataFrame
     notes: tuple[str, ...] = ()
     demo: str | None = None
+    fingerprint: str = ""
+
+    @property
+    def identity(self) -> str:
+        """``name~fingerprint``: what a link carries to say which data its numbers were computed on."""
+        return f"{self.name}~{self.fingerprint}"
 
     @property
     def n_rows(self) -> int:
@@ -113,7 +123,7 @@ def load_csv(raw: bytes, name: str = "upload.csv", *, max_bytes: int = MAX_UPLOA
         When ``raw`` is not bytes-like.
     """
     frame, notes = read_csv(raw, max_bytes=max_bytes)
-    return Dataset(name=str(name), frame=frame, notes=notes)
+    return Dataset(name=str(name), frame=frame, notes=notes, fingerprint=hashlib.sha256(bytes(raw)).hexdigest()[:8])
 
 
 def load_demo(name: str) -> Dataset:
@@ -134,4 +144,6 @@ def load_demo(name: str) -> Dataset:
     file_name, description = DEMO_DATASETS[name]
     dataset = load_csv((_DATA_DIR / file_name).read_bytes(), file_name)
     note = f"{description}. SYNTHETIC demo data made by data/make_datasets.py: no real person is in it."
-    return Dataset(name=file_name, frame=dataset.frame, notes=(note, *dataset.notes), demo=name)
+    return Dataset(
+        name=file_name, frame=dataset.frame, notes=(note, *dataset.notes), demo=name, fingerprint=dataset.fingerprint
+    )

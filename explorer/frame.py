@@ -21,6 +21,7 @@ __all__ = [
     "navigation",
     "sidebar",
     "run_page",
+    "dataset_notices",
     "note_ignored_url_values",
     "log_run_time",
 ]
@@ -126,6 +127,22 @@ def run_page(render: Callable[[], None]) -> None:
         st.error(
             f"Something unexpected went wrong while drawing this page ({type(exc).__name__}). "
             "Your data and settings are unchanged; try other settings."
+        )
+
+
+def dataset_notices() -> None:
+    """Put the active dataset's identity in the link, and say so when a link was made on other data."""
+    ds = state.dataset()
+    if st.query_params.get(state.DATA_PARAM) != ds.identity:
+        st.query_params[state.DATA_PARAM] = ds.identity
+    linked = state.linked_data()
+    if linked and linked != ds.identity:
+        name, _, fingerprint = linked.rpartition("~")
+        st.warning(
+            f"This link was made on **{md(name or linked)}** (content {md(fingerprint or 'unknown')}), but this tab has "
+            f"**{md(ds.name)}** open, so the numbers below are not the ones that were shared. Open the Data page and "
+            f"upload {md(name or linked)} to see them.",
+            icon=":material/link_off:",
         )
 
 

@@ -30,7 +30,10 @@ __all__ = [
     "DEFAULT_DEMO",
     "DEFAULT_SEED",
     "DEFAULT_TRIALS",
+    "LINKED_DATA",
+    "DATA_PARAM",
     "init_session",
+    "linked_data",
     "activate",
     "dataset",
     "dataset_key",
@@ -62,6 +65,11 @@ LEDGER = "ledger"
 UPLOAD_ERROR = "_upload_error"
 #: The file id of the last upload handled, so a rerun does not read it again; written by :func:`new_upload`.
 LAST_UPLOAD = "_last_upload"
+#: The dataset identity a link asked for, read on the session's first run by :func:`init_session`; cleared by
+#: :func:`activate` (the user chose data since).
+LINKED_DATA = "_linked_data"
+#: The URL parameter that carries the active dataset's identity (``name~fingerprint``).
+DATA_PARAM = "data"
 #: Widget keys of the shared sidebar (written by their widgets).
 SEED = "seed"
 TRIALS = "trials"
@@ -76,7 +84,9 @@ DEFAULT_TRIALS = 1_000
 def init_session() -> None:
     """Give a new session its demo dataset and an empty privacy-budget ledger."""
     if DATASET not in st.session_state:
+        linked = st.query_params.get(DATA_PARAM)  # a shared link names the data its numbers came from
         activate(cached_demo(DEFAULT_DEMO))
+        st.session_state[LINKED_DATA] = linked
     if LEDGER not in st.session_state:
         replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="rdp"))
 
@@ -86,6 +96,12 @@ def activate(ds: Dataset) -> None:
     st.session_state[DATASET] = ds
     st.session_state[DATASET_KEY] = uuid.uuid4().hex
     st.session_state.pop(UPLOAD_ERROR, None)
+    st.session_state[LINKED_DATA] = None
+
+
+def linked_data() -> str | None:
+    """The identity of the data a link was made on, while the session has not chosen data itself."""
+    return st.session_state.get(LINKED_DATA)
 
 
 def dataset() -> Dataset:

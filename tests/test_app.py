@@ -84,3 +84,21 @@ def test_a_fresh_servers_first_runs_leave_the_legacy_discovery(monkeypatch):
     assert_clean(at)
     assert at.title[0].value == "Privacy accountant"
     assert "census.csv" in " ".join(t.value for t in at.sidebar.text)  # drawn inside the frame
+
+
+def test_a_link_names_its_data_and_says_so_when_this_tab_has_other_data():
+    import hashlib
+
+    at = open_page("local")
+    census = "census.csv~" + hashlib.sha256((ROOT / "data" / "census.csv").read_bytes()).hexdigest()[:8]
+    assert at.query_params["data"] == census
+    assert not at.warning  # a link made on the demo opens on the demo
+    fingerprint = hashlib.sha256(UPLOAD).hexdigest()[:8]
+    at = open_page("local", data=f"mine.csv~{fingerprint}")  # a link made on an upload, opened in a new tab
+    (warning,) = [w.value for w in at.warning]
+    assert "made on **mine\\.csv**" in warning and f"content {fingerprint}" in warning and "census\\.csv" in warning
+    at.switch_page(PAGES["data"]).run()
+    at.file_uploader(key="data_upload").upload("mine.csv", UPLOAD, "text/csv").run()
+    at.switch_page(PAGES["local"]).run()
+    assert_clean(at)
+    assert not at.warning and at.query_params["data"] == f"mine.csv~{fingerprint}"
