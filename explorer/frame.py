@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from explorer import budget, state, widgets
+from explorer import budget, glossary, state, widgets
 from explorer.markup import md, sentence
 
 __all__ = [
@@ -81,6 +81,8 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
         with st.container(key=NAV_KEY):
             for page in pages:
                 st.page_link(page, label=page.title, icon=page.icon)
+        with st.popover("Glossary: ε, δ, sensitivity, …", icon=":material/menu_book:", width="stretch"):
+            st.markdown(glossary.markdown())
         st.divider()
         dataset_slot = st.container()
         st.number_input(
