@@ -8,7 +8,14 @@ derived constants; sampling functions take an explicit ``numpy.random.Generator`
 
 from dpcore import accounting
 from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
-from dpcore.gaussian import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
+from dpcore.gaussian import (
+    Gaussian,
+    GaussianCalibration,
+    analytic_gaussian_epsilon,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_delta,
+)
 from dpcore.laplace import Laplace
 from dpcore.ldp_mean import LDPMean
 from dpcore.postprocess import project_to_histogram
@@ -44,10 +51,11 @@ __all__ = [
     "project_to_histogram",
     "Laplace",
     "Gaussian",
+    "GaussianCalibration",
     "analytic_gaussian_sigma",
+    "analytic_gaussian_epsilon",
     "classic_gaussian_sigma",
     "gaussian_delta",
-    "gaussian_epsilon",
     "exponential_error_bound",
     "exponential_mechanism",
     "exponential_probabilities",

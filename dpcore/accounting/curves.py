@@ -36,11 +36,11 @@ import pandas as pd
 from dpcore._roots import root_on_log
 from dpcore.accounting._numerics import as_ks, as_orders
 from dpcore.accounting.composition import advanced_composition_curve
-from dpcore.accounting.gaussian_exact import _gdp_epsilon, gaussian_sigma_for_epsilon
+from dpcore.accounting.gaussian_exact import gaussian_sigma_for_epsilon
 from dpcore.accounting.per_release import (
+    METHODS,
     accountable,
-    mechanism_kind,
-    pure_epsilon,
+    accounting_for,
     release_epsilon,
     release_rdp,
     release_rho,
@@ -48,31 +48,25 @@ from dpcore.accounting.per_release import (
 from dpcore.accounting.pld import TAIL_MASS_TRUNCATION, pld_epsilon
 from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, _laplace_rdp_eps, rdp_to_dp
 from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, zcdp_rho_for_epsilon, zcdp_to_dp
+from dpcore.gaussian import Gaussian
+from dpcore.gdp import _gdp_epsilon
+from dpcore.laplace import Laplace
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive
 
 __all__ = ["METHODS", "methods_for", "epsilon_curve", "vectorised_vs_sequential", "plan_noise"]
 
-#: Every accounting method name, in the order the explorer shows them.
-METHODS = ("basic", "advanced", "rdp", "zcdp", "exact", "pld")
+# METHODS (every accounting method name, in the order the explorer shows them) is defined in per_release
 
 
 def methods_for(mechanism) -> tuple[str, ...]:
-    """The methods that apply to ``mechanism``: all but ``"exact"`` for Laplace and GRR."""
-    if mechanism_kind(mechanism) == "gaussian":
-        return METHODS
-    return tuple(m for m in METHODS if m != "exact")
-
-
-def _default_methods(mechanism) -> tuple[str, ...]:
-    # the tight method of each family: exact for the Gaussian, PLD for the others
-    if mechanism_kind(mechanism) == "gaussian":
-        return ("basic", "advanced", "rdp", "zcdp", "exact")
-    return ("basic", "advanced", "rdp", "zcdp", "pld")
+    """The methods that apply to ``mechanism``: all but ``"exact"`` for Laplace, GRR and every pure ε-DP release."""
+    return accounting_for(accountable(mechanism)).methods
 
 
 def _check_methods(methods, mechanism) -> tuple[str, ...]:
     if methods is None:
-        return _default_methods(mechanism)
+        # the tight method of each family: exact for the Gaussian, PLD for the others
+        return accounting_for(mechanism).default_methods
     if isinstance(methods, str):
         methods = (methods,)
     valid = methods_for(mechanism)
@@ -87,16 +81,16 @@ def _curve(
 ):
     """ε for each k in ``ks`` under one method; ``ks`` checked."""
     kf = ks.astype(np.float64)
-    kind = mechanism_kind(mechanism)
+    pure = accounting_for(mechanism).pure_epsilon(mechanism)
     if method == "basic":
-        if kind == "gaussian":
+        if pure is None:  # each release charged δ/k and its ε at that δ
             return kf * release_epsilon(mechanism, delta / kf)
-        return kf * pure_epsilon(mechanism)
+        return kf * pure
     if method == "advanced":
-        if kind == "gaussian":
+        if pure is None:  # δ/2 to the releases (δ/(2k) each), δ/2 to the slack δ'
             eps0 = release_epsilon(mechanism, delta / (2.0 * kf))
             return advanced_composition_curve(eps0, ks, delta / 2.0)
-        return advanced_composition_curve(pure_epsilon(mechanism), ks, delta)
+        return advanced_composition_curve(pure, ks, delta)
     if method == "rdp":
         rdp = kf[:, None] * release_rdp(mechanism, orders)[None, :]
         eps, best = rdp_to_dp(orders, rdp, delta, conversion, warn=False)
@@ -111,8 +105,8 @@ def _curve(
     if method == "zcdp":
         rho = kf * release_rho(mechanism)
         return np.asarray(zcdp_to_dp(rho, delta, zcdp_conversion), dtype=np.float64).reshape(-1)
-    if method == "exact":
-        mu = np.sqrt(kf) * mechanism.sensitivity / mechanism.sigma
+    if method == "exact":  # k releases of a μ-GDP mechanism are sqrt(k) μ-GDP (Dong, Roth, Su 2019, Cor. 3.3)
+        mu = np.sqrt(kf) * accounting_for(mechanism).gdp_mu(mechanism)
         return _gdp_epsilon(mu, math.log(delta))
     # pld: one shared FFT for the distinct k
     unique, inverse = np.unique(ks, return_inverse=True)
@@ -236,18 +230,21 @@ def vectorised_vs_sequential(mechanism, ks, delta: float, methods=None, **curve_
         Columns ``k``, ``approach`` ("vectorised" or "sequential"), ``method``
         (for vectorised: "L1 sensitivity" or "L2 sensitivity"), ``epsilon``.
     """
-    kind = mechanism_kind(mechanism)
-    if kind == "grr":
-        raise ValueError("mechanism must be a Laplace or a Gaussian for this comparison, got a GRR")
+    if not isinstance(mechanism, (Laplace, Gaussian)):
+        accountable(mechanism)  # TypeError for objects no accountant knows
+        article = "an" if type(mechanism).__name__[0] in "AEIOU" else "a"
+        raise ValueError(
+            f"mechanism must be a Laplace or a Gaussian for this comparison, got {article} {type(mechanism).__name__}"
+        )
     ks = as_ks(ks, "ks")
     delta = check_delta(delta)
     kf = ks.astype(np.float64)
-    if kind == "laplace":
+    if isinstance(mechanism, Laplace):
         vec = pd.DataFrame(
-            {"k": ks, "approach": "vectorised", "method": "L1 sensitivity", "epsilon": kf * pure_epsilon(mechanism)}
+            {"k": ks, "approach": "vectorised", "method": "L1 sensitivity", "epsilon": kf * mechanism.epsilon}
         )
     else:
-        mu = np.sqrt(kf) * mechanism.sensitivity / mechanism.sigma  # one release, L2 sensitivity sqrt(k) Δ
+        mu = np.sqrt(kf) * mechanism.mu  # one release, L2 sensitivity sqrt(k) Δ
         vec = pd.DataFrame(
             {
                 "k": ks,
@@ -327,9 +324,6 @@ def plan_noise(
     >>> plan_noise("laplace", 1.0, 1e-5, 10, method="basic").scale
     10.0
     """
-    from dpcore.gaussian import Gaussian
-    from dpcore.laplace import Laplace
-
     family = check_choice(mechanism, "mechanism", tuple(PLAN_METHODS))
     method = check_choice(method, "method", PLAN_METHODS[family])
     epsilon = check_epsilon(epsilon)
