@@ -62,6 +62,24 @@ class LDPMean:
     def width(self) -> float:
         return self.upper - self.lower
 
+    def clipped_mean(self, values) -> float:
+        """The mean of the values clipped to ``[lower, upper]``: the quantity :meth:`estimate` is unbiased for.
+
+        Not private: it is what the estimate is compared with.
+
+        Parameters
+        ----------
+        values : array_like of float, shape (n,)
+            Finite values; NaN is refused.
+
+        Examples
+        --------
+        >>> LDPMean(1.0, 0.0, 10.0).clipped_mean([-5.0, 4.0, 20.0])  # (0 + 4 + 10) / 3
+        4.666666666666667
+        """
+        x, _ = check_numeric_array(values, "values")
+        return float(np.clip(x, self.lower, self.upper).mean())
+
     def _fractions(self, values) -> np.ndarray:
         x, _ = check_numeric_array(values, "values")
         return (np.clip(x, self.lower, self.upper) - self.lower) / self.width
