@@ -189,3 +189,30 @@ def test_auto_mean_approx_error_pdf_degenerate_scales():
     lap = Laplace(3 * 10.0 / 1_000)
     assert zero.approx_error_pdf(0.01) == pytest.approx(lap.pdf(0.01))
     assert zero.approx_error_std() == pytest.approx(lap.std)
+
+
+def test_candidate_ladders_are_fixed_before_the_data():
+    from dpcore.clipping import LADDER_CANDIDATES, QUERY_SENSITIVITY, evenly_spaced_candidates, one_two_five_ladder
+
+    # the Compare page's ladder, 1, 2, 5, 10, ..., 5·10^6
+    np.testing.assert_array_equal(LADDER_CANDIDATES, [m * 10.0**e for e in range(7) for m in (1, 2, 5)])
+    assert LADDER_CANDIDATES.size == 21 and LADDER_CANDIDATES[-1] == 5e6
+    with pytest.raises(ValueError, match="read-only"):
+        LADDER_CANDIDATES[0] = 3.0
+    assert one_two_five_ladder(-1, 0).tolist() == [0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
+    # the Sparse-vector page's grid: 100 bounds up to the largest, the smallest above 0
+    np.testing.assert_array_equal(evenly_spaced_candidates(250.0), np.linspace(2.5, 250.0, 100))
+    assert evenly_spaced_candidates(3.0, 1).tolist() == [3.0]
+    assert QUERY_SENSITIVITY == 1.0
+    # both are valid candidates for the selection
+    assert choose_clipping_bound([1.0, 2.0], LADDER_CANDIDATES, 1.0, 0) in set(LADDER_CANDIDATES.tolist())
+    with pytest.raises(ValueError, match=r"largest must be in \(0, inf\), got 0.0"):
+        evenly_spaced_candidates(0.0)
+    with pytest.raises(ValueError, match=r"last_decade must be an integer in \[2, inf\], got 1"):
+        one_two_five_ladder(2, 1)
+
+
+def test_auto_mean_result_checks_its_epsilon():
+    r = auto_mean([1.0, 2.0], [1.0, 5.0], 1.0, 0)
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\), got 0.0"):
+        type(r)(**{**r.__dict__, "epsilon": 0.0})

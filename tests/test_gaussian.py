@@ -225,3 +225,28 @@ def test_epsilon_is_zero_when_delta_alone_suffices():
 def test_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_equal_noise_compares_equal_whatever_its_calibration():
+    # σ² = Δ²/(2ρ) = 1 at ρ = 0.5; σ² = Δ² α / (2 ε̄) = 1 at α = 2, ε̄ = 1
+    plain, zcdp, rdp = Gaussian(sigma=1.0), Gaussian.from_zcdp(0.5), Gaussian.from_rdp(2.0, 1.0)
+    assert plain == zcdp == rdp and hash(plain) == hash(zcdp) == hash(rdp)
+    assert zcdp.calibration.rho == 0.5 and rdp.calibration.epsilon_bar == 1.0 and plain.calibration is None
+    assert Gaussian(1.0) != Gaussian(1.0, sensitivity=2.0)
+    g = Gaussian.from_epsilon_delta(1.0, 1e-5)
+    assert g == Gaussian(g.sigma) and (g.epsilon, g.delta) == (1.0, 1e-5)
+    assert g.calibration.proven and g.calibration.guaranteed_delta == pytest.approx(1e-5, rel=1e-9)
+    assert g.mu == 1.0 / g.sigma
+
+
+def test_calibration_record_checks_its_fields():
+    from dpcore import GaussianCalibration
+
+    with pytest.raises(ValueError, match="method must be one of"):
+        GaussianCalibration("exact")
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\), got 0.0"):
+        GaussianCalibration("analytic", epsilon=0.0)
+    with pytest.raises(ValueError, match=r"alpha must be in \(1, inf\), got 1.0"):
+        GaussianCalibration("rdp", alpha=1.0)
+    with pytest.raises(TypeError, match="calibration must be a GaussianCalibration or None, got str"):
+        Gaussian(1.0, calibration="analytic")

@@ -267,3 +267,54 @@ def test_noise_scales():
 def test_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_named_scales_closed_forms():
+    from dpcore import above_threshold_scales, naive_scale, sparse_scales
+
+    s = above_threshold_scales(0.5, sensitivity=3.0)
+    assert (s.threshold, s.query) == (2 * 3.0 / 0.5, 4 * 3.0 / 0.5)  # 2Δ/ε and 4Δ/ε
+    r = sparse_scales(0.5, 4, sensitivity=3.0)
+    assert (r.threshold, r.query) == (2 * 3.0 / (0.5 / 4), 4 * 3.0 / (0.5 / 4))  # AboveThreshold at ε/c
+    assert naive_scale(0.5, 100) == 100 / 0.5 and naive_scale(0.5, 100, 3.0) == 100 * 3.0 / 0.5  # kΔ/ε
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, inf\], got 0"):
+        naive_scale(1.0, 0)
+    with pytest.raises(ValueError, match=r"c must be an integer in \[1, inf\], got 0"):
+        sparse_scales(1.0, 0)
+
+
+def test_the_functions_draw_with_the_named_scales(monkeypatch):
+    # one home: the SVT functions take their noise from above_threshold_scales and naive_scale, nowhere else
+    import dpcore.svt as svt
+
+    calls = []
+    original_naive = svt.naive_scale
+
+    def spy_at(epsilon, sensitivity=1.0):
+        calls.append(("above_threshold_scales", epsilon, sensitivity))
+        return svt.AboveThresholdScales(1e-12, 1e-12)  # (almost) no noise: the first answer at or above T wins
+
+    def spy_naive(epsilon, k, sensitivity=1.0):
+        calls.append(("naive_scale", epsilon, k, sensitivity))
+        return 2.0 * original_naive(epsilon, k, sensitivity)
+
+    answers = np.array([-1.0, 0.5, 2.0, 3.0])
+    before = [v for _, v in svt.naive_range_query(answers, -1e9, 0.8, 14, sensitivity=2.0)]
+    monkeypatch.setattr(svt, "above_threshold_scales", spy_at)
+    monkeypatch.setattr(svt, "naive_scale", spy_naive)
+    assert svt.above_threshold(answers, 0.0, 0.01, 0, sensitivity=2.0) == 1  # random at ε = 0.01 otherwise
+    assert svt.above_threshold_trials(answers, 0.0, 0.01, 0, 50).tolist() == [1] * 50
+    assert svt.sparse(answers, 0.0, 2, 0.01, 0) == [1, 2]
+    assert svt.sparse_trials(answers, 0.0, 2, 0.01, 0, 5).tolist() == [[1, 2]] * 5
+    assert [i for i, _ in svt.range_query_svt(answers, 0.0, 2, 0.01, 0, sensitivity=2.0)] == [1, 2]
+    after = [v for _, v in svt.naive_range_query(answers, -1e9, 0.8, 14, sensitivity=2.0)]
+    np.testing.assert_allclose(np.subtract(after, answers), 2.0 * np.subtract(before, answers), rtol=1e-12)
+    assert calls == [
+        ("above_threshold_scales", 0.01, 2.0),
+        ("above_threshold_scales", 0.01, 1.0),
+        ("above_threshold_scales", 0.01 / 2, 1.0),  # Sparse: each round at ε/c
+        ("above_threshold_scales", 0.01 / 2, 1.0),
+        ("above_threshold_scales", 0.01 / 2 / 2, 2.0),  # range queries: Sparse at ε/2, rounds at ε/(2c)
+        ("naive_scale", 0.01 / 2, 2, 2.0),  # the c answers share ε/2
+        ("naive_scale", 0.8, 4, 2.0),  # the naive release: n queries share ε
+    ]
