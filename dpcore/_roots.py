@@ -14,8 +14,10 @@ References
 ----------
 - Brent (1973), *Algorithms for Minimization without Derivatives*, Prentice-Hall, Chapter 4
   (the zero finder behind ``scipy.optimize.brentq``).
-- Press, Teukolsky, Vetterling, Flannery (2007), *Numerical Recipes*, 3rd ed., Cambridge
+  https://docs.scipy.org/doc/scipy/reference/generated/scipy.optimize.brentq.html
+- Press, Teukolsky, Vetterling & Flannery (2007), *Numerical Recipes*, 3rd ed., Cambridge
   University Press, Section 9.4 (``rtsafe``, Newton–Raphson safeguarded by bisection).
+  http://numerical.recipes/
 """
 
 from __future__ import annotations

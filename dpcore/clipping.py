@@ -22,6 +22,7 @@ References
   Trends in Theoretical Computer Science 9(3–4), Algorithm 1, Theorems 3.16 and 3.23.
   https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 - Casella & Berger (2002), *Statistical Inference*, 2nd ed., Duxbury, Section 5.5.4 (the delta method).
+  ISBN 0-534-24312-6
 """
 
 from __future__ import annotations

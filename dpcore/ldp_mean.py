@@ -3,9 +3,18 @@
 Each user maps ``x`` in ``[lower, upper]`` to ``t = (x - lower)/(upper - lower)``,
 rounds it to a bit ``b ~ Bernoulli(t)`` (unbiased: ``E[b] = t``), and sends ``b``
 through binary randomized response with ``p = e^eps/(e^eps+1)``. This is the
-one-bit mean protocol of Ding, Kulkarni, Yekhanin 2017, "Collecting Telemetry
-Data Privately" (NeurIPS, Sec. 2.1, 1BitMean) in its randomized-response form
-(Duchi, Jordan, Wainwright 2018 analyse the same bounded-mean problem).
+one-bit mean protocol of Ding, Kulkarni & Yekhanin (Section 2.1, 1BitMean) in
+its randomized-response form (Duchi, Jordan & Wainwright analyse the same
+bounded-mean problem).
+
+References
+----------
+- Ding, Kulkarni & Yekhanin (2017), "Collecting Telemetry Data Privately", NeurIPS, Section 2.1.
+  https://arxiv.org/abs/1712.01524
+- Duchi, Jordan & Wainwright (2018), "Minimax Optimal Procedures for Locally Private Estimation",
+  J. Am. Stat. Assoc. 113(521). https://arxiv.org/abs/1604.02390
+- Warner (1965), "Randomized Response: A Survey Technique for Eliminating Evasive Answer Bias",
+  J. Am. Stat. Assoc. 60(309). https://doi.org/10.1080/01621459.1965.10480775
 """
 
 from __future__ import annotations

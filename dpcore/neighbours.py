@@ -35,8 +35,8 @@ References
 - Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
   Trends in Theoretical Computer Science 9(3–4), Definitions 2.4 and 3.1, Section 3.3
   (counting and histogram queries). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
-- Near & Abuah (2021), *Programming Differential Privacy*, chapters "Differential Privacy"
-  (bounded and unbounded DP) and "Sensitivity" (clipping, sums). https://programming-dp.com/
+- Near & Abuah (2021), *Programming Differential Privacy*, chapter "Sensitivity" (neighbouring
+  data sets, sensitivity of counts, sums and histograms, clipping). https://programming-dp.com/
 - Kifer & Machanavajjhala (2011), "No Free Lunch in Data Privacy", SIGMOD, Section 2
   (bounded and unbounded differential privacy). https://doi.org/10.1145/1989323.1989345
 """

@@ -25,6 +25,7 @@ References
 - Near & Abuah (2021), *Programming Differential Privacy*, chapter "Sensitivity" (clipping and
   averages as noisy sum over noisy count). https://programming-dp.com/
 - Casella & Berger (2002), *Statistical Inference*, 2nd ed., Duxbury, Section 5.5.4 (the delta method).
+  ISBN 0-534-24312-6
 """
 
 from __future__ import annotations

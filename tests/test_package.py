@@ -3,6 +3,7 @@
 import importlib
 import inspect
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,51 @@ def test_package_all_lists_every_public_name_it_imports(package):
     public = {n for n, v in vars(package).items() if not n.startswith("_") and not inspect.ismodule(v)}
     public |= {n for n in package.__all__ if inspect.ismodule(getattr(package, n))}  # subpackages named on purpose
     assert set(package.__all__) == public
+
+
+#: Modules that state no formula of their own (checks, shared plumbing, re-exports): no References needed.
+NO_FORMULA = {
+    "dpcore",
+    "dpcore.accounting",
+    "dpcore.accounting._numerics",
+    "dpcore.data",
+    "dpcore.noise",
+    "dpcore.validation",
+}
+SOFTWARE = ("Google dp_accounting", "IBM diffprivlib", "OpenDP")
+
+
+def references(doc: str) -> list[str]:
+    """The entries of the numpydoc ``References`` section of ``doc`` (each ``- ...`` item, joined)."""
+    if "\nReferences\n----------\n" not in doc:
+        return []
+    section = doc.split("\nReferences\n----------\n", 1)[1]
+    entries: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("- "):
+            entries.append(line[2:])
+        elif line.startswith("  ") and entries:
+            entries[-1] += " " + line.strip()
+        elif line.strip():
+            break  # the section ends at the first line that is not part of an entry
+    return entries
+
+
+@pytest.mark.parametrize("name", [m for m in ["dpcore", *MODULES] if m not in NO_FORMULA])
+def test_every_module_cites_its_sources_in_one_format(name):
+    # one format across dpcore: a numpydoc References section of "- Authors (year), title, venue, where. link"
+    doc = importlib.import_module(name).__doc__ or ""
+    assert "\nSources\n" not in doc and "\nSource:" not in doc, f"{name}: use a References section"
+    entries = references(doc)
+    assert entries, f"{name} has no References section"
+    for entry in entries:
+        assert re.search(r"https?://|ISBN", entry), f"{name}: no link in {entry!r}"
+        if not entry.startswith(SOFTWARE):
+            assert re.match(r"[^()]+ \((19|20)\d\d\), ", entry), f"{name}: not 'Authors (year), ...': {entry!r}"
+
+
+def test_reference_parser_sees_a_bad_entry():
+    # negative control: an entry without a year or a link is reported
+    doc = "x\n\nReferences\n----------\n- Somebody, a paper without year\n  and without a link\n"
+    entry = references(doc)[0]
+    assert not re.search(r"https?://|ISBN", entry) and not re.match(r"[^()]+ \((19|20)\d\d\), ", entry)

@@ -1,12 +1,14 @@
 """Basic and advanced composition of (ε, δ)-DP releases.
 
-Sources
--------
-- Dwork, Kenthapadi, McSherry, Mironov, Naor (2006), "Our Data, Ourselves";
-  Dwork & Roth (2014), *The Algorithmic Foundations of Differential Privacy*,
-  Theorem 3.16 (basic composition).
-- Dwork, Rothblum, Vadhan (2010), "Boosting and Differential Privacy", FOCS,
-  Theorem III.3; Dwork & Roth (2014), Theorem 3.20 (advanced composition).
+References
+----------
+- Dwork, Kenthapadi, McSherry, Mironov & Naor (2006), "Our Data, Ourselves: Privacy via Distributed
+  Noise Generation", EUROCRYPT (basic composition of (ε, δ)-DP releases).
+  https://doi.org/10.1007/11761679_29
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.16 (basic composition) and Theorem 3.20 (advanced composition). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Dwork, Rothblum & Vadhan (2010), "Boosting and Differential Privacy", FOCS, Theorem III.3.
+  https://doi.org/10.1109/FOCS.2010.12
 """
 
 from __future__ import annotations

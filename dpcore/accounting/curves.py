@@ -22,7 +22,22 @@ pld       PLD, FFT composition              PLD, FFT composition
 In every row the total δ is the δ asked for. The δ split for the Gaussian
 under basic and advanced composition is a choice (any split is valid); the
 one above spends all of δ on the releases for basic composition and half on
-the releases, half on the slack δ' for advanced composition.
+the releases, half on the slack δ' for advanced composition. How each kind of
+release enters each method is decided in :mod:`dpcore.accounting.per_release`.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorems 3.6 (Laplace), 3.16 (basic composition) and 3.20 (advanced composition). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Dwork, Rothblum & Vadhan (2010), "Boosting and Differential Privacy", FOCS, Theorem III.3.
+  https://doi.org/10.1109/FOCS.2010.12
+- Mironov (2017), "Rényi Differential Privacy", CSF, Propositions 6 and 7. https://arxiv.org/abs/1702.07476
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+  Bounds", TCC, Propositions 1.4 and 1.6. https://arxiv.org/abs/1605.02065
+- Dong, Roth & Su (2019), "Gaussian Differential Privacy", J. R. Stat. Soc. B 84(1) 2022,
+  Corollaries 2.13 and 3.3. https://arxiv.org/abs/1905.02383
+- Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+  Calibration and Optimal Denoising", ICML, Theorem 8. https://arxiv.org/abs/1805.06530
 """
 
 from __future__ import annotations

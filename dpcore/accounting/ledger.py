@@ -4,6 +4,18 @@ The app keeps one :class:`BudgetLedger` per session (in ``st.session_state``);
 there is no module-level ledger and no shared state, so two ledgers never
 interfere. The design follows diffprivlib's ``BudgetAccountant.spend`` (which
 raises before overspending) and dp_accounting's ``compose(event, count)``.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.16 (basic composition). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Mironov (2017), "Rényi Differential Privacy", CSF, Propositions 1 and 3. https://arxiv.org/abs/1702.07476
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Section 2.3, Proposition 12 and Corollary 13. https://arxiv.org/abs/2004.00010
+- Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+  Calibration and Optimal Denoising", ICML, Theorem 8. https://arxiv.org/abs/1805.06530
+- IBM diffprivlib, ``BudgetAccountant``; Google dp_accounting, ``PrivacyAccountant.compose``.
+  https://github.com/IBM/differential-privacy-library https://github.com/google/differential-privacy
 """
 
 from __future__ import annotations

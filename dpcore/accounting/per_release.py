@@ -127,8 +127,8 @@ class _PureAccounting(ReleaseAccounting):
     """A pure ε₀-DP kind: ε₀ at every δ; zCDP ``ρ = ε₀²/2`` (Bun & Steinke 2016, Proposition 1.4).
 
     The zCDP ρ is not the smallest these mechanisms satisfy (the tight
-    conversion from pure DP is smaller, see Steinke's 2024 note "Tight RDP &
-    zCDP Bounds from Pure DP" on differentialprivacy.org), but the textbook
+    conversion from pure DP is smaller: Steinke, "Tight RDP & zCDP Bounds from
+    Pure DP", https://differentialprivacy.org/pdp-to-zcdp/), but the textbook
     one, and the one that makes "zCDP" mean "pure DP seen as zCDP".
     """
 

@@ -5,15 +5,15 @@ output distributions on neighbouring data sets is at most r(α). RDP composes
 by adding the curves order by order (Mironov 2017, Proposition 1); the
 result is converted to (ε, δ)-DP by minimising a conversion over the orders.
 
-Sources
--------
-- Mironov (2017), "Rényi Differential Privacy", CSF. https://arxiv.org/abs/1702.07476
-  Proposition 3 (conversion), Propositions 5–7 and Table II (randomized
-  response, Laplace, Gaussian).
-- Balle, Barthe, Gaboardi, Hsu, Sato (2020), "Hypothesis Testing
-  Interpretations and Rényi Differential Privacy", AISTATS, Theorem 21;
-  Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
-  Privacy", NeurIPS, Section 2.3, Proposition 12: the improved conversion.
+References
+----------
+- Mironov (2017), "Rényi Differential Privacy", CSF, Proposition 1 (composition), Proposition 3
+  (conversion), Propositions 5–7 and Table II (randomized response, Laplace, Gaussian),
+  Definition 3. https://arxiv.org/abs/1702.07476
+- Balle, Barthe, Gaboardi, Hsu & Sato (2020), "Hypothesis Testing Interpretations and Rényi
+  Differential Privacy", AISTATS, Theorem 21 (the improved conversion). https://arxiv.org/abs/1905.09982
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Section 2.3, Proposition 12 (the improved conversion). https://arxiv.org/abs/2004.00010
 """
 
 from __future__ import annotations

@@ -3,14 +3,13 @@
 A mechanism is ρ-zCDP when its RDP curve is at most ``ρ α`` for every α > 1.
 zCDP composes by adding the ρ's (Bun & Steinke 2016).
 
-Sources
--------
-- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications,
-  Extensions, and Lower Bounds", TCC. https://arxiv.org/abs/1605.02065
-  Proposition 1.3 (conversion), 1.4 (pure DP ⇒ zCDP), 1.6 (Gaussian).
-- Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
-  Privacy", NeurIPS, Section 2.3 and Corollary 13 (the tighter conversion).
-  https://arxiv.org/abs/2004.00010
+References
+----------
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+  Bounds", TCC, Propositions 1.3 (conversion), 1.4 (pure DP ⇒ zCDP) and 1.6 (Gaussian).
+  https://arxiv.org/abs/1605.02065
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Section 2.3 and Corollary 13 (the tighter conversion). https://arxiv.org/abs/2004.00010
 """
 
 from __future__ import annotations
