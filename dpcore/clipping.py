@@ -57,6 +57,11 @@ __all__ = [
 QUERY_SENSITIVITY = 1.0
 
 
+def _part(epsilon: float) -> float:
+    """The ε of each of the three parts of :func:`auto_mean` (bound, sum, count): ε/3, by sequential composition."""
+    return epsilon / 3.0
+
+
 def one_two_five_ladder(first_decade: int = 0, last_decade: int = 6) -> np.ndarray:
     """Candidate bounds 1, 2, 5 times each power of ten from ``10**first_decade`` to ``5 · 10**last_decade``.
 
@@ -231,7 +236,7 @@ class AutoMeanResult:
 
     def _error_scales(self) -> tuple[np.ndarray, np.ndarray]:
         # error ≈ (N_sum − μ_b N_count) / n with N_sum ~ Lap(3b/ε), N_count ~ Lap(3/ε): two Laplace scales
-        third_n = self.epsilon / 3.0 * self.n
+        third_n = _part(self.epsilon) * self.n
         bound = np.atleast_1d(np.asarray(self.bound, dtype=np.float64))
         mean = np.atleast_1d(np.asarray(self.true_value, dtype=np.float64))
         return bound / third_n, mean / third_n
@@ -300,7 +305,7 @@ def auto_mean(
     epsilon = check_epsilon(epsilon)
     rng = as_generator(rng)
     size = 1 if trials is None else check_int(trials, "trials", minimum=1)
-    third = epsilon / 3.0
+    third = _part(epsilon)
 
     sums_at = _clipped_sums(arr, cand)
     answers = sums_at - _clipped_sums(arr, cand + 1.0)

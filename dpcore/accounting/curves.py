@@ -149,8 +149,9 @@ def epsilon_curve(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian or GRR
-        One release.
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        One release; any other ε-DP release is a :class:`~dpcore.accounting.events.PureDP`
+        (accounted as binary randomized response at its ε).
     ks : int or array_like of int
         Numbers of releases, each in [1, inf).
     delta : float

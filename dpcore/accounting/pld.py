@@ -481,8 +481,9 @@ def pld_epsilon(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian or GRR
-        One release (GRR: replace-one neighbours).
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        One release (GRR: replace-one neighbours; SUE, OUE, LDPMean and
+        PureDP are accounted as binary randomized response at their ε).
     k : int or array_like of int
         Number of releases, each in [1, inf). An array shares one forward FFT.
     delta : float
@@ -525,7 +526,8 @@ def pld_delta(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian or GRR
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        One release, as in :func:`pld_epsilon`.
     k : int or array_like of int
         Number of releases, each in [1, inf).
     epsilon : float
