@@ -7,7 +7,7 @@ Cases (targets from the project's issue 4):
 
 * ``epsilon_curve`` for a Gaussian (σ = 5) with methods rdp, zcdp, exact over
   k = 1..10⁴, under 200 ms in all. Baseline: the exact ε by one scalar
-  ``brentq`` per k (``dpcore.gaussian.gaussian_epsilon`` at σ/√k), timed on
+  solve per k (``dpcore.gaussian.analytic_gaussian_epsilon`` at σ/√k), timed on
   500 values of k and scaled to 10⁴.
 * Laplace PLD curve at 20 values of k up to 1000, under 3 s. Baseline: a
   per-k recomputation (discretise, transform, power, invert for each k
@@ -27,7 +27,7 @@ from benchmarks.timing import median_of
 from dpcore import GRR, Gaussian, Laplace
 from dpcore.accounting import OrderGridEdgeWarning, epsilon_curve, pld_epsilon
 from dpcore.accounting.pld import default_interval
-from dpcore.gaussian import gaussian_epsilon as single_release_epsilon
+from dpcore.gaussian import analytic_gaussian_epsilon as single_release_epsilon
 
 RESULTS = Path(__file__).resolve().parent / "results" / "accounting.md"
 

@@ -7,25 +7,54 @@ derived constants; sampling functions take an explicit ``numpy.random.Generator`
 """
 
 from dpcore import accounting
-from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
-from dpcore.gaussian import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
-from dpcore.laplace import Laplace
-from dpcore.ldp_mean import LDPMean
-from dpcore.postprocess import project_to_histogram
-from dpcore.queries import MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
-from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_response, coin_flip_rr
-from dpcore.svt import (
+from dpcore.accounting import BudgetError, BudgetLedger, PureDP
+from dpcore.clipping import (
+    LADDER_CANDIDATES,
     AutoMeanResult,
-    SVTScales,
-    above_threshold,
-    above_threshold_trials,
     auto_mean,
     choose_clipping_bound,
     clipping_queries,
+    evenly_spaced_candidates,
     naive_clipping_bound,
+    one_two_five_ladder,
+)
+from dpcore.empirical import empirical_error_bound
+from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from dpcore.gaussian import (
+    Gaussian,
+    GaussianCalibration,
+    analytic_gaussian_epsilon,
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_delta,
+)
+from dpcore.laplace import Laplace, laplace_sum_pdf
+from dpcore.ldp_mean import LDPMean
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, NeighbouringRelation
+from dpcore.postprocess import project_to_histogram
+from dpcore.queries import (
+    MeanBudget,
+    MeanResult,
+    QueryResult,
+    clipped_sum_sensitivity,
+    dp_count,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    split_mean_budget,
+)
+from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_response, coin_flip_rr
+from dpcore.svt import (
+    AboveThresholdScales,
+    SVTScales,
+    above_threshold,
+    above_threshold_scales,
+    above_threshold_trials,
     naive_range_query,
+    naive_scale,
     range_query_svt,
     sparse,
+    sparse_scales,
     sparse_trials,
     svt_noise_scales,
 )
@@ -33,7 +62,13 @@ from dpcore.unary_encoding import OUE, SUE
 from dpcore.validation import as_generator
 
 __all__ = [
+    # validation
     "as_generator",
+    # neighbouring relations
+    "NeighbouringRelation",
+    "ADD_REMOVE",
+    "REPLACE_ONE",
+    # local model
     "COIN_FLIP_EPSILON",
     "GRR",
     "coin_flip_response",
@@ -42,33 +77,54 @@ __all__ = [
     "SUE",
     "LDPMean",
     "project_to_histogram",
+    # central model: noise
     "Laplace",
+    "laplace_sum_pdf",
     "Gaussian",
+    "GaussianCalibration",
     "analytic_gaussian_sigma",
+    "analytic_gaussian_epsilon",
     "classic_gaussian_sigma",
     "gaussian_delta",
-    "gaussian_epsilon",
     "exponential_error_bound",
     "exponential_mechanism",
     "exponential_probabilities",
+    # central model: queries
+    "MeanBudget",
     "MeanResult",
     "QueryResult",
+    "clipped_sum_sensitivity",
     "dp_count",
     "dp_histogram",
     "dp_mean",
     "dp_sum",
-    "AutoMeanResult",
+    "split_mean_budget",
+    "empirical_error_bound",
+    # sparse vector technique
+    "AboveThresholdScales",
     "SVTScales",
     "above_threshold",
+    "above_threshold_scales",
     "above_threshold_trials",
+    "naive_range_query",
+    "naive_scale",
+    "range_query_svt",
+    "sparse",
+    "sparse_scales",
+    "sparse_trials",
+    "svt_noise_scales",
+    # clipping bounds
+    "LADDER_CANDIDATES",
+    "AutoMeanResult",
     "auto_mean",
     "choose_clipping_bound",
     "clipping_queries",
+    "evenly_spaced_candidates",
     "naive_clipping_bound",
-    "naive_range_query",
-    "range_query_svt",
-    "sparse",
-    "sparse_trials",
-    "svt_noise_scales",
+    "one_two_five_ladder",
+    # accounting
     "accounting",
+    "BudgetError",
+    "BudgetLedger",
+    "PureDP",
 ]

@@ -4,9 +4,12 @@ Candidate ``r`` is chosen with probability ``∝ exp(ε · u(x, r) / (2Δu))``, 
 ``Δu`` is the sensitivity of the score ``u`` (its largest change, for any fixed
 candidate, between neighbouring data sets). The choice is ε-DP.
 
-Source: McSherry & Talwar (2007), "Mechanism Design via Differential
-Privacy"; Dwork & Roth (2014), Definition 3.4, Theorem 3.10 (privacy) and
-Theorem 3.11 (utility).
+References
+----------
+- McSherry & Talwar (2007), "Mechanism Design via Differential Privacy", FOCS.
+  https://doi.org/10.1109/FOCS.2007.66
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Definition 3.4, Theorem 3.10 (privacy) and Theorem 3.11 (utility). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 """
 
 from __future__ import annotations

@@ -6,6 +6,12 @@ is *supported* by a report with probability ``p`` when the user holds ``v`` and
 Protocols for Frequency Estimation", USENIX Security, Sec. 3, "pure" protocols).
 GRR, SUE and OUE differ only in how reports look and in ``p`` and ``q``; the
 unbiased estimator and its variance are the same functions of ``p`` and ``q``.
+
+References
+----------
+- Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
+  USENIX Security, Section 3 (pure protocols), Equations (2) and (3), Section 4.5.
+  https://arxiv.org/abs/1705.04421
 """
 
 from __future__ import annotations

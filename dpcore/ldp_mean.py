@@ -3,9 +3,18 @@
 Each user maps ``x`` in ``[lower, upper]`` to ``t = (x - lower)/(upper - lower)``,
 rounds it to a bit ``b ~ Bernoulli(t)`` (unbiased: ``E[b] = t``), and sends ``b``
 through binary randomized response with ``p = e^eps/(e^eps+1)``. This is the
-one-bit mean protocol of Ding, Kulkarni, Yekhanin 2017, "Collecting Telemetry
-Data Privately" (NeurIPS, Sec. 2.1, 1BitMean) in its randomized-response form
-(Duchi, Jordan, Wainwright 2018 analyse the same bounded-mean problem).
+one-bit mean protocol of Ding, Kulkarni & Yekhanin (Section 2.1, 1BitMean) in
+its randomized-response form (Duchi, Jordan & Wainwright analyse the same
+bounded-mean problem).
+
+References
+----------
+- Ding, Kulkarni & Yekhanin (2017), "Collecting Telemetry Data Privately", NeurIPS, Section 2.1.
+  https://arxiv.org/abs/1712.01524
+- Duchi, Jordan & Wainwright (2018), "Minimax Optimal Procedures for Locally Private Estimation",
+  J. Am. Stat. Assoc. 113(521). https://arxiv.org/abs/1604.02390
+- Warner (1965), "Randomized Response: A Survey Technique for Eliminating Evasive Answer Bias",
+  J. Am. Stat. Assoc. 60(309). https://doi.org/10.1080/01621459.1965.10480775
 """
 
 from __future__ import annotations
@@ -61,6 +70,24 @@ class LDPMean:
     @property
     def width(self) -> float:
         return self.upper - self.lower
+
+    def clipped_mean(self, values) -> float:
+        """The mean of the values clipped to ``[lower, upper]``: the quantity :meth:`estimate` is unbiased for.
+
+        Not private: it is what the estimate is compared with.
+
+        Parameters
+        ----------
+        values : array_like of float, shape (n,)
+            Finite values; NaN is refused.
+
+        Examples
+        --------
+        >>> LDPMean(1.0, 0.0, 10.0).clipped_mean([-5.0, 4.0, 20.0])  # (0 + 4 + 10) / 3
+        4.666666666666667
+        """
+        x, _ = check_numeric_array(values, "values")
+        return float(np.clip(x, self.lower, self.upper).mean())
 
     def _fractions(self, values) -> np.ndarray:
         x, _ = check_numeric_array(values, "values")

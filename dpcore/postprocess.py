@@ -4,6 +4,15 @@ The unbiased estimates of the frequency oracles can be negative and need not
 sum to n. Projecting them onto ``{x >= 0, sum x = n}`` gives a valid histogram
 at the price of bias; by the post-processing property of differential privacy
 it costs no privacy (Dwork & Roth 2014, Prop. 2.1).
+
+References
+----------
+- Wang, Lopuhaä-Zwakenberg, Li, Škorić & Li (2020), "Locally Differentially Private Frequency
+  Estimation with Consistency", NDSS, Section IV-B (Norm-Sub). https://arxiv.org/abs/1905.08320
+- Duchi, Shalev-Shwartz, Singer & Chandra (2008), "Efficient Projections onto the l1-Ball for
+  Learning in High Dimensions", ICML, Figure 1. https://doi.org/10.1145/1390156.1390191
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Proposition 2.1 (post-processing). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 """
 
 from __future__ import annotations

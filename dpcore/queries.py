@@ -1,27 +1,31 @@
 """Central-model queries over one numeric column: count, clipped sum, mean, histogram.
 
-Neighbouring relation: **add/remove one record** (unbounded DP) throughout.
-Under it the sensitivities are
+Neighbouring relation: **add/remove one record** (unbounded DP) throughout,
+:data:`RELATION`; the sensitivities come from it (:mod:`dpcore.neighbours`):
 
 * count: 1;
-* sum of values clipped to ``[lower, upper]``: ``max(|lower|, |upper|)`` (the
-  added or removed record contributes at most that much; under replace-one it
-  would be ``upper − lower``);
+* sum of values clipped to ``[lower, upper]``: ``max(|lower|, |upper|)``;
 * histogram: one record changes one bin by one, so the vector of counts has L1
   and L2 sensitivity 1 and each bin gets the noise of a single count (parallel
   composition: the bins are disjoint);
 * mean: not released directly, but as noisy clipped sum over noisy count, the
-  budget split between the two (sequential composition) and the ratio being
-  post-processing.
+  budget split between the two (:func:`split_mean_budget`; sequential
+  composition) and the ratio being post-processing.
 
 Each query returns the true answer, the noisy answer and the noise law, and
 can re-draw the noisy answer many times at once (``simulate``) so the app can
 show the error distribution without recomputing anything.
 
-Sources: Dwork & Roth (2014), Theorem 3.6 (Laplace mechanism), Theorem 3.16
-(sequential composition), Section 3.3 (histogram queries); the mean as
-noisy-sum over noisy-count follows Near & Abuah, *Programming Differential
-Privacy*, chapter "Sensitivity" (clipping and averages).
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.6 (Laplace mechanism), Theorem 3.16
+  (sequential composition), Section 3.3 (histogram queries), Proposition 2.1 (post-processing).
+  https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Near & Abuah (2021), *Programming Differential Privacy*, chapter "Sensitivity" (clipping and
+  averages as noisy sum over noisy count). https://programming-dp.com/
+- Casella & Berger (2002), *Statistical Inference*, 2nd ed., Duxbury, Section 5.5.4 (the delta method).
+  ISBN 0-534-24312-6
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcore.empirical import empirical_error_bound
 from dpcore.gaussian import Gaussian
-from dpcore.laplace import Laplace
+from dpcore.laplace import Laplace, laplace_sum_pdf
+from dpcore.neighbours import ADD_REMOVE
 from dpcore.validation import (
     as_generator,
     check_bounds,
@@ -44,16 +50,23 @@ from dpcore.validation import (
 )
 
 __all__ = [
+    "RELATION",
+    "MECHANISMS",
     "QueryResult",
     "MeanResult",
+    "MeanBudget",
     "dp_count",
     "dp_sum",
     "dp_mean",
     "dp_histogram",
     "noise_mechanism",
     "clipped_sum_sensitivity",
+    "split_mean_budget",
 ]
 
+#: The neighbouring relation of every query in this module: add or remove one record.
+RELATION = ADD_REMOVE
+#: The noise families a query accepts.
 MECHANISMS = ("laplace", "gaussian")
 
 
@@ -228,25 +241,15 @@ class MeanResult:
         method of :attr:`approx_std`). With Gaussian noise that is
         ``N(0, approx_std²)``. With Laplace noise it is the sum of two
         independent ``Lap(a)``, ``Lap(c)`` with ``a = b_S/n``, ``c = m b_C/n``,
-        whose characteristic function ``1/((1 + a²t²)(1 + c²t²))`` splits into
-        partial fractions: ``f(x) = (a e^{−|x|/a} − c e^{−|x|/c}) / (2(a² − c²))``,
-        and ``(a + |x|) e^{−|x|/a} / (4a²)`` when ``a = c``. Like
+        whose density is :func:`dpcore.laplace.laplace_sum_pdf`. Like
         :attr:`approx_std` it ignores the floor at 1 and the clip.
         """
-        x = np.abs(np.asarray(x, dtype=np.float64))
         sum_noise, count_noise = self.mechanisms
         if isinstance(sum_noise, Gaussian):
-            out = Gaussian(self.approx_std).pdf(x)
+            out = Gaussian(self.approx_std).pdf(np.abs(np.asarray(x, dtype=np.float64)))
         else:
             n = max(float(self.count.true_value), 1.0)
-            a, c = sum_noise.scale / n, abs(self.true_value) * count_noise.scale / n
-            a, c = max(a, c), min(a, c)
-            if c == 0.0:
-                out = Laplace(a).pdf(x)
-            elif (a - c) <= 1e-6 * a:  # the difference formula cancels: use its limit a = c
-                out = (a + x) * np.exp(-x / a) / (4.0 * a * a)
-            else:
-                out = (a * np.exp(-x / a) - c * np.exp(-x / c)) / (2.0 * (a - c) * (a + c))
+            out = laplace_sum_pdf(x, sum_noise.scale / n, abs(self.true_value) * count_noise.scale / n)
         out = np.asarray(out, dtype=np.float64)
         return float(out) if out.ndim == 0 else out
 
@@ -265,12 +268,11 @@ class MeanResult:
         """Monte-Carlo ``t`` with ``P(|noisy − true| <= t) ≈ confidence``.
 
         The empirical ``confidence`` quantile of ``|error|`` over ``trials``
-        simulated releases (seeded by ``rng``, 0 by default, so the answer is
-        reproducible).
+        simulated releases (:func:`dpcore.empirical.empirical_error_bound`;
+        seeded by ``rng``, 0 by default, so the answer is reproducible).
         """
         confidence = check_probability(confidence, "confidence")
-        errors = np.abs(self.simulate_errors(trials, rng))
-        return float(np.quantile(errors, confidence))
+        return empirical_error_bound(self.simulate_errors(trials, rng), confidence)
 
 
 def _ratio(sums, counts, lower, upper):
@@ -285,8 +287,58 @@ def _column(values, nan):
 
 
 def clipped_sum_sensitivity(lower: float, upper: float) -> float:
-    """Sensitivity of ``Σ clip(x, lower, upper)`` under add/remove one record: ``max(|lower|, |upper|)``."""
-    return max(abs(lower), abs(upper))
+    """Sensitivity of ``Σ clip(x, lower, upper)`` under add/remove one record: ``max(|lower|, |upper|)``.
+
+    :meth:`dpcore.neighbours.NeighbouringRelation.clipped_sum_sensitivity` of :data:`RELATION`.
+    """
+    return RELATION.clipped_sum_sensitivity(lower, upper)
+
+
+@dataclass(frozen=True)
+class MeanBudget:
+    """The (ε, δ) of each half of a mean released as noisy sum over noisy count.
+
+    Attributes
+    ----------
+    sum_epsilon, count_epsilon : float
+        ``split · ε`` and ``(1 − split) · ε``.
+    sum_delta, count_delta : float or None
+        ``split · δ`` and ``(1 − split) · δ``; None for pure (Laplace) noise.
+    """
+
+    sum_epsilon: float
+    count_epsilon: float
+    sum_delta: float | None = None
+    count_delta: float | None = None
+
+
+def split_mean_budget(epsilon: float, split: float = 0.5, delta: float | None = None) -> MeanBudget:
+    """Split a mean's (ε, δ) between its noisy sum and its noisy count.
+
+    The sum gets ``split · ε`` (and ``split · δ``), the count the rest; by
+    sequential composition (Dwork & Roth 2014, Theorem 3.16) the two releases
+    together are (ε, δ)-DP. :func:`dp_mean` spends its budget this way.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε of the mean, in (0, inf).
+    split : float, default 0.5
+        Fraction of the budget given to the sum, in (0, 1).
+    delta : float, optional
+        Total δ of the mean, in (0, 1); None for pure ε-DP noise.
+
+    Examples
+    --------
+    >>> split_mean_budget(1.0, 0.25, 1e-6)
+    MeanBudget(sum_epsilon=0.25, count_epsilon=0.75, sum_delta=2.5e-07, count_delta=7.5e-07)
+    """
+    epsilon = check_epsilon(epsilon)
+    split = check_probability(split, "split")
+    if delta is None:
+        return MeanBudget(split * epsilon, (1.0 - split) * epsilon)
+    delta = check_delta(delta)
+    return MeanBudget(split * epsilon, (1.0 - split) * epsilon, split * delta, (1.0 - split) * delta)
 
 
 def dp_count(
@@ -309,7 +361,7 @@ def dp_count(
         unchanged) and reports how many in ``dropped_nan``.
     """
     arr, dropped = _column(values, nan)
-    noise = noise_mechanism(epsilon, 1.0, mechanism, delta)
+    noise = noise_mechanism(epsilon, RELATION.counting_query_sensitivity, mechanism, delta)
     true = float(arr.size)
     return QueryResult("count", true, noise.release(true, rng), noise, arr.size, dropped)
 
@@ -327,7 +379,7 @@ def dp_sum(
 ) -> QueryResult:
     """Noisy sum of the values clipped to ``[lower, upper]``.
 
-    Sensitivity ``max(|lower|, |upper|)`` under add/remove one record.
+    Sensitivity :func:`clipped_sum_sensitivity`, ``max(|lower|, |upper|)`` under add/remove one record.
 
     Parameters
     ----------
@@ -375,10 +427,9 @@ def dp_mean(
 ) -> MeanResult:
     """Noisy mean as noisy clipped sum over noisy count, with an explicit budget split.
 
-    The sum gets ``split · ε`` (and ``split · δ``), the count the rest; by
-    sequential composition (Dwork & Roth 2014, Theorem 3.16) the pair is
-    (ε, δ)-DP and the ratio ``clip(sum / max(count, 1), lower, upper)`` is
-    post-processing. The error law is not a closed form: see
+    The sum gets ``split · ε`` (and ``split · δ``), the count the rest
+    (:func:`split_mean_budget`); the pair is (ε, δ)-DP and the ratio
+    ``clip(sum / max(count, 1), lower, upper)`` is post-processing. The error law is not a closed form: see
     :meth:`MeanResult.simulate_errors`.
 
     Parameters
@@ -397,16 +448,11 @@ def dp_mean(
         Total δ in (0, 1), required for ``"gaussian"``.
     nan : {"raise", "drop"}, default "raise"
     """
-    epsilon = check_epsilon(epsilon)
-    split = check_probability(split, "split")
     mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
-    if mechanism == "gaussian" and delta is not None:
-        delta = check_delta(delta)
-    delta_sum = None if delta is None else split * delta
-    delta_count = None if delta is None else (1.0 - split) * delta
+    budget = split_mean_budget(epsilon, split, delta if mechanism == "gaussian" else None)
     rng = as_generator(rng)
-    s = dp_sum(values, lower, upper, split * epsilon, rng, mechanism=mechanism, delta=delta_sum, nan=nan)
-    c = dp_count(values, (1.0 - split) * epsilon, rng, mechanism=mechanism, delta=delta_count, nan=nan)
+    s = dp_sum(values, lower, upper, budget.sum_epsilon, rng, mechanism=mechanism, delta=budget.sum_delta, nan=nan)
+    c = dp_count(values, budget.count_epsilon, rng, mechanism=mechanism, delta=budget.count_delta, nan=nan)
     return MeanResult(
         true_value=s.true_value / c.true_value,
         noisy_value=_ratio(s.noisy_value, c.noisy_value, s.lower, s.upper),
@@ -480,6 +526,9 @@ def dp_histogram(
     """
     arr, dropped = _column(values, nan)
     edges = _bin_edges(bins, lower, upper)
-    noise = noise_mechanism(epsilon, 1.0, mechanism, delta)
+    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    # the count vector's L1 sensitivity for Laplace noise, its L2 sensitivity for Gaussian noise
+    sens = RELATION.histogram_l1_sensitivity if mechanism == "laplace" else RELATION.histogram_l2_sensitivity
+    noise = noise_mechanism(epsilon, sens, mechanism, delta)
     true = np.histogram(np.clip(arr, edges[0], edges[-1]), bins=edges)[0].astype(np.float64)
     return QueryResult("histogram", true, noise.release(true, rng), noise, arr.size, dropped, bin_edges=edges)

@@ -1,13 +1,13 @@
 """Generalised randomized response (k-ary RR) and the classic coin-flip survey.
 
-Sources
--------
-- Warner 1965, "Randomized Response: A Survey Technique for Eliminating Evasive
-  Answer Bias", JASA 60(309).
-- Wang, Blocki, Li, Jha 2017, "Locally Differentially Private Protocols for
-  Frequency Estimation", USENIX Security, Sec. 4.1 ("Direct Encoding", GRR).
-- Dwork & Roth 2014, "The Algorithmic Foundations of Differential Privacy",
-  Sec. 3.2 (the coin-flip protocol and its epsilon = ln 3).
+References
+----------
+- Warner (1965), "Randomized Response: A Survey Technique for Eliminating Evasive Answer Bias",
+  J. Am. Stat. Assoc. 60(309). https://doi.org/10.1080/01621459.1965.10480775
+- Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
+  USENIX Security, Section 4.1 ("Direct Encoding", GRR) and Equation (4). https://arxiv.org/abs/1705.04421
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Section 3.2 (the coin-flip protocol and its ε = ln 3). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 """
 
 from __future__ import annotations

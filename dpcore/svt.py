@@ -3,34 +3,41 @@
 ``answers`` are the already-computed answers ``f_i(x)`` of queries of
 sensitivity Δ each (neighbouring data sets move every answer by at most Δ).
 
-* :func:`above_threshold`: Dwork & Roth (2014), *The Algorithmic Foundations of
-  Differential Privacy*, Algorithm 1 (AboveThreshold), Theorem 3.23: noisy
-  threshold ``T + Lap(2Δ/ε)``, every answer ``+ Lap(4Δ/ε)``, report the first
-  index at or above; ε-DP however many queries there are.
-* :func:`sparse`: Dwork & Roth (2014), Algorithm 2 (Sparse, δ = 0), Theorem
-  3.25: ``c`` rounds of AboveThreshold at ε/c each, a fresh noisy threshold
-  after each positive.
+* :func:`above_threshold`: AboveThreshold (Dwork & Roth, Algorithm 1,
+  Theorem 3.23): noisy threshold ``T + Lap(2Δ/ε)``, every answer
+  ``+ Lap(4Δ/ε)``, report the first index at or above; ε-DP however many
+  queries there are.
+* :func:`sparse`: Sparse (Dwork & Roth, Algorithm 2 with δ = 0, Theorem 3.25):
+  ``c`` rounds of AboveThreshold at ε/c each, a fresh noisy threshold after
+  each positive.
 * :func:`range_query_svt`: half the budget finds at most ``c`` queries with
   Sparse, the other half answers them with fresh Laplace noise at ε/(2c)
-  each: the shape of NumericSparse (Dwork & Roth 2014, Algorithm 3), with the
-  budget split half and half as the issue asks.
+  each: the shape of NumericSparse (Dwork & Roth, Algorithm 3), with the
+  budget split half and half.
 * :func:`naive_range_query`: the baseline without SVT, every query answered
   with ``Lap(nΔ/ε)`` (ε/n each): what SVT saves.
 
-Pitfalls (Lyu, Su & Li 2017, "Understanding the Sparse Vector Technique for
-Differential Privacy", PVLDB 10(6), Sections 3-4): variants that add no noise
-to the answers, whose answer noise does not grow with ``c``, that never
-refresh the threshold, or that release the *same* noisy answer used in the
-comparison are not ε-DP (some not for any finite ε). The functions here use
-only the private versions; ``tests/test_svt.py`` shows that an empirical
-check catches the no-answer-noise variant.
+Every noise scale is named once, here, and the functions draw with it:
+:func:`above_threshold_scales` (``2Δ/ε`` and ``4Δ/ε``), :func:`sparse_scales`
+(the same at ε/c), :func:`naive_scale` (``kΔ/ε``, k releases at ε/k each) and
+:func:`svt_noise_scales` (range queries against the naive release).
 
-Choosing a clipping bound with SVT (Near & Abuah, *Programming Differential
-Privacy*, chapter "The Sparse Vector Technique"): the query
-``q_b = Σ clip(x, 0, b) − Σ clip(x, 0, b + 1)`` has sensitivity 1 and equals
-``−#{x ≥ b + 1}`` on integer data (in general ``−Σ min(max(x − b, 0), 1)``):
-it is 0 exactly when clipping at ``b`` loses nothing. With threshold 0 the
-first candidate that passes is a bound above nearly all the data.
+Pitfalls (Lyu, Su & Li, Sections 3-4): variants that add no noise to the
+answers, whose answer noise does not grow with ``c``, that never refresh the
+threshold, or that release the *same* noisy answer used in the comparison are
+not ε-DP (some not for any finite ε). The functions here use only the private
+versions; ``tests/test_svt.py`` shows that an empirical check catches the
+no-answer-noise variant.
+
+Choosing a clipping bound with AboveThreshold is in :mod:`dpcore.clipping`.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Section 3.6: Algorithms 1–3, Theorems 3.16,
+  3.23 and 3.25. https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Lyu, Su & Li (2017), "Understanding the Sparse Vector Technique for Differential Privacy",
+  PVLDB 10(6), Sections 3–4. https://arxiv.org/abs/1603.01699
 """
 
 from __future__ import annotations
@@ -50,6 +57,10 @@ from dpcore.validation import (
 )
 
 __all__ = [
+    "AboveThresholdScales",
+    "above_threshold_scales",
+    "sparse_scales",
+    "naive_scale",
     "above_threshold",
     "above_threshold_trials",
     "sparse",
@@ -58,16 +69,98 @@ __all__ = [
     "naive_range_query",
     "SVTScales",
     "svt_noise_scales",
-    "clipping_queries",
-    "choose_clipping_bound",
-    "naive_clipping_bound",
-    "AutoMeanResult",
-    "auto_mean",
 ]
 
 # Largest number of (trial, query) noise draws held in memory at once by the trial-vectorised
 # functions (2**22 float64 = 32 MiB); trials are processed in blocks of that size.
 _BLOCK_ELEMENTS = 1 << 22
+
+
+@dataclass(frozen=True)
+class AboveThresholdScales:
+    """The two Laplace scales of one AboveThreshold run (Dwork & Roth 2014, Algorithm 1).
+
+    Attributes
+    ----------
+    threshold : float
+        Noise on the threshold: ``2Δ/ε``.
+    query : float
+        Noise on each answer compared with it: ``4Δ/ε``.
+    """
+
+    threshold: float
+    query: float
+
+
+def above_threshold_scales(epsilon: float, sensitivity: float = 1.0) -> AboveThresholdScales:
+    """The noise of AboveThreshold at ε: threshold ``Lap(2Δ/ε)``, answers ``Lap(4Δ/ε)``.
+
+    With these scales the first index at or above the noisy threshold is
+    ε-DP however many queries are read (Dwork & Roth 2014, Algorithm 1,
+    Theorem 3.23).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    sensitivity : float, default 1.0
+        Sensitivity Δ of every query, in (0, inf).
+
+    Examples
+    --------
+    >>> above_threshold_scales(0.5)
+    AboveThresholdScales(threshold=4.0, query=8.0)
+    """
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    return AboveThresholdScales(threshold=2.0 * sensitivity / epsilon, query=4.0 * sensitivity / epsilon)
+
+
+def sparse_scales(epsilon: float, c: int, sensitivity: float = 1.0) -> AboveThresholdScales:
+    """The noise of each round of Sparse with at most ``c`` positives: AboveThreshold at ε/c.
+
+    Threshold ``Lap(2cΔ/ε)``, answers ``Lap(4cΔ/ε)`` (Dwork & Roth 2014,
+    Algorithm 2 with δ = 0, Theorem 3.25: the c rounds compose to ε).
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy parameter ε, in (0, inf).
+    c : int
+        Largest number of positives, at least 1.
+    sensitivity : float, default 1.0
+        Sensitivity Δ of every query, in (0, inf).
+    """
+    epsilon = check_epsilon(epsilon)
+    c = check_int(c, "c", minimum=1)
+    return above_threshold_scales(epsilon / c, sensitivity)
+
+
+def naive_scale(epsilon: float, k: int, sensitivity: float = 1.0) -> float:
+    """The Laplace scale ``kΔ/ε`` of answering ``k`` queries at ε/k each: the baseline without SVT.
+
+    Each answer is ``ε/k``-DP (Laplace scale ``Δ/(ε/k)``, Dwork & Roth 2014,
+    Theorem 3.6), so the k answers are ε-DP by sequential composition
+    (Theorem 3.16). The scale grows with k, where AboveThreshold's ``4Δ/ε`` does not.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy parameter ε, in (0, inf).
+    k : int
+        Number of queries sharing ε, at least 1.
+    sensitivity : float, default 1.0
+        Sensitivity Δ of every query, in (0, inf).
+
+    Examples
+    --------
+    >>> naive_scale(0.5, 100)
+    200.0
+    """
+    epsilon = check_epsilon(epsilon)
+    k = check_int(k, "k", minimum=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    return k * sensitivity / epsilon
 
 
 def _check_common(answers, threshold, epsilon, sensitivity):
@@ -88,7 +181,7 @@ def _trial_blocks(trials: int, n: int):
 def above_threshold(answers, threshold: float, epsilon: float, rng, sensitivity: float = 1.0) -> int | None:
     """AboveThreshold: the first index whose noisy answer is at or above the noisy threshold.
 
-    ``T̂ = T + Lap(2Δ/ε)``; ``ν_i ~ Lap(4Δ/ε)``; return the first ``i`` with
+    ``T̂ = T + Lap(2Δ/ε)``; ``ν_i ~ Lap(4Δ/ε)`` (:func:`above_threshold_scales`); return the first ``i`` with
     ``a_i + ν_i >= T̂`` (Dwork & Roth 2014, Algorithm 1, Theorem 3.23: ε-DP).
     All the noise is drawn at once; the first passing index is the argmax of
     the boolean mask.
@@ -112,8 +205,9 @@ def above_threshold(answers, threshold: float, epsilon: float, rng, sensitivity:
     """
     answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     rng = as_generator(rng)
-    t_hat = threshold + sample_laplace(rng, 2.0 * sensitivity / epsilon)
-    mask = answers + sample_laplace(rng, 4.0 * sensitivity / epsilon, size=answers.size) >= t_hat
+    scales = above_threshold_scales(epsilon, sensitivity)
+    t_hat = threshold + sample_laplace(rng, scales.threshold)
+    mask = answers + sample_laplace(rng, scales.query, size=answers.size) >= t_hat
     i = int(np.argmax(mask))
     return i if mask[i] else None
 
@@ -129,11 +223,12 @@ def above_threshold_trials(
     answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     trials = check_int(trials, "trials", minimum=1)
     rng = as_generator(rng)
+    scales = above_threshold_scales(epsilon, sensitivity)
     out = np.empty(trials, dtype=np.int64)
     for start, stop in _trial_blocks(trials, answers.size):
         m = stop - start
-        t_hat = threshold + sample_laplace(rng, 2.0 * sensitivity / epsilon, size=(m, 1))
-        mask = answers + sample_laplace(rng, 4.0 * sensitivity / epsilon, size=(m, answers.size)) >= t_hat
+        t_hat = threshold + sample_laplace(rng, scales.threshold, size=(m, 1))
+        mask = answers + sample_laplace(rng, scales.query, size=(m, answers.size)) >= t_hat
         idx = mask.argmax(axis=1)
         out[start:stop] = np.where(mask[np.arange(m), idx], idx, -1)
     return out
@@ -143,7 +238,7 @@ def sparse(answers, threshold: float, c: int, epsilon: float, rng, sensitivity: 
     """Sparse: at most ``c`` indices of queries above the threshold, increasing.
 
     ``c`` rounds of AboveThreshold at ``ε/c`` each: threshold noise
-    ``Lap(2cΔ/ε)``, answer noise ``Lap(4cΔ/ε)``, a fresh noisy threshold after
+    ``Lap(2cΔ/ε)``, answer noise ``Lap(4cΔ/ε)`` (:func:`sparse_scales`), a fresh noisy threshold after
     each positive, stop after ``c`` positives or when the queries run out
     (Dwork & Roth 2014, Algorithm 2 with δ = 0, Theorem 3.25: ε-DP). Each round is
     vectorised over the remaining queries.
@@ -165,15 +260,15 @@ def sparse(answers, threshold: float, c: int, epsilon: float, rng, sensitivity: 
     answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     c = check_int(c, "c", minimum=1)
     rng = as_generator(rng)
-    round_eps = epsilon / c
+    scales = sparse_scales(epsilon, c, sensitivity)
     found: list[int] = []
     start = 0
     for _ in range(c):
         if start >= answers.size:
             break
-        t_hat = threshold + sample_laplace(rng, 2.0 * sensitivity / round_eps)
+        t_hat = threshold + sample_laplace(rng, scales.threshold)
         rest = answers[start:]
-        mask = rest + sample_laplace(rng, 4.0 * sensitivity / round_eps, size=rest.size) >= t_hat
+        mask = rest + sample_laplace(rng, scales.query, size=rest.size) >= t_hat
         i = int(np.argmax(mask))
         if not mask[i]:
             break
@@ -195,7 +290,7 @@ def sparse_trials(
     c = check_int(c, "c", minimum=1)
     trials = check_int(trials, "trials", minimum=1)
     rng = as_generator(rng)
-    round_eps = epsilon / c
+    scales = sparse_scales(epsilon, c, sensitivity)
     n = answers.size
     positions = np.arange(n)
     out = np.full((trials, c), -1, dtype=np.int64)
@@ -208,8 +303,8 @@ def sparse_trials(
             active &= nxt < n
             if not active.any():
                 break
-            t_hat = threshold + sample_laplace(rng, 2.0 * sensitivity / round_eps, size=(m, 1))
-            mask = answers + sample_laplace(rng, 4.0 * sensitivity / round_eps, size=(m, n)) >= t_hat
+            t_hat = threshold + sample_laplace(rng, scales.threshold, size=(m, 1))
+            mask = answers + sample_laplace(rng, scales.query, size=(m, n)) >= t_hat
             mask &= positions >= nxt[:, None]
             idx = mask.argmax(axis=1)
             passed = mask[rows, idx] & active
@@ -225,8 +320,8 @@ def range_query_svt(
     """Find at most ``c`` queries above the threshold and answer them: ε/2 to find, ε/2 to answer.
 
     Sparse at ε/2 picks the indices; each is then answered with fresh noise
-    ``Lap(2cΔ/ε)`` (ε/(2c) each, so at most ε/2 for the ``c`` answers;
-    sequential composition). The noise used in the comparison is never
+    ``Lap(2cΔ/ε)``: the ``c`` answers share ε/2, ε/(2c) each, the split of
+    :func:`naive_scale` (sequential composition). The noise used in the comparison is never
     released (releasing it is one of the broken variants in Lyu, Su & Li 2017).
 
     Parameters
@@ -243,7 +338,7 @@ def range_query_svt(
     rng = as_generator(rng)
     found = sparse(answers, threshold, c, epsilon / 2.0, rng, sensitivity)
     answers = np.asarray(answers, dtype=np.float64).reshape(-1)
-    noisy = answers[found] + sample_laplace(rng, 2.0 * c * sensitivity / epsilon, size=len(found))
+    noisy = answers[found] + sample_laplace(rng, naive_scale(epsilon / 2.0, c, sensitivity), size=len(found))
     return [(i, float(v)) for i, v in zip(found, noisy)]
 
 
@@ -273,14 +368,14 @@ def naive_range_query(
     if c is not None:
         c = check_int(c, "c", minimum=1)
     rng = as_generator(rng)
-    noisy = answers + sample_laplace(rng, answers.size * sensitivity / epsilon, size=answers.size)
+    noisy = answers + sample_laplace(rng, naive_scale(epsilon, answers.size, sensitivity), size=answers.size)
     above = np.flatnonzero(noisy >= threshold)[:c]
     return [(int(i), float(noisy[i])) for i in above]
 
 
 @dataclass(frozen=True)
 class SVTScales:
-    """Laplace scales used by :func:`range_query_svt` and :func:`naive_range_query`.
+    """Laplace scales used by :func:`range_query_svt` and :func:`naive_range_query` (see :func:`svt_noise_scales`).
 
     Attributes
     ----------
@@ -301,292 +396,35 @@ class SVTScales:
 
 
 def svt_noise_scales(n: int, c: int, epsilon: float, sensitivity: float = 1.0) -> SVTScales:
-    """The noise scales of range-query SVT and of the naive baseline for ``n`` queries (see :class:`SVTScales`)."""
+    """The noise scales of range-query SVT and of the naive baseline for ``n`` queries (see :class:`SVTScales`).
+
+    Sparse runs at ε/2 (:func:`sparse_scales`), the ``c`` answers share the
+    other ε/2 and the naive release shares ε among all ``n`` (:func:`naive_scale`).
+
+    Parameters
+    ----------
+    n : int
+        Number of queries, at least 1.
+    c : int
+        Largest number of positives, at least 1.
+    epsilon : float
+        Total privacy parameter ε, in (0, inf).
+    sensitivity : float, default 1.0
+        Sensitivity Δ of every query, in (0, inf).
+
+    Examples
+    --------
+    >>> svt_noise_scales(20, 3, 0.5)
+    SVTScales(threshold=24.0, query=48.0, answer=12.0, naive=40.0)
+    """
     n = check_int(n, "n", minimum=1)
     c = check_int(c, "c", minimum=1)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
-    unit = c * sensitivity / epsilon
-    return SVTScales(threshold=4.0 * unit, query=8.0 * unit, answer=2.0 * unit, naive=n * sensitivity / epsilon)
-
-
-# ---------------------------------------------------------------------- clipping bound
-
-
-def _check_candidates(candidates) -> np.ndarray:
-    cand, _ = check_numeric_array(candidates, "candidates")
-    if cand.min() <= 0:
-        raise ValueError(f"candidates must be in (0, inf), got {cand.min()}")
-    if cand.size > 1 and not np.all(np.diff(cand) > 0):
-        raise ValueError("candidates must be strictly increasing, got an unsorted or repeated sequence")
-    return cand
-
-
-def _clipped_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """``Σ clip(x, 0, b)`` for every ``b`` in ``bounds`` (``b >= 0``), from one sort of the data.
-
-    With ``x⁺ = max(x, 0)`` sorted and ``k = #{x⁺ <= b}``:
-    ``Σ clip(x, 0, b) = Σ_{x⁺ <= b} x⁺ + b (n − k)``.
-    """
-    xs = np.sort(np.maximum(values, 0.0))
-    csum = np.concatenate(([0.0], np.cumsum(xs)))
-    k = np.searchsorted(xs, bounds, side="right")
-    return csum[k] + bounds * (xs.size - k)
-
-
-def clipping_queries(values, candidates, *, nan: str = "raise") -> np.ndarray:
-    """The answers ``q_b = Σ clip(x, 0, b) − Σ clip(x, 0, b + 1)`` for every candidate ``b``.
-
-    Each ``q_b`` has sensitivity 1 under add/remove one record (a record changes
-    it by ``min(max(x − b, 0), 1) <= 1``); ``q_b <= 0``, and on integer data
-    ``q_b = −#{x > b}``. Source: Near & Abuah, *Programming Differential
-    Privacy*, chapter "The Sparse Vector Technique".
-
-    Parameters
-    ----------
-    values : array_like
-        The column (numbers; negative values clip to 0).
-    candidates : array_like
-        Candidate bounds ``b``, in (0, inf), strictly increasing.
-    nan : {"raise", "drop"}
-    """
-    values, _ = check_numeric_array(values, "values", nan=nan)
-    cand = _check_candidates(candidates)
-    return _clipped_sums(values, cand) - _clipped_sums(values, cand + 1.0)
-
-
-def choose_clipping_bound(values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise"):
-    """Choose a clipping bound with AboveThreshold on :func:`clipping_queries`, threshold 0 (ε-DP).
-
-    The first candidate whose noisy ``q_b`` passes is the bound; when none
-    passes, the largest candidate is returned (a data-independent fallback,
-    so still ε-DP).
-
-    Parameters
-    ----------
-    values : array_like
-        The column (numbers; negative values clip to 0).
-    candidates : array_like
-        Candidate bounds, in (0, inf), strictly increasing.
-    epsilon : float
-        Privacy parameter ε, in (0, inf).
-    rng : numpy.random.Generator or int
-    trials : int, optional
-        When given, that many independent choices as a float array.
-    nan : {"raise", "drop"}
-
-    Returns
-    -------
-    float or numpy.ndarray
-    """
-    cand = _check_candidates(candidates)
-    answers = clipping_queries(values, cand, nan=nan)
-    idx = above_threshold_trials(answers, 0.0, epsilon, rng, 1 if trials is None else trials)
-    bounds = cand[np.where(idx >= 0, idx, cand.size - 1)]
-    return float(bounds[0]) if trials is None else bounds
-
-
-@dataclass(frozen=True, eq=False)
-class AutoMeanResult:
-    """A mean whose clipping bound was itself chosen privately (see :func:`auto_mean`).
-
-    Fields are floats for a single run and arrays of shape ``(trials,)`` otherwise.
-
-    Attributes
-    ----------
-    bound : float or numpy.ndarray
-        The chosen clipping bound ``b`` (data clipped to ``[0, b]``).
-    found : bool or numpy.ndarray
-        Whether AboveThreshold found a bound (False: the largest candidate was used).
-    true_value : float or numpy.ndarray
-        The exact mean of the data clipped to ``[0, bound]``.
-    noisy_value : float or numpy.ndarray
-        ``clip(noisy_sum / max(noisy_count, 1), 0, bound)``.
-    unclipped_value : float
-        The exact mean of the data, for the clipping bias.
-    epsilon : float
-        Total ε (a third each to the bound, the sum and the count).
-    n, dropped_nan : int
-    candidates, answers : numpy.ndarray
-        The candidate bounds and their exact ``q_b`` (for charts).
-    """
-
-    bound: float | np.ndarray
-    found: bool | np.ndarray
-    true_value: float | np.ndarray
-    noisy_value: float | np.ndarray
-    unclipped_value: float
-    epsilon: float
-    n: int
-    dropped_nan: int
-    candidates: np.ndarray
-    answers: np.ndarray
-
-    @property
-    def error(self):
-        """``noisy_value − true_value`` (error due to noise, at the chosen bound)."""
-        return self.noisy_value - self.true_value
-
-    @property
-    def total_error(self):
-        """``noisy_value − unclipped_value`` (noise plus clipping bias)."""
-        return self.noisy_value - self.unclipped_value
-
-    def _error_scales(self) -> tuple[np.ndarray, np.ndarray]:
-        # error ≈ (N_sum − μ_b N_count) / n with N_sum ~ Lap(3b/ε), N_count ~ Lap(3/ε): two Laplace scales
-        third_n = self.epsilon / 3.0 * self.n
-        bound = np.atleast_1d(np.asarray(self.bound, dtype=np.float64))
-        mean = np.atleast_1d(np.asarray(self.true_value, dtype=np.float64))
-        return bound / third_n, mean / third_n
-
-    def approx_error_std(self) -> float:
-        """First-order (delta-method) std of :attr:`error`, pooled over the chosen bounds.
-
-        Given the bound ``b``, ``sum/count ≈ μ_b + (N_sum − μ_b N_count)/n``
-        (Taylor expansion of ``s/c`` around ``(n μ_b, n)``), whose variance is
-        ``2 (3b/ε)²/n² + 2 μ_b² (3/ε)²/n²``. Over several runs the variances are
-        averaged (law of total variance; the conditional mean error is ≈ 0).
-        The final clip to ``[0, b]`` and terms of order ``1/n²`` are ignored.
-        """
-        s_sum, s_count = self._error_scales()
-        top = max(float(s_sum.max()), float(s_count.max()))
-        if top == 0.0 or not np.isfinite(top):
-            return top
-        # scaled by the largest scale so that the squares cannot overflow
-        return float(top * np.sqrt(np.mean(2.0 * (s_sum / top) ** 2 + 2.0 * (s_count / top) ** 2)))
-
-    def approx_error_pdf(self, x):
-        """First-order density of :attr:`error` at ``x``, mixed over the chosen bounds.
-
-        Given ``b`` the error is ``Lap(a) + Lap(c)`` with ``a = 3b/(εn)`` and
-        ``c = 3μ_b/(εn)`` (see :meth:`approx_error_std`); the density of the sum
-        of independent ``Lap(a)`` and ``Lap(c)`` is
-        ``(a e^{−|z|/a} − c e^{−|z|/c}) / (2(a² − c²))`` for ``a ≠ c`` and
-        ``(a + |z|) e^{−|z|/a} / (4a²)`` for ``a = c`` (convolution of the two
-        densities; e.g. Kotz, Kozubowski & Podgórski 2001, *The Laplace
-        Distribution and Generalizations*, Section 2.3). Runs that chose the
-        same bound are grouped, so the cost is ``len(x) ×`` distinct bounds.
-        """
-        s_sum, s_count = self._error_scales()
-        pairs, counts = np.unique(np.stack([s_sum, s_count], axis=1), axis=0, return_counts=True)
-        z = np.abs(np.asarray(x, dtype=np.float64))[..., None]
-        a, c = pairs[:, 0], pairs[:, 1]  # a >= c >= 0, as 0 <= μ_b <= b
-        r = c / a
-        same = np.isclose(r, 1.0, rtol=1e-6, atol=0.0)
-        # divided through by a²: (e^{−z/a} − r e^{−z/c}) / (2a(1 − r²)), and (1 + z/a) e^{−z/a} / (4a) when r = 1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tail_c = np.where(c > 0, r * np.exp(-z / np.where(c > 0, c, 1.0)), 0.0)
-            dens = np.where(
-                same,
-                (1.0 + z / a) * np.exp(-z / a) / (4.0 * a),
-                (np.exp(-z / a) - tail_c) / (2.0 * a * np.where(same, 1.0, 1.0 - r**2)),
-            )
-        out = dens @ (counts / counts.sum())
-        return float(out) if out.ndim == 0 else out
-
-
-def auto_mean(
-    values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise"
-) -> AutoMeanResult:
-    """A mean with no bounds given: SVT picks the clipping bound, then noisy sum over noisy count.
-
-    A third of ε each (sequential composition, Dwork & Roth 2014, Theorem 3.16):
-    :func:`choose_clipping_bound` at ε/3 picks ``b``; the sum of
-    ``clip(x, 0, b)`` gets ``Lap(3b/ε)`` (sensitivity ``b`` under add/remove);
-    the count gets ``Lap(3/ε)``; the mean is ``clip(sum / max(count, 1), 0, b)``
-    (post-processing). Assumes non-negative data (negative values clip to 0).
-
-    Vectorised over trials: the clipped sums for every candidate come from one
-    sort of the data, so ``trials`` runs cost ``O(n log n + trials · k)``.
-
-    Parameters
-    ----------
-    values : array_like
-        The column (numbers).
-    candidates : array_like
-        Candidate bounds, in (0, inf), strictly increasing.
-    epsilon : float
-        Total privacy parameter ε, in (0, inf).
-    rng : numpy.random.Generator or int
-    trials : int, optional
-        When given, every field of the result holds ``trials`` independent runs.
-    nan : {"raise", "drop"}
-    """
-    arr, dropped = check_numeric_array(values, "values", nan=nan)
-    cand = _check_candidates(candidates)
-    epsilon = check_epsilon(epsilon)
-    rng = as_generator(rng)
-    size = 1 if trials is None else check_int(trials, "trials", minimum=1)
-    third = epsilon / 3.0
-
-    sums_at = _clipped_sums(arr, cand)
-    answers = sums_at - _clipped_sums(arr, cand + 1.0)
-    idx = above_threshold_trials(answers, 0.0, third, rng, size)
-    found = idx >= 0
-    pick = np.where(found, idx, cand.size - 1)
-    bound = cand[pick]
-    true_sum = sums_at[pick]
-    n = arr.size
-    noisy_sum = true_sum + sample_laplace(rng, bound / third, size=size)  # sensitivity b, scale b / (ε/3)
-    noisy_count = n + sample_laplace(rng, 1.0 / third, size=size)  # sensitivity 1
-    noisy_mean = np.clip(noisy_sum / np.maximum(noisy_count, 1.0), 0.0, bound)
-    true_mean = true_sum / n
-    if trials is None:
-        bound, found = float(bound[0]), bool(found[0])
-        true_mean, noisy_mean = float(true_mean[0]), float(noisy_mean[0])
-    return AutoMeanResult(
-        bound=bound,
-        found=found,
-        true_value=true_mean,
-        noisy_value=noisy_mean,
-        unclipped_value=float(arr.mean()),
-        epsilon=epsilon,
-        n=n,
-        dropped_nan=dropped,
-        candidates=cand,
-        answers=answers,
+    rounds = sparse_scales(epsilon / 2.0, c, sensitivity)
+    return SVTScales(
+        threshold=rounds.threshold,
+        query=rounds.query,
+        answer=naive_scale(epsilon / 2.0, c, sensitivity),
+        naive=naive_scale(epsilon, n, sensitivity),
     )
-
-
-def naive_clipping_bound(values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise"):
-    """The baseline without SVT: release every ``q_b`` with ``Lap(k/ε)`` and take the first noisy ``q_b >= 0`` (ε-DP).
-
-    Each of the ``k`` queries of :func:`clipping_queries` (sensitivity 1) gets
-    ε/k, so the ``k`` releases are ε-DP by sequential composition (Dwork & Roth
-    2014, Theorem 3.16) and picking the first candidate at or above the
-    threshold 0 is post-processing. When none passes, the largest candidate is
-    returned, as in :func:`choose_clipping_bound`. The noise ``k/ε`` grows with
-    the number of candidates, where AboveThreshold's ``4/ε`` does not: the
-    comparison Near & Abuah draw in *Programming Differential Privacy*,
-    chapter "The Sparse Vector Technique".
-
-    Parameters
-    ----------
-    values : array_like
-        The column (numbers; negative values clip to 0).
-    candidates : array_like
-        Candidate bounds, in (0, inf), strictly increasing.
-    epsilon : float
-        Total privacy parameter ε, in (0, inf).
-    rng : numpy.random.Generator or int
-    trials : int, optional
-        When given, that many independent choices as a float array.
-    nan : {"raise", "drop"}
-
-    Returns
-    -------
-    float or numpy.ndarray
-    """
-    cand = _check_candidates(candidates)
-    answers = clipping_queries(values, cand, nan=nan)
-    epsilon = check_epsilon(epsilon)
-    rng = as_generator(rng)
-    size = 1 if trials is None else check_int(trials, "trials", minimum=1)
-    k = cand.size
-    bounds = np.empty(size)
-    for start, stop in _trial_blocks(size, k):
-        m = stop - start
-        mask = answers + sample_laplace(rng, k / epsilon, size=(m, k)) >= 0.0  # ε/k per query, Δ = 1
-        idx = mask.argmax(axis=1)
-        bounds[start:stop] = cand[np.where(mask[np.arange(m), idx], idx, k - 1)]
-    return float(bounds[0]) if trials is None else bounds

@@ -13,6 +13,13 @@ mechanism is epsilon-LDP iff ``p(1-q) / ((1-p) q) <= e^eps``
 
 A widely copied implementation once swapped p and q for these protocols; the
 tests check ``ln(p(1-q)/((1-p)q)) = epsilon``.
+
+References
+----------
+- Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
+  USENIX Security, Sections 4.3 (Theorem 3) and 4.4. https://arxiv.org/abs/1705.04421
+- Erlingsson, Pihur & Korolova (2014), "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal
+  Response", CCS. https://arxiv.org/abs/1407.6981
 """
 
 from __future__ import annotations

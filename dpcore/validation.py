@@ -26,6 +26,8 @@ __all__ = [
     "check_choice",
     "check_category_values",
     "check_numeric_array",
+    "check_positive_array",
+    "check_nonnegative_array",
 ]
 
 
@@ -170,6 +172,36 @@ def check_numeric_array(values, name: str = "values", *, nan: str = "raise") -> 
     if arr.size == 0:
         raise ValueError(f"{name} must contain at least one number, got none")
     return arr, dropped
+
+
+def _check_real_array(value, name: str, *, include_zero: bool):
+    """Shared body of :func:`check_positive_array` and :func:`check_nonnegative_array`."""
+    domain = "[0, inf)" if include_zero else "(0, inf)"
+    if np.ndim(value) == 0:
+        scalar = value.item() if isinstance(value, np.ndarray) else value
+        return check_nonnegative(scalar, name) if include_zero else check_positive(scalar, name)
+    arr = np.asarray(value)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers in {domain}, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    bad = ~(np.isfinite(arr) & ((arr >= 0) if include_zero else (arr > 0)))
+    if np.any(bad):
+        raise ValueError(f"{name} must be in {domain}, got {arr[bad].reshape(-1)[0]}")
+    return arr
+
+
+def check_positive_array(value, name: str):
+    """Return a scalar as a float in (0, inf), an array as a float64 array with every entry in (0, inf).
+
+    A scalar goes through :func:`check_positive` (so ``True`` is a ``TypeError``);
+    an array of booleans or of non-numbers is a ``TypeError``.
+    """
+    return _check_real_array(value, name, include_zero=False)
+
+
+def check_nonnegative_array(value, name: str):
+    """Return a scalar as a float in [0, inf), an array as a float64 array with every entry in [0, inf)."""
+    return _check_real_array(value, name, include_zero=True)
 
 
 def as_generator(rng) -> np.random.Generator:

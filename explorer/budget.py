@@ -21,18 +21,11 @@ def record_release(mechanisms, count: int = 1, label: str = "", key: str = "") -
     if not st.button("Record this release in the budget", key=f"spend_{key}", help="Adds it to the sidebar's ledger."):
         return
     parts = list(mechanisms) if isinstance(mechanisms, (list, tuple)) else [mechanisms]
-    led = state.ledger()
-    trial = accounting.BudgetLedger(led.epsilon, led.delta, led.method)  # same budget: try the spend on a copy first
     try:
-        for e in led.entries:
-            trial.spend(e.mechanism, e.count, e.label, release_delta=e.release_delta)
-        for m in parts:
-            trial.spend(m, count=count, label=label)
-    except ValueError as exc:
+        state.ledger().spend_all(parts, label=label, count=count)
+    except accounting.BudgetError as exc:
         st.warning(md(exc))
         return
-    for m in parts:
-        led.spend(m, count=count, label=label)
     st.toast(f"Recorded: {md(label)}")
 
 

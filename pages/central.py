@@ -14,14 +14,14 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import (
-    GRR,
     Gaussian,
     dp_mean,
     exponential_error_bound,
     exponential_mechanism,
     exponential_probabilities,
 )
-from dpcore.queries import clipped_sum_sensitivity, noise_mechanism
+from dpcore.accounting import PureDP
+from dpcore.queries import RELATION, noise_mechanism, split_mean_budget
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
@@ -39,10 +39,15 @@ def _num(x: float) -> str:
 
 
 def noise_part(query, eps, delta, lower, upper, split):
-    """(ε, δ, Δ) of the one noisy number the comparison is about (for the mean: its sum)."""
+    """(ε, δ, Δ) of the one noisy number the comparison is about (for the mean: its sum), as dpcore names them."""
     if query == "Mean":
-        return split * eps, split * delta, clipped_sum_sensitivity(lower, upper)
-    return eps, delta, (clipped_sum_sensitivity(lower, upper) if query == "Sum" else 1.0)
+        part = split_mean_budget(eps, split, delta)
+        return part.sum_epsilon, part.sum_delta, RELATION.clipped_sum_sensitivity(lower, upper)
+    if query == "Sum":
+        return eps, delta, RELATION.clipped_sum_sensitivity(lower, upper)
+    if query == "Histogram":
+        return eps, delta, RELATION.histogram_l1_sensitivity  # = its L2 sensitivity under add/remove
+    return eps, delta, RELATION.counting_query_sensitivity
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -242,8 +247,9 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
     e, d, sens = noise_part(query, eps, delta, lower, upper, split)
     laplace, analytic = noise_mechanism(e, sens, "laplace"), noise_mechanism(e, sens, "gaussian", d)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # its note is shown below instead
+        warnings.simplefilter("ignore", UserWarning)  # said below in words
         classic = Gaussian.from_epsilon_delta(e, d, sens, "classic")
+    calibration = classic.calibration
     a, b, c = st.columns(3)
     a.metric("Laplace noise std", _num(laplace.std))
     b.metric("Gaussian σ, analytic", _num(analytic.sigma), help="Balle & Wang 2018: the smallest σ that is (ε, δ)-DP.")
@@ -252,8 +258,13 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
         _num(classic.sigma),
         help="Δ·√(2 ln(1.25/δ))/ε, Dwork & Roth Thm A.1; proven for ε < 1.",
     )
-    if classic.note:
-        st.warning(f"Classic calibration: {classic.note}.")
+    if not calibration.proven:
+        within = "within" if calibration.guaranteed_delta <= d else "above"
+        st.warning(
+            f"The classic formula is proven only for epsilon < 1 (Dwork & Roth, Theorem A.1). At ε = {e:.3g} its "
+            f"σ = {_num(classic.sigma)} guarantees δ = {calibration.guaranteed_delta:.3g}, {within} the δ = {d:.3g} "
+            "asked for. The analytic calibration is exact at every ε."
+        )
     part = f" (the noise of the sum part: ε = {e:.3g}, δ = {d:.1e})" if query == "Mean" else ""
     st.markdown(
         f"At ε = {eps:g}{part}, the analytic Gaussian's σ is **{analytic.sigma / laplace.std:.2f}×** the Laplace "
@@ -346,8 +357,8 @@ def most_common() -> None:
     )
     code = snippets.most_common(state.dataset(), column, eps, seed)
     right.download_button("Python snippet", code, file_name="central_mode.py", mime="text/x-python")
-    with right:  # binary randomized response is the worst case of every ε-DP mechanism (Kairouz, Oh, Viswanath 2015)
-        budget.record_release(GRR(eps, 2), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
+    with right:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
+        budget.record_release(PureDP(eps), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
 
 
 def explain() -> None:

@@ -5,6 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, auto_mean, dp_mean
+from dpcore.clipping import LADDER_CANDIDATES
+from dpcore.empirical import empirical_error_bound
+from dpcore.neighbours import REPLACE_ONE
 from explorer import charts, frame, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 
@@ -27,8 +30,8 @@ def count_std(name: str, eps: float, delta: float, true: np.ndarray) -> float:
         cls = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[name[:3]]
         return float(cls(eps, k).std(rare)[1])
     if name.startswith("Laplace"):
-        return Laplace.from_epsilon(eps, sensitivity=2.0).std  # L1 sensitivity of a histogram, replace-one
-    return Gaussian.from_epsilon_delta(eps, delta, sensitivity=np.sqrt(2.0)).std  # its L2 sensitivity
+        return Laplace.from_epsilon(eps, REPLACE_ONE.histogram_l1_sensitivity).std
+    return Gaussian.from_epsilon_delta(eps, delta, REPLACE_ONE.histogram_l2_sensitivity).std
 
 
 def counts(delta: float) -> None:
@@ -129,10 +132,6 @@ def means(delta: float) -> None:
     )
 
 
-#: SVT's candidate bounds must not depend on the data: a fixed 1-2-5 ladder from 1 to 5·10^6.
-CANDIDATES = np.array([m * 10.0**e for e in range(7) for m in (1, 2, 5)])
-
-
 @st.cache_data(max_entries=32, show_spinner="Simulating…")
 def mean_curves(dataset_key, column, chosen, grid, delta, lower, upper, trials, seed, *, _values) -> dict:
     # keyed by the dataset's unique key and the column; the values themselves are not hashed
@@ -146,12 +145,12 @@ def mean_error_bound(name, eps, delta, values, lower, upper) -> float:
     if name.startswith("LDP"):
         estimates = LDPMean(eps, lower, upper).simulate(values, gen, trials=trials)
     elif name.startswith("SVT"):
-        estimates = auto_mean(values, CANDIDATES, eps, gen, trials=trials).noisy_value
+        estimates = auto_mean(values, LADDER_CANDIDATES, eps, gen, trials=trials).noisy_value
     else:
         kind = "laplace" if name.startswith("Laplace") else "gaussian"
         res = dp_mean(values, lower, upper, eps, gen, mechanism=kind, delta=delta if kind == "gaussian" else None)
         estimates = res.simulate(trials, gen)
-    return float(np.quantile(np.abs(estimates - truth), 0.95))
+    return empirical_error_bound(estimates - truth, 0.95)
 
 
 def render() -> None:

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import GRR, OUE, SUE, Laplace, LDPMean, coin_flip_rr
+from dpcore.neighbours import REPLACE_ONE
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
@@ -109,7 +110,8 @@ def frequencies() -> None:
     typical = np.zeros(k, dtype=np.int64)
     typical[0] = n  # the variance of a value with count 0 out of n: what rare values pay
     series = {name: [np.sqrt(cls(e, k).variance(typical)[1]) for e in grid_eps] for name, cls in ORACLES.items()}
-    series["central Laplace (Δ = 2)"] = [Laplace.from_epsilon(e, sensitivity=2.0).std for e in grid_eps]
+    central = REPLACE_ONE.histogram_l1_sensitivity  # local and central compared under replace-one: Δ₁ = 2
+    series[f"central Laplace (Δ = {central:g})"] = [Laplace.from_epsilon(e, central).std for e in grid_eps]
     st.plotly_chart(
         charts.curves(
             grid_eps, series, eps, f"Std of one count, n = {n:,}, k = {k}", y_title="std of a count", log_y=True
@@ -117,7 +119,7 @@ def frequencies() -> None:
         key="ldp_curve",
     )
     cross = GRR.grr_crossover_epsilon(k)
-    gap = mech.std(typical)[1] / Laplace.from_epsilon(eps, sensitivity=2.0).std
+    gap = mech.std(typical)[1] / Laplace.from_epsilon(eps, central).std
     winner = (
         f"For k = {k} ≤ 5, GRR has the smallest variance at every ε. "
         if k <= 5
@@ -190,7 +192,7 @@ def ldp_mean() -> None:
         eps = widgets.epsilon_slider("ldpm_epsilon")
     mech = LDPMean(eps, lower, upper)
     sims = mech.simulate(values, state.rng("ldpm"), trials=state.trials())
-    true_clipped = float(np.clip(values, lower, upper).mean())
+    true_clipped = mech.clipped_mean(values)
     a, b, c = st.columns(3)
     a.metric("True mean (clipped)", f"{true_clipped:,.3f}")
     b.metric("One LDP estimate", f"{sims[0]:,.3f}", f"{sims[0] - true_clipped:+,.3f}")

@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import (
-    GRR,
     Laplace,
     auto_mean,
     choose_clipping_bound,
@@ -19,6 +18,10 @@ from dpcore import (
     naive_clipping_bound,
     svt_noise_scales,
 )
+from dpcore.accounting import PureDP
+from dpcore.clipping import QUERY_SENSITIVITY, evenly_spaced_candidates
+from dpcore.empirical import empirical_error_bound
+from dpcore.svt import above_threshold_scales, naive_scale
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
@@ -47,14 +50,14 @@ def candidate_bounds(column: str) -> np.ndarray:
         help=f"The walk tries {N_CANDIDATES} evenly spaced bounds b up to this one. The default (about twice the data's "
         "99th percentile) is read from the data, so it is not private: fix it from domain knowledge in a real release.",
     )
-    return np.linspace(largest / N_CANDIDATES, largest, N_CANDIDATES)  # must be > 0: dpcore says so otherwise
+    return evenly_spaced_candidates(largest, N_CANDIDATES)
 
 
 def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
     answers = clipping_queries(values, cand)
     chosen = choose_clipping_bound(values, cand, eps, state.rng("svt-bound"))
-    threshold_noise, query_noise = Laplace.from_epsilon(eps, 2.0), Laplace.from_epsilon(eps, 4.0)
-    naive_noise = Laplace.from_epsilon(eps, float(cand.size))  # ε/k to each of the k queries
+    scales = above_threshold_scales(eps, QUERY_SENSITIVITY)
+    naive = naive_scale(eps, cand.size, QUERY_SENSITIVITY)  # ε/k to each of the k queries
     fig = charts.curves(
         cand,
         {"q_b (exact, sensitivity 1)": answers},
@@ -71,9 +74,9 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
     right.metric("Chosen bound, one release (AboveThreshold)", f"{chosen:g}")
     right.markdown(
         f"Each candidate asks *does clipping at b lose anything?* AboveThreshold compares every noisy q_b "
-        f"(noise Lap(4/ε), scale **{query_noise.scale:.3g}**) with one noisy threshold (Lap(2/ε), scale "
-        f"**{threshold_noise.scale:.3g}**) and stops at the first pass; the cost is ε however many bounds it "
-        f"tries. The naive way answers all {cand.size} with Lap(k/ε), scale **{naive_noise.scale:.3g}**, "
+        f"(noise Lap(4/ε), scale **{scales.query:.3g}**) with one noisy threshold (Lap(2/ε), scale "
+        f"**{scales.threshold:.3g}**) and stops at the first pass; the cost is ε however many bounds it "
+        f"tries. The naive way answers all {cand.size} with Lap(k/ε), scale **{naive:.3g}**, "
         "and takes the first noisy answer at or above 0."
     )
     trials = state.trials()
@@ -126,7 +129,7 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
         delta_color="off",
         delta_arrow="off",
     )
-    spread = float(np.quantile(np.abs(sims.total_error), 0.95))  # empirical: no closed form with a random bound
+    spread = empirical_error_bound(sims.total_error, 0.95)  # no closed form with a random bound
     d.metric("95% of simulated errors below", f"±{spread:,.3f}")
     st.markdown(
         f"No bounds given: ε/3 picks the bound, ε/3 the noisy sum of clip(x, 0, b), ε/3 the noisy "
@@ -157,7 +160,7 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
         file_name="svt_auto_mean.csv",
         mime="text/csv",
     )
-    budget.record_release(GRR(eps, 2), label=f"SVT automatic mean ε={eps:g} on {column}", key="svt_mean")
+    budget.record_release(PureDP(eps), label=f"SVT automatic mean ε={eps:g} on {column}", key="svt_mean")
 
 
 def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int]:
@@ -244,7 +247,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
     code = snippets.range_queries(state.dataset(), column, lo, hi, n_queries, share, c, eps, seeds)
     right.download_button("Python snippet", code, file_name="svt_snippet.py", mime="text/x-python")
     with right:
-        budget.record_release(GRR(eps, 2), label=f"SVT {n_queries} range queries ε={eps:g} on {column}", key="svt")
+        budget.record_release(PureDP(eps), label=f"SVT {n_queries} range queries ε={eps:g} on {column}", key="svt")
     right.caption(
         "Recorded as a generic ε-DP release (binary randomized response at ε: the worst case among ε-DP "
         "mechanisms under RDP and zCDP, Bun & Steinke 2016, Prop. 3.3)."

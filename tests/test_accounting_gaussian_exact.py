@@ -6,7 +6,7 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from dpcore.accounting import gaussian_epsilon, gaussian_sigma_for_epsilon, gdp_delta, gdp_epsilon, gdp_mu
-from dpcore.gaussian import gaussian_epsilon as single_release_epsilon
+from dpcore.gaussian import analytic_gaussian_epsilon as single_release_epsilon
 
 
 def _delta_plain(mu, eps):

@@ -152,3 +152,74 @@ def test_ledger_bad_input():
     with pytest.raises(TypeError, match="label must be a str"):
         ledger.spend(Laplace(10.0), label=3)
     assert ledger.entries == ()
+
+
+def test_overspending_is_a_budget_error_with_its_numbers():
+    from dpcore.accounting import BudgetError
+
+    ledger = BudgetLedger(1.0, 1e-6)
+    ledger.spend(Laplace(scale=2.0), label="first")
+    with pytest.raises(BudgetError) as info:
+        ledger.spend(Laplace(scale=1.0), count=2, label="too much")
+    err = info.value
+    assert isinstance(err, ValueError)  # code that catches ValueError still catches it
+    assert err.method == "basic" and err.budget == Budget(1.0, 1e-6)
+    assert err.spent == Budget(0.5, 0.0) and err.asked == Budget(2.0, 0.0) and err.total == Budget(2.5, 0.0)
+    assert err.releases == 2 and err.label == "too much"
+
+
+def test_a_bad_argument_is_not_a_budget_error():
+    from dpcore.accounting import BudgetError
+
+    ledger = BudgetLedger(1.0, 1e-6)
+    for call in (lambda: ledger.spend(Laplace(1.0), count=0), lambda: ledger.spend(Gaussian(4.0))):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert not isinstance(info.value, BudgetError)
+
+
+def test_spend_all_is_all_or_nothing():
+    from dpcore.accounting import BudgetError
+
+    ledger = BudgetLedger(1.0, 1e-6, method="rdp")
+    ledger.spend(Gaussian(8.0))
+    parts = [Gaussian(7.0), Gaussian(7.0)]
+    # each part fits on its own, the two together do not: nothing is recorded
+    assert all(ledger.can_spend(m) for m in parts) and not ledger.can_spend_all(parts)
+    before = ledger.entries
+    with pytest.raises(BudgetError) as info:
+        ledger.spend_all(parts, label="a mean")
+    assert ledger.entries == before and info.value.releases == 2
+    # a negative control: spending them one by one would have recorded the first
+    one_by_one = BudgetLedger(1.0, 1e-6, method="rdp").spend(Gaussian(8.0)).spend(parts[0])
+    with pytest.raises(BudgetError):
+        one_by_one.spend(parts[1])
+    assert len(one_by_one.entries) == 2
+
+
+def test_spend_all_that_fits_equals_separate_spends():
+    together = BudgetLedger(2.0, 1e-6).spend_all([Laplace(4.0), GRR(0.5, 3)], label="both", count=2)
+    apart = BudgetLedger(2.0, 1e-6).spend(Laplace(4.0), 2, "both").spend(GRR(0.5, 3), 2, "both")
+    assert together.entries == apart.entries and together.spent() == apart.spent()
+    calibrated = [Gaussian.from_epsilon_delta(0.5, 1e-7), Gaussian.from_epsilon_delta(0.5, 2e-7)]
+    led = BudgetLedger(5.0, 1e-5).spend_all(calibrated)
+    assert [e.release_delta for e in led.entries] == [1e-7, 2e-7]  # each charged at its own calibrated δ
+
+
+def test_spend_all_bad_input():
+    ledger = BudgetLedger(1.0, 1e-6)
+    with pytest.raises(ValueError, match="mechanisms must contain at least one release, got none"):
+        ledger.spend_all([])
+    with pytest.raises(TypeError, match="mechanisms must be a sequence of releases, got Laplace"):
+        ledger.spend_all(Laplace(1.0))
+    with pytest.raises(TypeError, match="got str"):
+        ledger.spend_all(["laplace"])
+    assert ledger.entries == ()
+
+
+def test_entries_keep_what_was_spent():
+    from dpcore import SUE
+
+    ledger = BudgetLedger(1.0, 1e-6).spend(SUE(0.3, 5))
+    assert ledger.entries[0].mechanism == SUE(0.3, 5)
+    assert ledger.spent().epsilon == pytest.approx(0.3)

@@ -68,3 +68,61 @@ def test_other_objects_are_refused_with_the_accepted_types_named():
 
     with pytest.raises(TypeError, match="Laplace, Gaussian, GRR, SUE, OUE or LDPMean"):
         accountable(object())
+
+
+def test_dispatch_table_names_each_kind_once():
+    from dpcore.accounting.per_release import ACCOUNTINGS, KINDS, METHODS, accounting_for
+
+    assert KINDS == ("laplace", "gaussian", "grr")
+    assert accounting_for(Gaussian(1.0)).methods == METHODS
+    assert accounting_for(Laplace(1.0)).default_methods == ("basic", "advanced", "rdp", "zcdp", "pld")
+    covered = [t for entry in ACCOUNTINGS for t in entry.types]
+    assert len(covered) == len(set(covered))  # no type is accounted twice
+    with pytest.raises(TypeError, match="got SUE"):
+        accounting_for(SUE(1.0, 3))  # charged as binary RR: through accountable() only
+
+
+def test_refusal_names_the_events_too():
+    from dpcore.accounting.per_release import accountable
+
+    with pytest.raises(TypeError, match=r"got str \(or a dpcore.accounting event: PureDP\)"):
+        accountable("laplace")
+
+
+class ScaledCoin:
+    """A toy ε-DP release for the extension test: binary randomized response at ε, under another name."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+
+
+@pytest.mark.filterwarnings("ignore::dpcore.accounting.OrderGridEdgeWarning")
+def test_a_new_kind_is_added_in_one_place(monkeypatch):
+    from dpcore.accounting import per_release
+
+    class ScaledCoinAccounting(per_release.ReleaseAccounting):
+        types = (ScaledCoin,)
+        names = ("ScaledCoin",)
+        kind = "scaled-coin"
+        methods = ("basic", "rdp", "zcdp")
+        default_methods = ("basic", "rdp", "zcdp")
+
+        def pure_epsilon(self, m):
+            return m.epsilon
+
+        def rdp(self, m, orders):
+            return randomized_response_rdp(m.epsilon, 2, orders)
+
+        def rho(self, m):
+            return m.epsilon**2 / 2
+
+    monkeypatch.setattr(per_release, "ACCOUNTINGS", per_release.ACCOUNTINGS + (ScaledCoinAccounting(),))
+    # the curves and the ledger accept it with no other change, and charge it as binary RR
+    toy = accounting.epsilon_curve(ScaledCoin(0.5), [1, 10], 1e-6)
+    binary = accounting.epsilon_curve(GRR(0.5, 2), [1, 10], 1e-6, methods=["basic", "rdp", "zcdp"])
+    assert toy["epsilon"].tolist() == binary["epsilon"].tolist()
+    assert accounting.methods_for(ScaledCoin(0.5)) == ("basic", "rdp", "zcdp")
+    led = accounting.BudgetLedger(1.0, 1e-6, "rdp").spend(ScaledCoin(0.1), count=3)
+    assert led.spent() == accounting.BudgetLedger(1.0, 1e-6, "rdp").spend(GRR(0.1, 2), count=3).spent()
+    with pytest.raises(ValueError, match="methods must be one of 'basic', 'rdp', 'zcdp', got 'pld'"):
+        accounting.epsilon_curve(ScaledCoin(0.5), [1], 1e-6, methods=["pld"])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from dpcore import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
+from dpcore import Gaussian, analytic_gaussian_epsilon, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta
 from tests.tolerances import Z, variance_tolerance
 
 
@@ -65,7 +65,7 @@ def test_classic_formula_exact():
     # σ = Δ sqrt(2 ln(1.25/δ)) / ε
     g = Gaussian.from_epsilon_delta(0.5, 1e-5, 2.0, calibration="classic")
     assert g.sigma == 2.0 * math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5
-    assert g.calibration == "classic" and g.note is None
+    assert g.calibration.method == "classic" and g.calibration.proven  # no caveat (was: no note)
     assert (g.epsilon, g.delta, g.sensitivity) == (0.5, 1e-5, 2.0)
 
 
@@ -76,12 +76,14 @@ def test_classic_is_private_below_one():
 
 
 def test_classic_outside_its_range_warns_and_records():
-    with pytest.warns(UserWarning, match="only for epsilon < 1"):
+    with pytest.warns(UserWarning, match="only for epsilon < 1") as caught:
         g = Gaussian.from_epsilon_delta(10.0, 1e-5, 1.0, calibration="classic")
-    assert g.note is not None and "epsilon=10.0" in g.note
+    note = str(caught[0].message)  # the caveat is worded in the warning; the calibration records it as data
+    assert not g.calibration.proven and "epsilon=10.0" in note
     # and rightly so: at ε = 10 the classic σ does not achieve δ = 1e-5 (Balle & Wang 2018, Section 2)
     assert gaussian_delta(g.sigma, 10.0) > 1e-5
-    assert "above the requested" in g.note
+    assert "above the requested" in note
+    assert g.calibration.guaranteed_delta == gaussian_delta(g.sigma, 10.0) > g.calibration.delta
 
 
 def test_no_warning_for_analytic_or_classic_below_one():
@@ -93,7 +95,7 @@ def test_no_warning_for_analytic_or_classic_below_one():
 
 def test_default_calibration_is_analytic():
     g = Gaussian.from_epsilon_delta(epsilon=1.0, delta=1e-5, sensitivity=1.0)
-    assert g.calibration == "analytic"
+    assert g.calibration.method == "analytic"
     assert g.sigma == analytic_gaussian_sigma(1.0, 1e-5, 1.0)
 
 
@@ -116,12 +118,12 @@ def test_zcdp_and_rdp_calibrations():
     g = Gaussian.from_zcdp(rho=0.2, sensitivity=1.0)
     assert g.sigma**2 == pytest.approx(1.0 / (2 * 0.2), rel=1e-15)  # σ² = Δ²/(2ρ)
     assert g.zcdp_rho == pytest.approx(0.2, rel=1e-15)
-    assert g.calibration == "zcdp"
+    assert g.calibration.method == "zcdp"
     r = Gaussian.from_rdp(alpha=10.0, epsilon_bar=0.5, sensitivity=2.0)
     assert r.sigma**2 == pytest.approx(4.0 * 10.0 / (2 * 0.5), rel=1e-15)  # σ² = Δ² α / (2 ε̄)
     assert r.rdp_epsilon(10.0) == pytest.approx(0.5, rel=1e-15)
     assert r.rdp_epsilon(20.0) == pytest.approx(1.0, rel=1e-15)  # linear in α
-    assert r.calibration == "rdp" and r.rdp_alpha == 10.0
+    assert r.calibration.method == "rdp" and r.calibration.alpha == 10.0
 
 
 def test_direct_construction_and_frozen():
@@ -191,15 +193,15 @@ def test_accuracy_round_trips(accuracy, confidence, delta, sensitivity):
 @pytest.mark.parametrize("epsilon, delta", CASES)
 def test_epsilon_sigma_round_trip(epsilon, delta):
     sigma = analytic_gaussian_sigma(epsilon, delta)
-    assert gaussian_epsilon(sigma, delta) == pytest.approx(epsilon, rel=1e-9)
+    assert analytic_gaussian_epsilon(sigma, delta) == pytest.approx(epsilon, rel=1e-9)
     assert Gaussian(sigma).epsilon_for_delta(delta) == pytest.approx(epsilon, rel=1e-9)
     assert Gaussian(sigma).delta_for_epsilon(epsilon) == pytest.approx(delta, rel=1e-9)
 
 
 def test_epsilon_is_zero_when_delta_alone_suffices():
     # δ(0) = 2Φ(Δ/(2σ)) − 1; with σ = 100 that is ≈ 0.004, so δ = 0.1 needs no ε
-    assert gaussian_epsilon(100.0, 0.1) == 0.0
-    assert gaussian_epsilon(100.0, 0.001) > 0.0
+    assert analytic_gaussian_epsilon(100.0, 0.1) == 0.0
+    assert analytic_gaussian_epsilon(100.0, 0.001) > 0.0
 
 
 @pytest.mark.parametrize(
@@ -223,3 +225,28 @@ def test_epsilon_is_zero_when_delta_alone_suffices():
 def test_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_equal_noise_compares_equal_whatever_its_calibration():
+    # σ² = Δ²/(2ρ) = 1 at ρ = 0.5; σ² = Δ² α / (2 ε̄) = 1 at α = 2, ε̄ = 1
+    plain, zcdp, rdp = Gaussian(sigma=1.0), Gaussian.from_zcdp(0.5), Gaussian.from_rdp(2.0, 1.0)
+    assert plain == zcdp == rdp and hash(plain) == hash(zcdp) == hash(rdp)
+    assert zcdp.calibration.rho == 0.5 and rdp.calibration.epsilon_bar == 1.0 and plain.calibration is None
+    assert Gaussian(1.0) != Gaussian(1.0, sensitivity=2.0)
+    g = Gaussian.from_epsilon_delta(1.0, 1e-5)
+    assert g == Gaussian(g.sigma) and (g.epsilon, g.delta) == (1.0, 1e-5)
+    assert g.calibration.proven and g.calibration.guaranteed_delta == pytest.approx(1e-5, rel=1e-9)
+    assert g.mu == 1.0 / g.sigma
+
+
+def test_calibration_record_checks_its_fields():
+    from dpcore import GaussianCalibration
+
+    with pytest.raises(ValueError, match="method must be one of"):
+        GaussianCalibration("exact")
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\), got 0.0"):
+        GaussianCalibration("analytic", epsilon=0.0)
+    with pytest.raises(ValueError, match=r"alpha must be in \(1, inf\), got 1.0"):
+        GaussianCalibration("rdp", alpha=1.0)
+    with pytest.raises(TypeError, match="calibration must be a GaussianCalibration or None, got str"):
+        Gaussian(1.0, calibration="analytic")

@@ -166,3 +166,37 @@ def test_sample_laplace_with_array_scale_draws_independently(rng):
     np.testing.assert_array_less(np.abs(out.var(axis=0) / (2 * scales**2) - 1), rel)
     one = sample_laplace(rng, scales)  # size taken from the scales
     assert one.shape == (3,) and len(set(one / scales)) == 3
+
+
+@pytest.mark.parametrize(
+    "a, c", [(1.0, 0.3), (0.3, 1.0), (2.0, 2.0), (2.0, 2.0 * (1 - 1e-7)), (1.5, 0.0), (1.0, 0.999)]
+)
+def test_laplace_sum_pdf_is_the_convolution_of_the_two_densities(a, c):
+    from dpcore.laplace import laplace_sum_pdf
+
+    x = np.linspace(-40.0, 40.0, 160_001)
+    f = laplace_sum_pdf(x, a, c)
+    assert trapezoid(f, x) == pytest.approx(1.0, abs=1e-6)
+    assert trapezoid(f * x * x, x) == pytest.approx(2 * a * a + 2 * c * c, rel=1e-5)  # Var Lap(a) + Var Lap(c)
+    # numerical convolution of the two densities at a few points (c = 0: the Laplace density itself)
+    h = x[1] - x[0]
+    for z in (0.0, 0.7, 3.0):
+        conv = Laplace(a).pdf(x) @ Laplace(c).pdf(z - x) * h if c > 0 else Laplace(a).pdf(z)
+        assert laplace_sum_pdf(z, a, c) == pytest.approx(conv, rel=2e-4)
+    assert laplace_sum_pdf(0.7, a, c) == laplace_sum_pdf(-0.7, a, c)  # even in x
+    if c > 0:
+        assert laplace_sum_pdf(0.7, a, c) == laplace_sum_pdf(0.7, c, a)  # symmetric in the two scales
+
+
+def test_laplace_sum_pdf_closed_forms_and_broadcasting():
+    from dpcore.laplace import laplace_sum_pdf
+
+    # a ≠ c: (a e^{−|x|/a} − c e^{−|x|/c}) / (2(a² − c²)); a = c: (a + |x|) e^{−|x|/a} / (4a²)
+    assert laplace_sum_pdf(1.0, 2.0, 1.0) == pytest.approx((2 * math.exp(-0.5) - math.exp(-1)) / 6, rel=1e-14)
+    assert laplace_sum_pdf(1.0, 2.0, 2.0) == pytest.approx(3 * math.exp(-0.5) / 16, rel=1e-14)
+    out = laplace_sum_pdf(np.array([[0.0], [1.0]]), np.array([2.0, 2.0]), np.array([1.0, 2.0]))
+    assert out.shape == (2, 2) and out[1, 0] == laplace_sum_pdf(1.0, 2.0, 1.0)
+    with pytest.raises(ValueError, match=r"a must be in \(0, inf\), got 0.0"):
+        laplace_sum_pdf(0.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"c must be in \[0, inf\), got -1.0"):
+        laplace_sum_pdf(0.0, 1.0, -1.0)

@@ -69,3 +69,16 @@ def test_bad_parameters(args, exc, word):
 def test_nan_values_are_refused_not_propagated():
     with pytest.raises(ValueError, match="NaN"):
         LDPMean(1.0, 0, 1).simulate([0.5, math.nan], 0)
+
+
+def test_estimate_is_unbiased_for_the_clipped_mean():
+    # values outside [20, 60] are clipped first: the estimate targets the clipped mean, not the raw one
+    m = LDPMean(1.0, 20.0, 60.0)
+    assert m.clipped_mean(AGES) == float(np.clip(AGES, 20.0, 60.0).mean())
+    trials = 20_000
+    sims = m.simulate(AGES, np.random.default_rng(3), trials=trials)
+    se = math.sqrt(m.variance(AGES) / trials)
+    assert abs(sims.mean() - m.clipped_mean(AGES)) < Z * se
+    assert abs(sims.mean() - AGES.mean()) > 10 * Z * se  # negative control: the raw mean is far off
+    with pytest.raises(ValueError, match="values must not contain NaN"):
+        m.clipped_mean([1.0, np.nan])

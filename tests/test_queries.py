@@ -214,3 +214,25 @@ def test_mean_approx_error_pdf_matches_simulated_errors():
     expected = m.approx_error_pdf(mids) * np.diff(edges)  # midpoint rule, fine for 40 bins over ±4 std
     tolerance = Z * np.sqrt(expected / err.size) + 0.02 * expected  # sampling error + first-order/midpoint error
     assert np.all(np.abs(observed - expected) <= tolerance)
+
+
+def test_split_mean_budget_and_dp_mean_spend_the_same():
+    from dpcore import MeanBudget, split_mean_budget
+
+    # split · ε and (1 − split) · ε, likewise δ (Dwork & Roth 2014, Thm 3.16)
+    assert split_mean_budget(2.0, 0.25) == MeanBudget(0.5, 1.5, None, None)
+    b = split_mean_budget(2.0, 0.25, 1e-6)
+    assert (b.sum_delta, b.count_delta) == (0.25 * 1e-6, 0.75 * 1e-6)
+    m = dp_mean(AGES, 0, 100, 2.0, 0, split=0.25, mechanism="gaussian", delta=1e-6)
+    assert (m.sum.epsilon, m.count.epsilon, m.sum.delta, m.count.delta) == (
+        b.sum_epsilon,
+        b.count_epsilon,
+        b.sum_delta,
+        b.count_delta,
+    )
+    lap = dp_mean(AGES, 0, 100, 2.0, 0, split=0.25, delta=1e-6)  # Laplace: δ given but unused
+    assert lap.sum.epsilon == b.sum_epsilon and lap.delta is None
+    with pytest.raises(ValueError, match=r"split must be in \(0, 1\), got 0.0"):
+        split_mean_budget(1.0, 0.0)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 2.0"):
+        split_mean_budget(1.0, 0.5, 2.0)

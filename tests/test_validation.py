@@ -79,3 +79,28 @@ def test_as_generator():
         v.as_generator(-1)
     with pytest.raises(TypeError, match="rng"):
         v.as_generator(1.5)
+
+
+def test_check_positive_array_scalars_and_arrays():
+    assert v.check_positive_array(2, "rho") == 2.0 and isinstance(v.check_positive_array(2, "rho"), float)
+    assert v.check_positive_array(np.array(0.5), "rho") == 0.5
+    np.testing.assert_array_equal(v.check_positive_array([1, 2.5], "rho"), [1.0, 2.5])
+    with pytest.raises(ValueError, match=r"rho must be in \(0, inf\), got 0.0"):
+        v.check_positive_array([1.0, 0.0], "rho")
+    with pytest.raises(ValueError, match=r"rho must be in \(0, inf\), got nan"):
+        v.check_positive_array(math.nan, "rho")
+    with pytest.raises(TypeError, match="rho must be a real number"):
+        v.check_positive_array(True, "rho")
+    with pytest.raises(TypeError, match="rho must hold real numbers in \\(0, inf\\), got dtype bool"):
+        v.check_positive_array([True, False], "rho")
+    with pytest.raises(TypeError, match="dtype <U1"):
+        v.check_positive_array(["a"], "rho")
+
+
+def test_check_nonnegative_array_accepts_zero():
+    assert v.check_nonnegative_array(0, "epsilon") == 0.0
+    np.testing.assert_array_equal(v.check_nonnegative_array([0, 3], "epsilon"), [0.0, 3.0])
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0, inf\), got inf"):
+        v.check_nonnegative_array([1.0, math.inf], "epsilon")
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0, inf\), got -1.0"):
+        v.check_nonnegative_array(-1, "epsilon")

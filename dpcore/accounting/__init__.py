@@ -9,13 +9,18 @@ Pure functions plus one small stateful ledger (the house style of Google's
 * :mod:`~dpcore.accounting.gaussian_exact`: exact Gaussian composition through μ-GDP (Dong, Roth, Su 2019).
 * :mod:`~dpcore.accounting.pld`: privacy loss distributions composed by FFT (Koskela et al. 2020).
 * :mod:`~dpcore.accounting.curves`: ε against k for every method, vectorised vs sequential, noise planning.
-* :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget.
+* :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget, and :class:`BudgetError`.
+* :mod:`~dpcore.accounting.events`: :class:`PureDP`, any ε-DP release.
+* :mod:`~dpcore.accounting.per_release`: how each kind of release enters every accountant (the one dispatch table).
 
-Mechanisms are the ``Laplace``, ``Gaussian`` and ``GRR`` objects of :mod:`dpcore`.
+Releases are the ``Laplace``, ``Gaussian``, ``GRR``, ``SUE``, ``OUE`` and
+``LDPMean`` objects of :mod:`dpcore`, and :class:`PureDP` events for any other
+ε-DP release (the exponential mechanism, AboveThreshold, a whole SVT release).
 """
 
 from dpcore.accounting.composition import advanced_composition, basic_composition
 from dpcore.accounting.curves import METHODS, epsilon_curve, methods_for, plan_noise, vectorised_vs_sequential
+from dpcore.accounting.events import PureDP
 from dpcore.accounting.gaussian_exact import (
     gaussian_epsilon,
     gaussian_sigma_for_epsilon,
@@ -23,7 +28,7 @@ from dpcore.accounting.gaussian_exact import (
     gdp_epsilon,
     gdp_mu,
 )
-from dpcore.accounting.ledger import LEDGER_METHODS, Budget, BudgetLedger, LedgerEntry
+from dpcore.accounting.ledger import LEDGER_METHODS, Budget, BudgetError, BudgetLedger, LedgerEntry
 from dpcore.accounting.pld import PrivacyLossPMF, pld_delta, pld_epsilon
 from dpcore.accounting.rdp import (
     CONVERSIONS,
@@ -71,9 +76,12 @@ __all__ = [
     "epsilon_curve",
     "vectorised_vs_sequential",
     "plan_noise",
+    # events
+    "PureDP",
     # ledger
     "LEDGER_METHODS",
     "Budget",
     "LedgerEntry",
+    "BudgetError",
     "BudgetLedger",
 ]

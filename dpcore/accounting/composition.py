@@ -1,12 +1,14 @@
 """Basic and advanced composition of (ε, δ)-DP releases.
 
-Sources
--------
-- Dwork, Kenthapadi, McSherry, Mironov, Naor (2006), "Our Data, Ourselves";
-  Dwork & Roth (2014), *The Algorithmic Foundations of Differential Privacy*,
-  Theorem 3.16 (basic composition).
-- Dwork, Rothblum, Vadhan (2010), "Boosting and Differential Privacy", FOCS,
-  Theorem III.3; Dwork & Roth (2014), Theorem 3.20 (advanced composition).
+References
+----------
+- Dwork, Kenthapadi, McSherry, Mironov & Naor (2006), "Our Data, Ourselves: Privacy via Distributed
+  Noise Generation", EUROCRYPT (basic composition of (ε, δ)-DP releases).
+  https://doi.org/10.1007/11761679_29
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.16 (basic composition) and Theorem 3.20 (advanced composition). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Dwork, Rothblum & Vadhan (2010), "Boosting and Differential Privacy", FOCS, Theorem III.3.
+  https://doi.org/10.1109/FOCS.2010.12
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from dpcore.accounting._numerics import as_ks
-from dpcore.validation import check_delta, check_epsilon, check_int, check_nonnegative, check_probability
+from dpcore.validation import (
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_nonnegative,
+    check_nonnegative_array,
+    check_probability,
+)
 
 __all__ = ["basic_composition", "advanced_composition", "advanced_composition_curve"]
 
@@ -93,15 +102,29 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_slack: floa
     return eps, float(min(1.0, k * delta + delta_slack))
 
 
-def advanced_composition_curve(epsilon, ks, delta_slack) -> np.ndarray:
+def advanced_composition_curve(epsilon, ks, delta_slack: float) -> np.ndarray:
     """``ε'(k)`` of :func:`advanced_composition` for many ``k`` (and per-release ε) at once.
 
-    ``ε' = sqrt(2 k ln(1/δ')) ε + k ε expm1(ε)``, broadcast over ``epsilon``
-    (in (0, inf)), ``ks`` (integers in [1, inf)) and ``delta_slack`` (in (0, 1)).
-    Inputs are assumed checked by the caller except ``ks``. ``inf`` for ε > 709.
+    ``ε' = sqrt(2 k ln(1/δ')) ε + k ε expm1(ε)`` (Dwork, Rothblum, Vadhan 2010,
+    Theorem III.3), broadcast over ``epsilon`` and ``ks``. ``inf`` for ε > 709.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Per-release ε, each in [0, inf) (a Gaussian release whose δ alone
+        suffices has ε = 0); an array broadcasts against ``ks``.
+    ks : int or array_like of int
+        Numbers of releases, each in [1, inf).
+    delta_slack : float
+        The δ' of the theorem, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``ε'`` for each k.
     """
+    epsilon = np.asarray(check_nonnegative_array(epsilon, "epsilon"), dtype=np.float64)
     ks = as_ks(ks, "k").astype(np.float64)
-    epsilon = np.asarray(epsilon, dtype=np.float64)
-    log_inv = -np.log(np.asarray(delta_slack, dtype=np.float64))
+    log_inv = -np.log(check_delta(delta_slack, "delta_slack"))
     with np.errstate(over="ignore"):  # e^ε overflows for ε > 709: the bound is then +inf, as it should be
         return np.sqrt(2.0 * ks * log_inv) * epsilon + ks * epsilon * np.expm1(epsilon)

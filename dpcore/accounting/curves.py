@@ -22,7 +22,22 @@ pld       PLD, FFT composition              PLD, FFT composition
 In every row the total δ is the δ asked for. The δ split for the Gaussian
 under basic and advanced composition is a choice (any split is valid); the
 one above spends all of δ on the releases for basic composition and half on
-the releases, half on the slack δ' for advanced composition.
+the releases, half on the slack δ' for advanced composition. How each kind of
+release enters each method is decided in :mod:`dpcore.accounting.per_release`.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorems 3.6 (Laplace), 3.16 (basic composition) and 3.20 (advanced composition). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Dwork, Rothblum & Vadhan (2010), "Boosting and Differential Privacy", FOCS, Theorem III.3.
+  https://doi.org/10.1109/FOCS.2010.12
+- Mironov (2017), "Rényi Differential Privacy", CSF, Propositions 6 and 7. https://arxiv.org/abs/1702.07476
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+  Bounds", TCC, Propositions 1.4 and 1.6. https://arxiv.org/abs/1605.02065
+- Dong, Roth & Su (2019), "Gaussian Differential Privacy", J. R. Stat. Soc. B 84(1) 2022,
+  Corollaries 2.13 and 3.3. https://arxiv.org/abs/1905.02383
+- Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+  Calibration and Optimal Denoising", ICML, Theorem 8. https://arxiv.org/abs/1805.06530
 """
 
 from __future__ import annotations
@@ -36,11 +51,11 @@ import pandas as pd
 from dpcore._roots import root_on_log
 from dpcore.accounting._numerics import as_ks, as_orders
 from dpcore.accounting.composition import advanced_composition_curve
-from dpcore.accounting.gaussian_exact import _gdp_epsilon, gaussian_sigma_for_epsilon
+from dpcore.accounting.gaussian_exact import gaussian_sigma_for_epsilon
 from dpcore.accounting.per_release import (
+    METHODS,
     accountable,
-    mechanism_kind,
-    pure_epsilon,
+    accounting_for,
     release_epsilon,
     release_rdp,
     release_rho,
@@ -48,31 +63,25 @@ from dpcore.accounting.per_release import (
 from dpcore.accounting.pld import TAIL_MASS_TRUNCATION, pld_epsilon
 from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, _laplace_rdp_eps, rdp_to_dp
 from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, zcdp_rho_for_epsilon, zcdp_to_dp
+from dpcore.gaussian import Gaussian
+from dpcore.gdp import _gdp_epsilon
+from dpcore.laplace import Laplace
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive
 
 __all__ = ["METHODS", "methods_for", "epsilon_curve", "vectorised_vs_sequential", "plan_noise"]
 
-#: Every accounting method name, in the order the explorer shows them.
-METHODS = ("basic", "advanced", "rdp", "zcdp", "exact", "pld")
+# METHODS (every accounting method name, in the order the explorer shows them) is defined in per_release
 
 
 def methods_for(mechanism) -> tuple[str, ...]:
-    """The methods that apply to ``mechanism``: all but ``"exact"`` for Laplace and GRR."""
-    if mechanism_kind(mechanism) == "gaussian":
-        return METHODS
-    return tuple(m for m in METHODS if m != "exact")
-
-
-def _default_methods(mechanism) -> tuple[str, ...]:
-    # the tight method of each family: exact for the Gaussian, PLD for the others
-    if mechanism_kind(mechanism) == "gaussian":
-        return ("basic", "advanced", "rdp", "zcdp", "exact")
-    return ("basic", "advanced", "rdp", "zcdp", "pld")
+    """The methods that apply to ``mechanism``: all but ``"exact"`` for Laplace, GRR and every pure ε-DP release."""
+    return accounting_for(accountable(mechanism)).methods
 
 
 def _check_methods(methods, mechanism) -> tuple[str, ...]:
     if methods is None:
-        return _default_methods(mechanism)
+        # the tight method of each family: exact for the Gaussian, PLD for the others
+        return accounting_for(mechanism).default_methods
     if isinstance(methods, str):
         methods = (methods,)
     valid = methods_for(mechanism)
@@ -87,16 +96,16 @@ def _curve(
 ):
     """ε for each k in ``ks`` under one method; ``ks`` checked."""
     kf = ks.astype(np.float64)
-    kind = mechanism_kind(mechanism)
+    pure = accounting_for(mechanism).pure_epsilon(mechanism)
     if method == "basic":
-        if kind == "gaussian":
+        if pure is None:  # each release charged δ/k and its ε at that δ
             return kf * release_epsilon(mechanism, delta / kf)
-        return kf * pure_epsilon(mechanism)
+        return kf * pure
     if method == "advanced":
-        if kind == "gaussian":
+        if pure is None:  # δ/2 to the releases (δ/(2k) each), δ/2 to the slack δ'
             eps0 = release_epsilon(mechanism, delta / (2.0 * kf))
             return advanced_composition_curve(eps0, ks, delta / 2.0)
-        return advanced_composition_curve(pure_epsilon(mechanism), ks, delta)
+        return advanced_composition_curve(pure, ks, delta)
     if method == "rdp":
         rdp = kf[:, None] * release_rdp(mechanism, orders)[None, :]
         eps, best = rdp_to_dp(orders, rdp, delta, conversion, warn=False)
@@ -111,8 +120,8 @@ def _curve(
     if method == "zcdp":
         rho = kf * release_rho(mechanism)
         return np.asarray(zcdp_to_dp(rho, delta, zcdp_conversion), dtype=np.float64).reshape(-1)
-    if method == "exact":
-        mu = np.sqrt(kf) * mechanism.sensitivity / mechanism.sigma
+    if method == "exact":  # k releases of a μ-GDP mechanism are sqrt(k) μ-GDP (Dong, Roth, Su 2019, Cor. 3.3)
+        mu = np.sqrt(kf) * accounting_for(mechanism).gdp_mu(mechanism)
         return _gdp_epsilon(mu, math.log(delta))
     # pld: one shared FFT for the distinct k
     unique, inverse = np.unique(ks, return_inverse=True)
@@ -140,8 +149,9 @@ def epsilon_curve(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian or GRR
-        One release.
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        One release; any other ε-DP release is a :class:`~dpcore.accounting.events.PureDP`
+        (accounted as binary randomized response at its ε).
     ks : int or array_like of int
         Numbers of releases, each in [1, inf).
     delta : float
@@ -236,18 +246,21 @@ def vectorised_vs_sequential(mechanism, ks, delta: float, methods=None, **curve_
         Columns ``k``, ``approach`` ("vectorised" or "sequential"), ``method``
         (for vectorised: "L1 sensitivity" or "L2 sensitivity"), ``epsilon``.
     """
-    kind = mechanism_kind(mechanism)
-    if kind == "grr":
-        raise ValueError("mechanism must be a Laplace or a Gaussian for this comparison, got a GRR")
+    if not isinstance(mechanism, (Laplace, Gaussian)):
+        accountable(mechanism)  # TypeError for objects no accountant knows
+        article = "an" if type(mechanism).__name__[0] in "AEIOU" else "a"
+        raise ValueError(
+            f"mechanism must be a Laplace or a Gaussian for this comparison, got {article} {type(mechanism).__name__}"
+        )
     ks = as_ks(ks, "ks")
     delta = check_delta(delta)
     kf = ks.astype(np.float64)
-    if kind == "laplace":
+    if isinstance(mechanism, Laplace):
         vec = pd.DataFrame(
-            {"k": ks, "approach": "vectorised", "method": "L1 sensitivity", "epsilon": kf * pure_epsilon(mechanism)}
+            {"k": ks, "approach": "vectorised", "method": "L1 sensitivity", "epsilon": kf * mechanism.epsilon}
         )
     else:
-        mu = np.sqrt(kf) * mechanism.sensitivity / mechanism.sigma  # one release, L2 sensitivity sqrt(k) Δ
+        mu = np.sqrt(kf) * mechanism.mu  # one release, L2 sensitivity sqrt(k) Δ
         vec = pd.DataFrame(
             {
                 "k": ks,
@@ -327,9 +340,6 @@ def plan_noise(
     >>> plan_noise("laplace", 1.0, 1e-5, 10, method="basic").scale
     10.0
     """
-    from dpcore.gaussian import Gaussian
-    from dpcore.laplace import Laplace
-
     family = check_choice(mechanism, "mechanism", tuple(PLAN_METHODS))
     method = check_choice(method, "method", PLAN_METHODS[family])
     epsilon = check_epsilon(epsilon)

@@ -1,67 +1,270 @@
-"""What one release of each mechanism costs, under each accounting (private dispatch).
+"""What one release of each kind costs, under each accounting: the one dispatch table.
 
 The curves, the PLD accountant and the ledger take mechanism objects from
 :mod:`dpcore` (:class:`~dpcore.laplace.Laplace`, :class:`~dpcore.gaussian.Gaussian`,
-:class:`~dpcore.randomized_response.GRR`); this module is the one place that
-knows, for each, its pure ε, its RDP curve, its zCDP ρ and its per-release
-(ε, δ). The mechanism classes are imported lazily, when a mechanism is used.
+:class:`~dpcore.randomized_response.GRR`, :class:`~dpcore.unary_encoding.SUE`,
+:class:`~dpcore.unary_encoding.OUE`, :class:`~dpcore.ldp_mean.LDPMean`) and
+events (:class:`~dpcore.accounting.events.PureDP`). This module is the one
+place that knows, for each, its pure ε, its RDP curve, its zCDP ρ, its
+per-release (ε, δ) and which accountings apply: :data:`ACCOUNTINGS` lists one
+:class:`ReleaseAccounting` per kind.
+
+Adding a kind of release
+------------------------
+Write one subclass of :class:`ReleaseAccounting` (its ``types``, ``kind``,
+``methods``, and the methods that apply: ``rdp``, ``rho``, ``epsilon``,
+``pure_epsilon``, ``gdp_mu``) and add an instance to :data:`ACCOUNTINGS`.
+A kind that every accountant may charge as another one (as every ε-DP
+release is charged as binary randomized response) only needs a ``reduce``.
+The curves and the ledger then accept it; the PLD accountant also needs its
+privacy loss distribution (:func:`dpcore.accounting.pld.privacy_loss_pmf`).
 
 Neighbouring relations: Laplace and Gaussian are as the sensitivity says
 (L1 and L2 sensitivity over whichever relation it was computed for); GRR is
 replace-one (one user's value changes), its only meaningful relation in the
 local model.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.6. https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Mironov (2017), "Rényi Differential Privacy", CSF, Propositions 5–7. https://arxiv.org/abs/1702.07476
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+  Bounds", TCC, Propositions 1.4 and 1.6. https://arxiv.org/abs/1605.02065
+- Kairouz, Oh & Viswanath (2015), "The Composition Theorem for Differential Privacy", ICML,
+  Theorem 2.1 and Corollary 2.3. https://arxiv.org/abs/1311.0776
+- Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
+  USENIX Security, Section 4.1. https://arxiv.org/abs/1705.04421
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from dpcore.accounting.gaussian_exact import _gdp_epsilon
+from dpcore.accounting.events import PureDP
 from dpcore.accounting.rdp import _laplace_rdp_eps, _rr_rdp_eps
+from dpcore.accounting.zcdp import pure_dp_to_zcdp
+from dpcore.gaussian import Gaussian
+from dpcore.gdp import _gdp_epsilon, gdp_rdp, gdp_rho
+from dpcore.laplace import Laplace
+from dpcore.ldp_mean import LDPMean
+from dpcore.randomized_response import GRR
+from dpcore.unary_encoding import UnaryEncoding
 
-__all__ = ["KINDS", "accountable", "mechanism_kind", "pure_epsilon", "release_rdp", "release_rho", "release_epsilon"]
+__all__ = [
+    "METHODS",
+    "ReleaseAccounting",
+    "ACCOUNTINGS",
+    "KINDS",
+    "accountable",
+    "accounting_for",
+    "mechanism_kind",
+    "pure_epsilon",
+    "release_rdp",
+    "release_rho",
+    "release_epsilon",
+]
 
-KINDS = ("laplace", "gaussian", "grr")
+#: Every accounting method name, in the order the explorer shows them.
+METHODS = ("basic", "advanced", "rdp", "zcdp", "exact", "pld")
+
+
+class ReleaseAccounting:
+    """How releases of one kind enter each accounting (subclass once per kind; see the module notes).
+
+    Attributes
+    ----------
+    types : tuple of type
+        The classes this entry accounts (``isinstance`` is used).
+    names : tuple of str
+        How those classes are named in the ``TypeError`` for a refused object.
+    event : bool
+        Whether they are accounting events (named apart in that message).
+    kind : str
+        The name :func:`mechanism_kind` reports; empty for an entry that reduces.
+    methods : tuple of str
+        The accountings that apply, among :data:`METHODS`.
+    default_methods : tuple of str
+        The accountings :func:`~dpcore.accounting.curves.epsilon_curve` shows by default.
+    """
+
+    types: tuple[type, ...] = ()
+    names: tuple[str, ...] = ()
+    event: bool = False
+    kind: str = ""
+    methods: tuple[str, ...] = ()
+    default_methods: tuple[str, ...] = ()
+
+    def reduce(self, mechanism):
+        """The release the accountants compute with (itself unless the kind is charged as another)."""
+        return mechanism
+
+    def pure_epsilon(self, mechanism) -> float | None:
+        """The ε of a pure ε-DP guarantee of one release, or None."""
+        return None
+
+    def rdp(self, mechanism, orders: np.ndarray) -> np.ndarray:
+        """RDP curve of one release at checked ``orders``."""
+        raise NotImplementedError(f"{type(mechanism).__name__} has no RDP curve in dpcore")
+
+    def rho(self, mechanism) -> float:
+        """zCDP ρ of one release."""
+        raise NotImplementedError(f"{type(mechanism).__name__} has no zCDP guarantee in dpcore")
+
+    def epsilon(self, mechanism, release_delta: np.ndarray) -> np.ndarray:
+        """ε of one release at each per-release δ in the checked array ``release_delta``."""
+        pure = self.pure_epsilon(mechanism)
+        if pure is None:
+            raise NotImplementedError(f"{type(mechanism).__name__} has no per-release (epsilon, delta) in dpcore")
+        return np.full(release_delta.shape, pure)
+
+    def gdp_mu(self, mechanism) -> float | None:
+        """The μ of an exact μ-GDP guarantee of one release (for the ``"exact"`` method), or None."""
+        return None
+
+
+class _PureAccounting(ReleaseAccounting):
+    """A pure ε₀-DP kind: ε₀ at every δ; zCDP ``ρ = ε₀²/2`` (Bun & Steinke 2016, Proposition 1.4).
+
+    The zCDP ρ is not the smallest these mechanisms satisfy (the tight
+    conversion from pure DP is smaller: Steinke, "Tight RDP & zCDP Bounds from
+    Pure DP", https://differentialprivacy.org/pdp-to-zcdp/), but the textbook
+    one, and the one that makes "zCDP" mean "pure DP seen as zCDP".
+    """
+
+    methods = ("basic", "advanced", "rdp", "zcdp", "pld")
+    default_methods = ("basic", "advanced", "rdp", "zcdp", "pld")
+
+    def rho(self, mechanism) -> float:
+        return pure_dp_to_zcdp(self.pure_epsilon(mechanism))
+
+
+class _LaplaceAccounting(_PureAccounting):
+    """Laplace: ``ε₀ = Δ / b`` (Dwork & Roth 2014, Theorem 3.6); RDP of Mironov (2017), Proposition 6."""
+
+    types = (Laplace,)
+    names = ("Laplace",)
+    kind = "laplace"
+
+    def pure_epsilon(self, mechanism) -> float:
+        return mechanism.epsilon
+
+    def rdp(self, mechanism, orders):
+        return _laplace_rdp_eps(mechanism.epsilon, orders)
+
+
+class _GaussianAccounting(ReleaseAccounting):
+    """Gaussian: exactly μ-GDP with ``μ = Δ/σ``; RDP ``αμ²/2``, ρ ``μ²/2`` and ε(δ) from :mod:`dpcore.gdp`."""
+
+    types = (Gaussian,)
+    names = ("Gaussian",)
+    kind = "gaussian"
+    methods = METHODS
+    default_methods = ("basic", "advanced", "rdp", "zcdp", "exact")
+
+    def gdp_mu(self, mechanism) -> float:
+        return mechanism.mu
+
+    def rdp(self, mechanism, orders):
+        return gdp_rdp(mechanism.mu, orders)
+
+    def rho(self, mechanism) -> float:
+        return gdp_rho(mechanism.mu)
+
+    def epsilon(self, mechanism, release_delta):
+        # the exact ε of one release at each δ (Balle & Wang 2018, Theorem 8), vectorised over δ
+        return _gdp_epsilon(np.full(release_delta.shape, mechanism.mu), np.log(release_delta))
+
+
+class _RandomizedResponseAccounting(_PureAccounting):
+    """k-ary randomized response: ``ε = ln(p/q)`` (Wang et al. 2017, Section 4.1); RDP of its two output laws."""
+
+    types = (GRR,)
+    names = ("GRR",)
+    kind = "grr"
+
+    def pure_epsilon(self, mechanism) -> float:
+        return mechanism.epsilon
+
+    def rdp(self, mechanism, orders):
+        return _rr_rdp_eps(mechanism.epsilon, mechanism.k, orders)
+
+
+class _BinaryRRBound(ReleaseAccounting):
+    """An ε-DP release charged as binary randomized response at the same ε, ``GRR(ε, 2)``.
+
+    Every ε-DP mechanism is dominated by binary RR in the hypothesis-testing
+    sense (Kairouz, Oh, Viswanath 2015, Theorem 2.1 / Corollary 2.3), so by
+    data processing its Rényi divergences, privacy loss distribution and
+    compositions are bounded by binary RR's. (The k-ary GRR formulas are
+    tighter than that and would be wrong for the unary encodings.)
+    """
+
+    def __init__(self, types: tuple[type, ...], names: tuple[str, ...], event: bool = False):
+        self.types, self.names, self.event = types, names, event
+
+    def reduce(self, mechanism) -> GRR:
+        return GRR(mechanism.epsilon, 2)
+
+
+#: One entry per kind of release; the first whose ``types`` match an object accounts for it.
+ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
+    _LaplaceAccounting(),
+    _GaussianAccounting(),
+    _RandomizedResponseAccounting(),
+    _BinaryRRBound((UnaryEncoding, LDPMean), ("SUE", "OUE", "LDPMean")),  # each ε-LDP under replace-one
+    _BinaryRRBound((PureDP,), ("PureDP",), event=True),
+)
+
+#: The kinds :func:`mechanism_kind` reports.
+KINDS = tuple(entry.kind for entry in ACCOUNTINGS if entry.kind)
+
+
+def _refusal(mechanism) -> TypeError:
+    mechanisms = [name for entry in ACCOUNTINGS if not entry.event for name in entry.names]
+    events = [name for entry in ACCOUNTINGS if entry.event for name in entry.names]
+    return TypeError(
+        f"mechanism must be a dpcore {', '.join(mechanisms[:-1])} or {mechanisms[-1]}, "
+        f"got {type(mechanism).__name__} (or a dpcore.accounting event: {', '.join(events)})"
+    )
+
+
+def _entry(mechanism) -> ReleaseAccounting | None:
+    for entry in ACCOUNTINGS:
+        if isinstance(mechanism, entry.types):
+            return entry
+    return None
 
 
 def accountable(mechanism):
-    """The mechanism the accountants compute with: itself, or the binary RR that dominates it.
+    """The release the accountants compute with: itself, or the binary RR that dominates it.
 
-    Laplace, Gaussian and GRR are accounted exactly as they are. Any other
-    pure ε-DP mechanism of dpcore (SUE, OUE, LDPMean; each ε-LDP under
-    replace-one) is accounted as binary randomized response at the same ε,
-    ``GRR(ε, 2)``: every ε-DP mechanism is dominated by it in the
-    hypothesis-testing sense (Kairouz, Oh, Viswanath 2015, "The Composition
-    Theorem for Differential Privacy", Theorem 2.1 / Corollary 2.3), so by
-    data processing its Rényi divergences, privacy loss distribution and
-    compositions bound theirs. (The k-ary GRR formulas are tighter than that
-    and would be wrong for the unary encodings.)
+    Laplace, Gaussian and GRR are accounted exactly as they are. SUE, OUE,
+    LDPMean (each ε-LDP under replace-one) and :class:`~dpcore.accounting.events.PureDP`
+    events are accounted as binary randomized response at the same ε,
+    ``GRR(ε, 2)`` (see :class:`_BinaryRRBound`). ``TypeError`` for anything else.
     """
-    from dpcore.ldp_mean import LDPMean
-    from dpcore.randomized_response import GRR
-    from dpcore.unary_encoding import UnaryEncoding
+    entry = _entry(mechanism)
+    if entry is None:
+        raise _refusal(mechanism)
+    return entry.reduce(mechanism)
 
-    if isinstance(mechanism, (UnaryEncoding, LDPMean)):
-        return GRR(mechanism.epsilon, 2)
-    mechanism_kind(mechanism)
-    return mechanism
+
+def accounting_for(mechanism) -> ReleaseAccounting:
+    """The :class:`ReleaseAccounting` of an accountable release (``TypeError`` for anything else).
+
+    Objects that are charged as another kind (SUE, OUE, LDPMean, PureDP) must
+    first go through :func:`accountable`.
+    """
+    entry = _entry(mechanism)
+    if entry is None or not entry.kind:
+        raise _refusal(mechanism)
+    return entry
 
 
 def mechanism_kind(mechanism) -> str:
-    """``"laplace"``, ``"gaussian"`` or ``"grr"``; ``TypeError`` for anything else."""
-    from dpcore.gaussian import Gaussian
-    from dpcore.laplace import Laplace
-    from dpcore.randomized_response import GRR
-
-    if isinstance(mechanism, Laplace):
-        return "laplace"
-    if isinstance(mechanism, Gaussian):
-        return "gaussian"
-    if isinstance(mechanism, GRR):
-        return "grr"
-    raise TypeError(
-        f"mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got {type(mechanism).__name__}"
-    )
+    """``"laplace"``, ``"gaussian"`` or ``"grr"`` (one of :data:`KINDS`); ``TypeError`` for anything else."""
+    return accounting_for(mechanism).kind
 
 
 def pure_epsilon(mechanism) -> float | None:
@@ -70,12 +273,7 @@ def pure_epsilon(mechanism) -> float | None:
     Laplace: ``ε₀ = Δ / b`` (Dwork & Roth 2014, Theorem 3.6). GRR: ``ε = ln(p/q)``
     (Wang et al. 2017, Section 4.1).
     """
-    kind = mechanism_kind(mechanism)
-    if kind == "laplace":
-        return mechanism.sensitivity / mechanism.scale
-    if kind == "grr":
-        return mechanism.epsilon
-    return None
+    return accounting_for(mechanism).pure_epsilon(mechanism)
 
 
 def release_rdp(mechanism, orders: np.ndarray) -> np.ndarray:
@@ -84,12 +282,7 @@ def release_rdp(mechanism, orders: np.ndarray) -> np.ndarray:
     Laplace: Mironov (2017) Prop. 6; Gaussian: ``α Δ² / (2σ²)``, Prop. 7; GRR:
     :func:`dpcore.accounting.rdp.randomized_response_rdp`.
     """
-    kind = mechanism_kind(mechanism)
-    if kind == "laplace":
-        return _laplace_rdp_eps(pure_epsilon(mechanism), orders)
-    if kind == "grr":
-        return _rr_rdp_eps(mechanism.epsilon, mechanism.k, orders)
-    return orders * mechanism.sensitivity**2 / (2.0 * mechanism.sigma**2)
+    return accounting_for(mechanism).rdp(mechanism, orders)
 
 
 def release_rho(mechanism) -> float:
@@ -97,14 +290,9 @@ def release_rho(mechanism) -> float:
 
     Gaussian: ``ρ = Δ² / (2σ²)`` (Bun & Steinke 2016, Proposition 1.6). Laplace
     and GRR: ``ρ = ε₀² / 2`` from their pure ε₀-DP (Bun & Steinke 2016,
-    Proposition 1.4); not the smallest ρ these mechanisms satisfy (the tight
-    conversion from pure DP is smaller, see Steinke's 2024 note "Tight RDP &
-    zCDP Bounds from Pure DP" on differentialprivacy.org), but the textbook
-    one, and the one that makes "zCDP" mean "pure DP seen as zCDP".
+    Proposition 1.4).
     """
-    if mechanism_kind(mechanism) == "gaussian":
-        return mechanism.sensitivity**2 / (2.0 * mechanism.sigma**2)
-    return pure_epsilon(mechanism) ** 2 / 2.0
+    return accounting_for(mechanism).rho(mechanism)
 
 
 def release_epsilon(mechanism, release_delta) -> np.ndarray:
@@ -113,8 +301,4 @@ def release_epsilon(mechanism, release_delta) -> np.ndarray:
     Laplace and GRR: their pure ε₀, whatever δ. Gaussian: the exact ε of one
     release at that δ (Balle & Wang 2018, Theorem 8), vectorised over δ.
     """
-    release_delta = np.asarray(release_delta, dtype=np.float64)
-    if mechanism_kind(mechanism) != "gaussian":
-        return np.full(release_delta.shape, pure_epsilon(mechanism))
-    mu = mechanism.sensitivity / mechanism.sigma
-    return _gdp_epsilon(np.full(release_delta.shape, mu), np.log(release_delta))
+    return accounting_for(mechanism).epsilon(mechanism, np.asarray(release_delta, dtype=np.float64))

@@ -48,16 +48,18 @@ Privacy loss of each mechanism (the pairs are symmetric, so one order suffices):
 * GRR (replace-one): ``L = +ε`` (mass p), ``0`` (mass (k−2)q), ``−ε`` (mass q);
   on the grid ``h = ε/n`` this is exact.
 
-Sources
--------
-- Meiser & Mohammadi (2018), "Tight on Budget? Tight Bounds for r-Fold
-  Approximate Differential Privacy", CCS.
-- Koskela, Jälkö, Honkela (2020), "Computing Tight Differential Privacy
-  Guarantees Using FFT", AISTATS. https://arxiv.org/abs/1906.03049
-- Sommer, Meiser, Mohammadi (2019), "Privacy Loss Classes: The Central Limit
-  Theorem in Differential Privacy", PoPETs.
-- Google dp_accounting, ``pld`` package and its supplementary "Privacy Loss
-  Distributions" notes. https://github.com/google/differential-privacy
+References
+----------
+- Meiser & Mohammadi (2018), "Tight on Budget? Tight Bounds for r-Fold Approximate Differential
+  Privacy", CCS. https://doi.org/10.1145/3243734.3243765
+- Koskela, Jälkö & Honkela (2020), "Computing Tight Differential Privacy Guarantees Using FFT",
+  AISTATS. https://arxiv.org/abs/1906.03049
+- Sommer, Meiser & Mohammadi (2019), "Privacy Loss Classes: The Central Limit Theorem in
+  Differential Privacy", PoPETs 2019(2). https://doi.org/10.2478/popets-2019-0029
+- Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+  Calibration and Optimal Denoising", ICML (the Gaussian's privacy loss). https://arxiv.org/abs/1805.06530
+- Google dp_accounting, ``pld`` package and its supplementary "Privacy Loss Distributions" notes.
+  https://github.com/google/differential-privacy
 """
 
 from __future__ import annotations
@@ -479,8 +481,9 @@ def pld_epsilon(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian or GRR
-        One release (GRR: replace-one neighbours).
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        One release (GRR: replace-one neighbours; SUE, OUE, LDPMean and
+        PureDP are accounted as binary randomized response at their ε).
     k : int or array_like of int
         Number of releases, each in [1, inf). An array shares one forward FFT.
     delta : float
@@ -523,7 +526,8 @@ def pld_delta(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian or GRR
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        One release, as in :func:`pld_epsilon`.
     k : int or array_like of int
         Number of releases, each in [1, inf).
     epsilon : float

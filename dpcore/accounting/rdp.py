@@ -5,15 +5,15 @@ output distributions on neighbouring data sets is at most r(α). RDP composes
 by adding the curves order by order (Mironov 2017, Proposition 1); the
 result is converted to (ε, δ)-DP by minimising a conversion over the orders.
 
-Sources
--------
-- Mironov (2017), "Rényi Differential Privacy", CSF. https://arxiv.org/abs/1702.07476
-  Proposition 3 (conversion), Propositions 5–7 and Table II (randomized
-  response, Laplace, Gaussian).
-- Balle, Barthe, Gaboardi, Hsu, Sato (2020), "Hypothesis Testing
-  Interpretations and Rényi Differential Privacy", AISTATS, Theorem 21;
-  Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
-  Privacy", NeurIPS, Section 2.3, Proposition 12: the improved conversion.
+References
+----------
+- Mironov (2017), "Rényi Differential Privacy", CSF, Proposition 1 (composition), Proposition 3
+  (conversion), Propositions 5–7 and Table II (randomized response, Laplace, Gaussian),
+  Definition 3. https://arxiv.org/abs/1702.07476
+- Balle, Barthe, Gaboardi, Hsu & Sato (2020), "Hypothesis Testing Interpretations and Rényi
+  Differential Privacy", AISTATS, Theorem 21 (the improved conversion). https://arxiv.org/abs/1905.09982
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Section 2.3, Proposition 12 (the improved conversion). https://arxiv.org/abs/2004.00010
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from dpcore.accounting._numerics import as_orders
+from dpcore.gdp import gdp_rdp
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive
 
 __all__ = [
@@ -58,7 +59,8 @@ class OrderGridEdgeWarning(UserWarning):
 def gaussian_rdp(sigma: float, orders=DEFAULT_ORDERS, sensitivity: float = 1.0) -> np.ndarray:
     """RDP curve of the Gaussian mechanism: ``r(α) = α Δ² / (2σ²)``.
 
-    Mironov (2017), Proposition 7 and Table II.
+    Mironov (2017), Proposition 7 and Table II; computed by
+    :func:`dpcore.gdp.gdp_rdp` at ``μ = Δ/σ``, the one home of this formula.
 
     Parameters
     ----------
@@ -76,8 +78,7 @@ def gaussian_rdp(sigma: float, orders=DEFAULT_ORDERS, sensitivity: float = 1.0) 
     """
     sigma = check_positive(sigma, "sigma")
     sensitivity = check_positive(sensitivity, "sensitivity")
-    orders = as_orders(orders)
-    return orders * sensitivity**2 / (2.0 * sigma**2)
+    return np.asarray(gdp_rdp(sensitivity / sigma, as_orders(orders)))
 
 
 def _laplace_rdp_eps(epsilon0: float, orders: np.ndarray) -> np.ndarray:

@@ -3,42 +3,26 @@
 A mechanism is ρ-zCDP when its RDP curve is at most ``ρ α`` for every α > 1.
 zCDP composes by adding the ρ's (Bun & Steinke 2016).
 
-Sources
--------
-- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications,
-  Extensions, and Lower Bounds", TCC. https://arxiv.org/abs/1605.02065
-  Proposition 1.3 (conversion), 1.4 (pure DP ⇒ zCDP), 1.6 (Gaussian).
-- Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
-  Privacy", NeurIPS, Section 2.3 and Corollary 13 (the tighter conversion).
-  https://arxiv.org/abs/2004.00010
+References
+----------
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+  Bounds", TCC, Propositions 1.3 (conversion), 1.4 (pure DP ⇒ zCDP) and 1.6 (Gaussian).
+  https://arxiv.org/abs/1605.02065
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Section 2.3 and Corollary 13 (the tighter conversion). https://arxiv.org/abs/2004.00010
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
-from dpcore.accounting._numerics import solve_bracketed
-from dpcore.validation import check_choice, check_delta, check_epsilon, check_positive
+from dpcore._roots import root_on_log, solve_bracketed
+from dpcore.validation import check_choice, check_delta, check_epsilon, check_positive_array
 
 __all__ = ["ZCDP_CONVERSIONS", "zcdp_to_dp", "pure_dp_to_zcdp", "zcdp_rho_for_epsilon"]
 
 #: Names accepted by :func:`zcdp_to_dp`.
 ZCDP_CONVERSIONS = ("cks", "bun-steinke")
-
-
-def _check_rhos(rho) -> np.ndarray:
-    """ρ as a float array with every entry in (0, inf); a scalar goes through check_positive."""
-    if np.ndim(rho) == 0:
-        return np.asarray(check_positive(rho if not isinstance(rho, np.ndarray) else rho.item(), "rho"))
-    try:
-        arr = np.asarray(rho, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("rho must hold real numbers in (0, inf)") from None
-    bad = ~(np.isfinite(arr) & (arr > 0))
-    if np.any(bad):
-        raise ValueError(f"rho must be in (0, inf), got {arr[bad].reshape(-1)[0]}")
-    return arr
 
 
 def _cks_epsilon(rho: np.ndarray, log_inv_delta) -> np.ndarray:
@@ -95,7 +79,7 @@ def zcdp_to_dp(rho, delta: float, conversion: str = "cks"):
     11.6885962494
     """
     conversion = check_choice(conversion, "conversion", ZCDP_CONVERSIONS)
-    rho_arr = _check_rhos(rho)
+    rho_arr = np.asarray(check_positive_array(rho, "rho"))
     delta = check_delta(delta)
     L = -np.log(delta)
     if conversion == "cks":
@@ -113,20 +97,15 @@ def pure_dp_to_zcdp(epsilon):
     epsilon : float or array_like
         ε of the pure guarantee, each in (0, inf).
     """
-    if np.ndim(epsilon) == 0:
-        return check_epsilon(epsilon) ** 2 / 2.0
-    eps = np.asarray(epsilon, dtype=np.float64)
-    bad = ~(np.isfinite(eps) & (eps > 0))
-    if np.any(bad):
-        raise ValueError(f"epsilon must be in (0, inf), got {eps[bad].reshape(-1)[0]}")
-    return eps**2 / 2.0
+    epsilon = check_positive_array(epsilon, "epsilon")
+    return epsilon**2 / 2.0
 
 
 def zcdp_rho_for_epsilon(epsilon: float, delta: float, conversion: str = "cks") -> float:
     """The largest ρ whose zCDP conversion gives at most ε at δ: the inverse of :func:`zcdp_to_dp`.
 
     ``bun-steinke`` inverts in closed form, ``ρ = (sqrt(ln(1/δ) + ε) − sqrt(ln(1/δ)))²``;
-    ``cks`` by ``brentq`` on ``ln ρ`` (the conversion increases in ρ).
+    ``cks`` by :func:`dpcore._roots.root_on_log` (the conversion increases in ρ).
 
     Parameters
     ----------
@@ -145,12 +124,8 @@ def zcdp_rho_for_epsilon(epsilon: float, delta: float, conversion: str = "cks") 
     if conversion == "bun-steinke":
         return float(rho_bs)
 
-    def f(log_rho):
-        return float(_cks_epsilon(np.asarray(np.exp(log_rho)), L)) - epsilon
+    def f(rho: float) -> float:
+        return float(_cks_epsilon(np.asarray(rho), L)) - epsilon
 
-    # CKS is tighter than Bun-Steinke, so its root lies at or above ρ_BS; grow until it is bracketed
-    lo = np.log(rho_bs)
-    hi = lo + np.log(2.0)
-    while f(hi) < 0:
-        lo, hi = hi, hi + np.log(2.0)
-    return float(np.exp(brentq(f, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)))
+    # CKS is tighter than Bun-Steinke, so its root lies at or above ρ_BS: start there
+    return root_on_log(f, float(rho_bs), rtol=1e-14)

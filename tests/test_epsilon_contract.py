@@ -1,0 +1,251 @@
+"""The common contract of every public dpcore callable that takes ε: one domain, one message.
+
+Every function, class and classmethod/staticmethod reachable from the ``__all__``
+of ``dpcore``, ``dpcore.accounting`` and each public submodule, with a
+parameter named ``epsilon`` or starting with it (``epsilon0``, ``epsilon_bar``,
+``epsilons``), is called with ε = 0, NaN, ∞ and ``True``, all other arguments
+valid, and must answer in the house form (diffprivlib, dp_accounting)::
+
+    ValueError: epsilon must be in (0, inf), got 0.0
+    TypeError:  epsilon must be a real number in (0, inf), got True
+
+A few ε are rightly allowed to be 0 (a privacy profile δ(ε) at ε = 0; basic
+composition of 0-DP releases): their domain is ``[0, inf)``, stated in
+:data:`ZERO_ALLOWED`, and then ε = 0 must succeed. :data:`CALLS` holds one
+call per (callable, parameter); the first test fails when a new ε-taking
+callable appears without an entry, or an entry outlives its callable.
+"""
+
+import importlib
+import inspect
+import math
+import pkgutil
+import re
+
+import numpy as np
+import pytest
+
+import dpcore
+from dpcore import (
+    GRR,
+    OUE,
+    SUE,
+    AutoMeanResult,
+    Gaussian,
+    GaussianCalibration,
+    Laplace,
+    LDPMean,
+    above_threshold,
+    above_threshold_scales,
+    above_threshold_trials,
+    analytic_gaussian_sigma,
+    auto_mean,
+    choose_clipping_bound,
+    classic_gaussian_sigma,
+    dp_count,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    exponential_error_bound,
+    exponential_mechanism,
+    exponential_probabilities,
+    gaussian_delta,
+    naive_clipping_bound,
+    naive_range_query,
+    naive_scale,
+    range_query_svt,
+    sparse,
+    sparse_scales,
+    sparse_trials,
+    split_mean_budget,
+    svt_noise_scales,
+)
+from dpcore.accounting import (
+    BudgetLedger,
+    PureDP,
+    advanced_composition,
+    basic_composition,
+    gaussian_sigma_for_epsilon,
+    plan_noise,
+    pld_delta,
+    pure_dp_to_zcdp,
+    randomized_response_rdp,
+    zcdp_rho_for_epsilon,
+)
+from dpcore.accounting.composition import advanced_composition_curve
+from dpcore.accounting.pld import laplace_privacy_loss, randomized_response_privacy_loss
+from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
+from dpcore.queries import noise_mechanism
+
+COLUMN = [1.0, 2.0, 5.0, 7.0]
+ANSWERS = [0.0, 3.0, 1.0]
+CANDIDATES = [1.0, 2.0, 5.0, 10.0]
+
+#: One call per (callable, ε-like parameter), every other argument valid.
+CALLS = {
+    # central queries
+    "dpcore.queries.dp_count": {"epsilon": lambda e: dp_count(COLUMN, e, 0)},
+    "dpcore.queries.dp_sum": {"epsilon": lambda e: dp_sum(COLUMN, 0.0, 10.0, e, 0)},
+    "dpcore.queries.dp_mean": {"epsilon": lambda e: dp_mean(COLUMN, 0.0, 10.0, e, 0)},
+    "dpcore.queries.dp_histogram": {"epsilon": lambda e: dp_histogram(COLUMN, 3, e, 0, lower=0.0, upper=9.0)},
+    "dpcore.queries.noise_mechanism": {"epsilon": lambda e: noise_mechanism(e, 1.0)},
+    "dpcore.queries.split_mean_budget": {"epsilon": lambda e: split_mean_budget(e, 0.5, 1e-6)},
+    # noise
+    "dpcore.laplace.Laplace.from_epsilon": {"epsilon": lambda e: Laplace.from_epsilon(e, 2.0)},
+    "dpcore.gaussian.Gaussian.from_epsilon_delta": {"epsilon": lambda e: Gaussian.from_epsilon_delta(e, 1e-5)},
+    "dpcore.gaussian.Gaussian.from_rdp": {"epsilon_bar": lambda e: Gaussian.from_rdp(2.0, e)},
+    "dpcore.gaussian.GaussianCalibration": {
+        "epsilon": lambda e: GaussianCalibration("analytic", epsilon=e, delta=1e-5),
+        "epsilon_bar": lambda e: GaussianCalibration("rdp", alpha=2.0, epsilon_bar=e),
+    },
+    "dpcore.gaussian.analytic_gaussian_sigma": {"epsilon": lambda e: analytic_gaussian_sigma(e, 1e-5)},
+    "dpcore.gaussian.classic_gaussian_sigma": {"epsilon": lambda e: classic_gaussian_sigma(e, 1e-5)},
+    "dpcore.gaussian.gaussian_delta": {"epsilon": lambda e: gaussian_delta(2.0, e)},
+    "dpcore.gdp.gdp_delta": {"epsilon": lambda e: gdp_delta(0.5, e)},
+    "dpcore.gdp.gdp_mu_for_epsilon": {"epsilon": lambda e: gdp_mu_for_epsilon(e, 1e-5)},
+    "dpcore.exponential.exponential_probabilities": {"epsilon": lambda e: exponential_probabilities(ANSWERS, e)},
+    "dpcore.exponential.exponential_mechanism": {"epsilon": lambda e: exponential_mechanism(ANSWERS, e, 1.0, 0)},
+    "dpcore.exponential.exponential_error_bound": {"epsilon": lambda e: exponential_error_bound(5, e)},
+    # local model
+    "dpcore.randomized_response.GRR": {"epsilon": lambda e: GRR(e, 3)},
+    "dpcore.unary_encoding.SUE": {"epsilon": lambda e: SUE(e, 3)},
+    "dpcore.unary_encoding.OUE": {"epsilon": lambda e: OUE(e, 3)},
+    "dpcore.ldp_mean.LDPMean": {"epsilon": lambda e: LDPMean(e, 0.0, 10.0)},
+    # sparse vector technique and clipping bounds
+    "dpcore.svt.above_threshold": {"epsilon": lambda e: above_threshold(ANSWERS, 1.0, e, 0)},
+    "dpcore.svt.above_threshold_trials": {"epsilon": lambda e: above_threshold_trials(ANSWERS, 1.0, e, 0, 3)},
+    "dpcore.svt.sparse": {"epsilon": lambda e: sparse(ANSWERS, 1.0, 2, e, 0)},
+    "dpcore.svt.sparse_trials": {"epsilon": lambda e: sparse_trials(ANSWERS, 1.0, 2, e, 0, 3)},
+    "dpcore.svt.range_query_svt": {"epsilon": lambda e: range_query_svt(ANSWERS, 1.0, 2, e, 0)},
+    "dpcore.svt.naive_range_query": {"epsilon": lambda e: naive_range_query(ANSWERS, 1.0, e, 0)},
+    "dpcore.svt.above_threshold_scales": {"epsilon": lambda e: above_threshold_scales(e)},
+    "dpcore.svt.sparse_scales": {"epsilon": lambda e: sparse_scales(e, 3)},
+    "dpcore.svt.naive_scale": {"epsilon": lambda e: naive_scale(e, 10)},
+    "dpcore.svt.svt_noise_scales": {"epsilon": lambda e: svt_noise_scales(10, 2, e)},
+    "dpcore.clipping.choose_clipping_bound": {"epsilon": lambda e: choose_clipping_bound(COLUMN, CANDIDATES, e, 0)},
+    "dpcore.clipping.naive_clipping_bound": {"epsilon": lambda e: naive_clipping_bound(COLUMN, CANDIDATES, e, 0)},
+    "dpcore.clipping.auto_mean": {"epsilon": lambda e: auto_mean(COLUMN, CANDIDATES, e, 0)},
+    "dpcore.clipping.AutoMeanResult": {
+        "epsilon": lambda e: AutoMeanResult(
+            bound=5.0,
+            found=True,
+            true_value=3.0,
+            noisy_value=3.2,
+            unclipped_value=3.75,
+            epsilon=e,
+            n=4,
+            dropped_nan=0,
+            candidates=np.array(CANDIDATES),
+            answers=np.zeros(4),
+        )
+    },
+    # accounting
+    "dpcore.accounting.composition.basic_composition": {"epsilons": lambda e: basic_composition([0.5, e])},
+    "dpcore.accounting.composition.advanced_composition": {"epsilon": lambda e: advanced_composition(e, 0.0, 10, 1e-5)},
+    "dpcore.accounting.composition.advanced_composition_curve": {
+        "epsilon": lambda e: advanced_composition_curve(e, [1, 10], 1e-5)
+    },
+    "dpcore.accounting.rdp.randomized_response_rdp": {"epsilon": lambda e: randomized_response_rdp(e, 3)},
+    "dpcore.accounting.zcdp.pure_dp_to_zcdp": {"epsilon": lambda e: pure_dp_to_zcdp(e)},
+    "dpcore.accounting.zcdp.zcdp_rho_for_epsilon": {"epsilon": lambda e: zcdp_rho_for_epsilon(e, 1e-5)},
+    "dpcore.accounting.gaussian_exact.gaussian_sigma_for_epsilon": {
+        "epsilon": lambda e: gaussian_sigma_for_epsilon(e, 10, 1e-5)
+    },
+    "dpcore.accounting.curves.plan_noise": {"epsilon": lambda e: plan_noise("laplace", e, 1e-5, 10, "basic")},
+    "dpcore.accounting.pld.pld_delta": {"epsilon": lambda e: pld_delta(Laplace(1.0), 2, e)},
+    "dpcore.accounting.pld.laplace_privacy_loss": {"epsilon0": lambda e: laplace_privacy_loss(e, 0.1)},
+    "dpcore.accounting.pld.randomized_response_privacy_loss": {
+        "epsilon": lambda e: randomized_response_privacy_loss(e, 3)
+    },
+    "dpcore.accounting.events.PureDP": {"epsilon": lambda e: PureDP(e)},
+    "dpcore.accounting.ledger.BudgetLedger": {"epsilon": lambda e: BudgetLedger(e, 1e-6)},
+}
+
+#: (callable, parameter) whose domain is [0, inf): ε = 0 is a meaningful input there.
+ZERO_ALLOWED = {
+    ("dpcore.gdp.gdp_delta", "epsilon"),  # δ_μ(0) = 2Φ(μ/2) − 1, the total variation distance
+    ("dpcore.accounting.pld.pld_delta", "epsilon"),  # the same read off a privacy loss distribution
+    ("dpcore.accounting.composition.basic_composition", "epsilons"),  # 0-DP releases compose to 0
+    ("dpcore.accounting.composition.advanced_composition_curve", "epsilon"),  # a Gaussian whose δ suffices
+}
+
+#: Callables with an ε-named parameter that is not a privacy parameter to check, and why.
+EXEMPT = {
+    "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
+}
+
+
+def public_modules():
+    names = ["dpcore", "dpcore.accounting"]
+    for info in pkgutil.walk_packages(dpcore.__path__, "dpcore."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            names.append(info.name)
+    return [importlib.import_module(name) for name in sorted(set(names))]
+
+
+def epsilon_parameters(fn) -> list[str]:
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return []
+    return [p for p in parameters if p.startswith("epsilon")]
+
+
+def discover() -> dict[str, list[str]]:
+    """Every public callable with an ε-like parameter, keyed by where it is defined."""
+    found = {}
+    for module in public_modules():
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                candidates = [(f"{obj.__module__}.{obj.__qualname__}", obj)]
+            elif inspect.isclass(obj) and obj.__module__.startswith("dpcore"):
+                candidates = [(f"{obj.__module__}.{obj.__qualname__}", obj)]
+                for attr, raw in vars(obj).items():
+                    if not attr.startswith("_") and isinstance(raw, (classmethod, staticmethod)):
+                        candidates.append((f"{obj.__module__}.{obj.__qualname__}.{attr}", getattr(obj, attr)))
+            else:
+                continue
+            for key, fn in candidates:
+                params = epsilon_parameters(fn)
+                if params:
+                    found[key] = params
+    return found
+
+
+CASES = [(key, param) for key, calls in CALLS.items() for param in calls]
+
+
+def test_every_epsilon_callable_has_an_entry():
+    found = discover()
+    missing = sorted(set(found) - set(CALLS) - set(EXEMPT))
+    assert not missing, f"new callables taking epsilon need an entry in CALLS (or EXEMPT): {missing}"
+    stale = sorted((set(CALLS) | set(EXEMPT)) - set(found))
+    assert not stale, f"entries for callables that no longer exist or no longer take epsilon: {stale}"
+    for key, calls in CALLS.items():
+        assert sorted(calls) == sorted(found[key]), f"{key}: entries for {sorted(calls)}, parameters {found[key]}"
+    assert len(found) >= 50  # negative control: the discovery sees the whole package
+
+
+def domain(key, param) -> str:
+    return "[0, inf)" if (key, param) in ZERO_ALLOWED else "(0, inf)"
+
+
+@pytest.mark.parametrize("key, param", CASES, ids=[f"{k.removeprefix('dpcore.')}:{p}" for k, p in CASES])
+def test_epsilon_contract(key, param):
+    call = CALLS[key][param]
+    call(0.5)  # positive control: with a valid ε the other arguments are valid, so a failure below is ε's
+    lo = re.escape(domain(key, param))
+    if (key, param) in ZERO_ALLOWED:
+        call(0.0)
+    else:
+        with pytest.raises(ValueError) as info:
+            call(0.0)
+        assert re.fullmatch(rf"{param} must be in {lo}, got 0\.0", str(info.value)), str(info.value)
+    for value, shown in ((math.nan, "nan"), (math.inf, "inf")):
+        with pytest.raises(ValueError) as info:
+            call(value)
+        assert re.fullmatch(rf"{param} must be in {lo}, got {shown}", str(info.value)), str(info.value)
+    with pytest.raises(TypeError) as info:
+        call(True)
+    assert re.fullmatch(rf"{param} must be a real number in {lo}, got True", str(info.value)), str(info.value)
