@@ -78,7 +78,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.fft
 from scipy.signal import lfilter
-from scipy.special import logsumexp, ndtr
+from scipy.special import ndtr
 
 from dpcore.accounting._numerics import as_ks
 from dpcore.accounting.per_release import accountable, mechanism_kind, pure_epsilon
@@ -464,11 +464,17 @@ def privacy_loss_pmf(
 
 
 def _log_mgf(pmf: PrivacyLossPMF, ts: np.ndarray) -> np.ndarray:
-    """``ln Σ p_i e^{t ℓ_i}`` for each t (finite part only)."""
+    """``ln Σ p_i e^{t ℓ_i}`` for each t (finite part only), a block of t's at a time."""
     positive = pmf.probs > 0
     logp = np.log(pmf.probs[positive])
     ell = pmf.losses[positive]
-    return np.array([logsumexp(logp + t * ell) for t in ts])
+    out = np.empty(len(ts))
+    block = max(1, 2**22 // max(1, ell.size))  # at most 4M terms (32 MB) at once
+    for start in range(0, len(ts), block):
+        terms = logp + np.asarray(ts[start : start + block])[:, None] * ell
+        top = terms.max(axis=1)
+        out[start : start + block] = top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+    return out
 
 
 def _windows(pmf: PrivacyLossPMF, ks: np.ndarray, tail: float):
@@ -481,11 +487,11 @@ def _windows(pmf: PrivacyLossPMF, ks: np.ndarray, tail: float):
     sd = float(np.sqrt(max(np.dot(pmf.probs, (ell - mean) ** 2) / mass, (h / 2) ** 2)))
     # Chernoff: for a light-tailed loss the optimal t of a k-fold sum is about sqrt(2 ln(2/τ)) / (sqrt(k) sd);
     # a heavy tail (subsampled mechanisms: rare large losses) moves it far below. The bound is unimodal in t
-    # ((k ln M(t) + c)/t with ln M convex), so a log grid of 8 points per decade, reaching four decades below,
-    # finds it to within a factor 1.33 in t: a window at most a few per cent wider than the optimum.
+    # ((k ln M(t) + c)/t with ln M convex), so a log grid of 6 points per decade, reaching three decades below,
+    # finds it to within a factor 1.5 in t: a window less than 10 % wider than the optimum.
     t_mid = math.sqrt(2 * math.log(2 / tail)) / sd
-    t_lo, t_hi = t_mid / np.sqrt(ks.max()) * 1e-4, t_mid / np.sqrt(ks.min()) * 16
-    ts = np.geomspace(t_lo, t_hi, max(2, math.ceil(8 * math.log10(t_hi / t_lo))))
+    t_lo, t_hi = t_mid / np.sqrt(ks.max()) * 1e-3, t_mid / np.sqrt(ks.min()) * 16
+    ts = np.geomspace(t_lo, t_hi, max(2, math.ceil(6 * math.log10(t_hi / t_lo))))
     log_half_tail = math.log(tail / 2)
     kk = ks[:, None].astype(np.float64)
     upper = np.min((kk * _log_mgf(pmf, ts) - log_half_tail) / ts, axis=1)
