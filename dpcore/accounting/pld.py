@@ -506,7 +506,8 @@ def compose(pmf: PrivacyLossPMF, ks, tail_mass_truncation: float = TAIL_MASS_TRU
     """Yield the k-fold self-composition of ``pmf`` for each k in ``ks`` (in the order given).
 
     One forward FFT of length ``N`` (the widest window), then for each k one
-    complex power and one inverse FFT: ``p^{*k} = irfft(rfft(p)^k)``. The
+    complex power (``e^{k ln ŝ}``, with the logarithm taken once) and one
+    inverse FFT: ``p^{*k} = irfft(rfft(p)^k)``. The
     window ``[L_k, U_k]`` of each k is chosen by Chernoff bounds so that at
     most ``tail_mass_truncation`` of the composed mass falls outside; that
     bound is carried in ``truncated_mass``. The infinity mass composes as
@@ -529,12 +530,14 @@ def compose(pmf: PrivacyLossPMF, ks, tail_mass_truncation: float = TAIL_MASS_TRU
     if p.size > n_fft:  # fold onto the circle: circular convolution of the fold = fold of the convolution
         p = np.bincount(np.arange(p.size) % n_fft, weights=p, minlength=n_fft)
     spectrum = scipy.fft.rfft(p, n_fft)
+    with np.errstate(divide="ignore"):
+        log_spectrum = np.log(np.abs(spectrum)) + 1j * np.angle(spectrum)  # spectrum^k = e^{k ln spectrum}
     q = pmf.infinity_mass
     for k, l_k, u_k, out_k in zip(ks.tolist(), lo.tolist(), hi.tolist(), left_out.tolist()):
         if k == 1 and l_k <= pmf.lower_index and u_k >= pmf.lower_index + pmf.probs.size - 1:
             yield pmf
             continue
-        composed = scipy.fft.irfft(spectrum**k, n_fft)
+        composed = scipy.fft.irfft(np.exp(k * log_spectrum), n_fft)
         positions = (np.arange(l_k, u_k + 1) - k * pmf.lower_index) % n_fft
         probs = np.maximum(composed[positions], 0.0)
         infinity = -math.expm1(k * math.log1p(-q)) if q < 1 else 1.0
