@@ -114,6 +114,23 @@ def test_rdp_agrees_with_dp_accounting_at_integer_orders_and_is_below_its_fracti
     assert theirs > 1.05 * log_a_by_quadrature(1.0, 0.01, 1.1) / 0.1
 
 
+def test_remove_direction_has_the_larger_divergence():
+    # the RDP curve is the divergence of the mixture M from N(0, s^2); under add/remove the other
+    # direction, D_alpha(N(0, s^2) || M) = ln E_{x~N(0,s^2)}[(N/M)^(alpha-1)] / (alpha - 1), must not exceed it
+    # (Mironov, Talwar, Zhang 2019, Section 3): checked by quadrature
+    for sigma, q in [(1.0, 0.01), (0.5, 0.2), (2.0, 0.5), (0.8, 0.9)]:
+        alphas = np.array([1.5, 2.0, 5.0, 10.0])
+        ours = subsampled_gaussian_rdp(sigma, q, alphas)
+        for alpha, r in zip(alphas, ours):
+
+            def integrand(x, a=alpha, sigma=sigma, q=q):
+                log_ratio = np.logaddexp(math.log1p(-q), math.log(q) + (2 * x - 1) / (2 * sigma**2))  # ln M/N
+                return math.exp(-(a - 1) * log_ratio - x * x / (2 * sigma**2)) / (sigma * math.sqrt(2 * math.pi))
+
+            value = quad(integrand, -40 * sigma, 40 * sigma + 1, epsabs=0, epsrel=1e-12, limit=400)[0]
+            assert math.log(value) / (alpha - 1) <= r
+
+
 def test_rdp_at_sampling_rate_one_is_the_gaussian_exactly():
     for sigma in (0.5, 1.0, 7.0):
         np.testing.assert_array_equal(subsampled_gaussian_rdp(sigma, 1.0), gaussian_rdp(sigma))

@@ -261,7 +261,7 @@ def connect_the_dots(
     it: every δ(ε) read off it, alone or after composition, is an upper
     bound (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, "Connect the
     Dots: Tighter Discrete Approximations of Privacy Loss Distributions",
-    PoPETs, Theorem 3.2 and Algorithm 1; https://arxiv.org/abs/2207.04380).
+    PoPETs, whose pessimistic estimate this is; https://arxiv.org/abs/2207.04380).
     Unlike rounding every loss up to the grid, which shifts each release's
     loss by up to ``h``, the split keeps ``E[1]`` and ``E[e^{−L}]``: a loss
     ``u`` above ``a`` gains ``h(1 − e^{−u})/(1 − e^{−h}) − u ≈ u(h − u)/2 ≤ h²/8``

@@ -26,7 +26,7 @@ Accountants
 -----------
 * **RDP** (:func:`subsampled_gaussian_rdp`): Mironov, Talwar, Zhang (2019)
   show that the remove direction has the larger Rényi divergence at every
-  order (Theorem 4 and Section 3), ``r(α) = ln A_α / (α − 1)`` with
+  order (Section 3), ``r(α) = ln A_α / (α − 1)`` with
   ``A_α = E_{x ~ N(0,σ²)}[(1 − q + q e^{(2x−1)/(2σ²)})^α]``; exact sums at
   integer and fractional orders (below), converted by
   :func:`~dpcore.accounting.rdp.rdp_to_dp`.
@@ -233,7 +233,7 @@ def subsampled_gaussian_rdp(noise_multiplier: float, sampling_rate: float, order
     ``A_α = E_{x ~ N(0, σ²)}[(1 − q + q e^{(2x − 1)/(2σ²)})^α]``, the Rényi
     divergence of ``(1 − q) N(0, σ²) + q N(1, σ²)`` from ``N(0, σ²)``, which
     is the larger of the two directions (Mironov, Talwar, Zhang 2019,
-    Theorem 4). Integer orders: the finite binomial sum (their Section 3.2);
+    Section 3; checked by quadrature in the tests). Integer orders: the finite binomial sum (their Section 3.2);
     fractional orders: their two convergent series (Section 3.3), summed with
     signs and a bound on the remainder added. At ``q = 1`` this is exactly the
     Gaussian's ``α / (2σ²)``. Sensitivity 1: σ is the noise multiplier
@@ -366,15 +366,15 @@ def _default_intervals(sigma: float, q: float, k_max: int, delta: float) -> dict
     """Grid step per direction for k_max steps: about 0.2 % excess over the true ε.
 
     :func:`~dpcore.accounting.pld.connect_the_dots_interval` with each
-    direction's loss variance and ``ε_ref = min(RDP ε, the CLT's ε)`` (the CLT
-    of Dong, Roth, Su 2019, Theorem 3.5: k steps are about
+    direction's loss variance and ``ε_ref = min(RDP ε, the CLT's ε)`` (the
+    central limit theorem of Dong, Roth, Su 2019: k steps are about
     ``sqrt(k v)``-GDP), at least ``½ sqrt(k v)``; at most a quarter of one
     step's spread; coarsened if the FFT would pass 2²² points (still an upper
     bound, then less tight). The FFT covers one step's support and the window
     of k steps; the window's top is about the Chernoff bound
     ``min_α k r(α) + ln(2/τ)/(α − 1)`` (``E_P[e^{tL}] = e^{t D_{t+1}}``: the
     Mironov conversion at δ = τ/2; the add direction's divergences are the
-    smaller, Mironov, Talwar, Zhang 2019, Theorem 4), its bottom about as far
+    smaller, Mironov, Talwar, Zhang 2019, Section 3), its bottom about as far
     below the mean.
     """
     moments = _loss_moments(sigma, q)
@@ -520,9 +520,10 @@ def dpsgd_epsilon(
 
 
 def _noise_guess(epsilon: float, delta: float, q: float, steps: int) -> float:
-    """A starting σ from the CLT: T steps are about ``μ = q sqrt(T (e^{1/σ²} − 1))``-GDP (Bu et al. 2020).
+    """A starting σ from the central limit theorem: T steps are about ``μ = q sqrt(T (e^{1/σ²} − 1))``-GDP.
 
-    Solved for σ with μ the GDP parameter that gives (ε, δ); the root search
+    Bu, Dong, Long, Su (2020), "Deep Learning with Gaussian Differential
+    Privacy", Harvard Data Science Review. Solved for σ with μ the GDP parameter that gives (ε, δ); the root search
     only needs the right order of magnitude.
     """
     mu = math.sqrt(steps) / gaussian_sigma_for_epsilon(epsilon, steps, delta)  # μ of the target (ε, δ)
