@@ -73,7 +73,13 @@ from dpcore.accounting import (
     zcdp_rho_for_epsilon,
 )
 from dpcore.accounting.composition import advanced_composition_curve
-from dpcore.accounting.pld import laplace_privacy_loss, randomized_response_privacy_loss
+from dpcore.accounting.pld import (
+    connect_the_dots_interval,
+    laplace_loss_variance,
+    laplace_privacy_loss,
+    randomized_response_privacy_loss,
+)
+from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
 from dpcore.queries import noise_mechanism
 
@@ -158,6 +164,14 @@ CALLS = {
         "epsilon": lambda e: randomized_response_privacy_loss(e, 3)
     },
     "dpcore.accounting.events.PureDP": {"epsilon": lambda e: PureDP(e)},
+    "dpcore.accounting.pld.connect_the_dots_interval": {"epsilon_ref": lambda e: connect_the_dots_interval(10, e, 1.0)},
+    "dpcore.accounting.pld.laplace_loss_variance": {"epsilon0": lambda e: laplace_loss_variance(e)},
+    "dpcore.accounting.subsampled_gaussian.dpsgd_noise_multiplier": {
+        "epsilon": lambda e: dpsgd_noise_multiplier(e, 1e-5, 0.01, 100, method="rdp")
+    },
+    "dpcore.accounting.subsampled_gaussian.plan_dpsgd": {
+        "epsilon": lambda e: plan_dpsgd(1000, 10, 1, e, 1e-5, method="rdp")
+    },
     "dpcore.accounting.ledger.BudgetLedger": {"epsilon": lambda e: BudgetLedger(e, 1e-6)},
 }
 
@@ -172,6 +186,7 @@ ZERO_ALLOWED = {
 #: Callables with an ε-named parameter that is not a privacy parameter to check, and why.
 EXEMPT = {
     "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
+    "dpcore.accounting.subsampled_gaussian.DPSGDPlan": "a record of a plan's results, made by plan_dpsgd, which checks",
 }
 
 
