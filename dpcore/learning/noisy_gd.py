@@ -419,11 +419,12 @@ class IterationSweep:
     ----------
     table : pandas.DataFrame
         One row per iterations value and draw: ``iterations``, ``draw``,
-        ``sigma``, ``accuracy``.
+        ``sigma``, ``accuracy`` and ``loss`` (the regularised objective on the
+        training rows: a diagnostic, not a private release).
     summary : pandas.DataFrame
         One row per iterations value: ``iterations``, ``sigma``,
         ``mean_accuracy``, ``std_accuracy`` (across draws, ddof=1; NaN for one
-        draw), ``min_accuracy``, ``max_accuracy``.
+        draw), ``min_accuracy``, ``max_accuracy``, ``mean_loss``, ``std_loss``.
     best_iterations : int
         The iterations value with the highest mean accuracy (the smallest on a tie).
     evaluated_on : str
@@ -452,6 +453,7 @@ def _summarise(table: pd.DataFrame, by: str) -> pd.DataFrame:
             "std_accuracy": grouped["accuracy"].std(ddof=1),
             "min_accuracy": grouped["accuracy"].min(),
             "max_accuracy": grouped["accuracy"].max(),
+            **({"mean_loss": grouped["loss"].mean(), "std_loss": grouped["loss"].std(ddof=1)} if "loss" in table else {}),
         }
     ).reset_index()
 
@@ -533,6 +535,7 @@ def iterations_sweep(
             "draw": np.tile(np.arange(k), grid.size),
             "sigma": sigma,
             "accuracy": accuracy_of(W, eval_rows, eval_y),
+            "loss": design.loss(W, l2=l2),
         }
     )
     table = table.sort_values(["iterations", "draw"], ignore_index=True)
