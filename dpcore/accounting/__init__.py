@@ -8,6 +8,8 @@ Pure functions plus one small stateful ledger (the house style of Google's
 * :mod:`~dpcore.accounting.zcdp`: zCDP → (ε, δ) (Canonne–Kamath–Steinke 2020; Bun–Steinke 2016).
 * :mod:`~dpcore.accounting.gaussian_exact`: exact Gaussian composition through μ-GDP (Dong, Roth, Su 2019).
 * :mod:`~dpcore.accounting.pld`: privacy loss distributions composed by FFT (Koskela et al. 2020).
+* :mod:`~dpcore.accounting.subsampled_gaussian`: DP-SGD's accountant, the Poisson-subsampled Gaussian
+  (RDP of Mironov, Talwar, Zhang 2019; PLD of both add/remove directions), its noise calibration and a run planner.
 * :mod:`~dpcore.accounting.curves`: ε against k for every method, vectorised vs sequential, noise planning.
 * :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget.
 
@@ -34,6 +36,15 @@ from dpcore.accounting.rdp import (
     randomized_response_rdp,
     rdp_epsilons,
     rdp_to_dp,
+)
+from dpcore.accounting.subsampled_gaussian import (
+    DPSGD_METHODS,
+    DPSGDPlan,
+    PoissonSampledGaussian,
+    dpsgd_epsilon,
+    dpsgd_noise_multiplier,
+    plan_dpsgd,
+    subsampled_gaussian_rdp,
 )
 from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, pure_dp_to_zcdp, zcdp_rho_for_epsilon, zcdp_to_dp
 
@@ -65,6 +76,14 @@ __all__ = [
     "PrivacyLossPMF",
     "pld_epsilon",
     "pld_delta",
+    # DP-SGD: the Poisson-subsampled Gaussian
+    "DPSGD_METHODS",
+    "subsampled_gaussian_rdp",
+    "dpsgd_epsilon",
+    "dpsgd_noise_multiplier",
+    "PoissonSampledGaussian",
+    "DPSGDPlan",
+    "plan_dpsgd",
     # curves
     "METHODS",
     "methods_for",
