@@ -6,7 +6,7 @@ derived constants; sampling functions take an explicit ``numpy.random.Generator`
 (an int seed is accepted too).
 """
 
-from dpcore import accounting
+from dpcore import accounting, learning
 from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
 from dpcore.gaussian import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
 from dpcore.laplace import Laplace
@@ -71,4 +71,5 @@ __all__ = [
     "sparse_trials",
     "svt_noise_scales",
     "accounting",
+    "learning",
 ]

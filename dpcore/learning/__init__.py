@@ -16,7 +16,7 @@ added here (``fit_intercept``). Every trainer can train several noise draws at o
 weights then have shape (draws, p), computed in the same matrix products, with no loop over draws.
 """
 
-from dpcore.learning.dp_sgd import DPSGD_ACCOUNTANTS, dp_sgd, poisson_batches
+from dpcore.learning.dp_sgd import dp_sgd, poisson_batches
 from dpcore.learning.fedavg import (
     Federation,
     adversarial_client_influence,
@@ -72,7 +72,6 @@ __all__ = [
     "iterations_sweep",
     "epsilon_frontier",
     # DP-SGD
-    "DPSGD_ACCOUNTANTS",
     "poisson_batches",
     "dp_sgd",
     # federated averaging

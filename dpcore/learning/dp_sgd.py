@@ -39,6 +39,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from dpcore.accounting import DPSGD_METHODS, dpsgd_epsilon
 from dpcore.learning._arrays import check_training_set
 from dpcore.learning._training import Recorder, resolve_draws
 from dpcore.learning.logistic import LogisticDesign, sigmoid
@@ -53,10 +54,7 @@ from dpcore.validation import (
     check_probability,
 )
 
-__all__ = ["DPSGD_ACCOUNTANTS", "poisson_batches", "dp_sgd"]
-
-#: Accountants of :func:`dpcore.accounting.dpsgd_epsilon`.
-DPSGD_ACCOUNTANTS = ("pld", "rdp")
+__all__ = ["poisson_batches", "dp_sgd"]
 
 
 def poisson_batches(n: int, sampling_rate: float, draws: int, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +114,7 @@ def _check_dpsgd(noise_multiplier, sampling_rate, steps, delta, accountant):
         check_probability(sampling_rate, "sampling_rate", high_open=False),
         check_int(steps, "steps", minimum=1),
         check_delta(delta),
-        check_choice(accountant, "accountant", DPSGD_ACCOUNTANTS),
+        check_choice(accountant, "accountant", DPSGD_METHODS),
     )
 
 
@@ -228,8 +226,6 @@ def dp_sgd(
 
 def _dpsgd_privacy(sigma: float, q: float, steps: int, delta: float, accountant: str) -> pd.DataFrame:
     """ε of T subsampled Gaussian steps under the chosen accountant (and RDP, cheap, alongside PLD)."""
-    from dpcore.accounting import dpsgd_epsilon
-
     methods = [accountant] if accountant == "rdp" else [accountant, "rdp"]
     eps = [float(dpsgd_epsilon(sigma, q, steps, delta, method=m)) for m in methods]
     return pd.DataFrame({"method": methods, "epsilon": eps})

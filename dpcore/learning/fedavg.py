@@ -53,10 +53,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from dpcore.accounting import DPSGD_METHODS
 from dpcore.laplace import Laplace
 from dpcore.learning._arrays import check_eval_set, check_features, check_labels
 from dpcore.learning._training import Recorder, accuracy_of, resolve_draws
-from dpcore.learning.dp_sgd import DPSGD_ACCOUNTANTS, _dpsgd_privacy
+from dpcore.learning.dp_sgd import _dpsgd_privacy
 from dpcore.learning.logistic import LogisticDesign, clip_by_norm, sigmoid
 from dpcore.learning.result import TrainingResult
 from dpcore.validation import (
@@ -296,7 +297,7 @@ def dp_fedavg(
     sigma = check_positive(noise_multiplier, "noise_multiplier")
     delta = check_delta(delta)
     server_lr = check_positive(server_lr, "server_lr")
-    accountant = check_choice(accountant, "accountant", DPSGD_ACCOUNTANTS)
+    accountant = check_choice(accountant, "accountant", DPSGD_METHODS)
     k, single = resolve_draws(draws)
     rng = as_generator(rng)
     design, m = federation.design, federation.m

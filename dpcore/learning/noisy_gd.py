@@ -453,7 +453,11 @@ def _summarise(table: pd.DataFrame, by: str) -> pd.DataFrame:
             "std_accuracy": grouped["accuracy"].std(ddof=1),
             "min_accuracy": grouped["accuracy"].min(),
             "max_accuracy": grouped["accuracy"].max(),
-            **({"mean_loss": grouped["loss"].mean(), "std_loss": grouped["loss"].std(ddof=1)} if "loss" in table else {}),
+            **(
+                {"mean_loss": grouped["loss"].mean(), "std_loss": grouped["loss"].std(ddof=1)}
+                if "loss" in table
+                else {}
+            ),
         }
     ).reset_index()
 
