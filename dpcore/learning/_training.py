@@ -15,7 +15,7 @@ from dpcore.learning.logistic import LogisticDesign
 from dpcore.learning.result import history_frame
 from dpcore.validation import check_int
 
-__all__ = ["resolve_draws", "record_schedule", "Recorder", "descend", "accuracy_of"]
+__all__ = ["resolve_draws", "record_schedule", "evaluation_design", "Recorder", "descend"]
 
 #: Recorded steps when ``history_every`` is left to the trainer: about this many points per run.
 HISTORY_POINTS = 50
@@ -38,9 +38,14 @@ def record_schedule(steps: int, every) -> np.ndarray:
     return np.unique(np.append(np.arange(0, steps + 1, every), steps))
 
 
-def accuracy_of(W: np.ndarray, rows: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Accuracy of each row of ``W`` (shape (k, p)) on model rows ``rows`` with labels ``y``: shape (k,)."""
-    return np.mean(((W @ rows.T) > 0) == (y > 0.5), axis=1)
+def evaluation_design(design: LogisticDesign, X_test, y_test) -> LogisticDesign | None:
+    """The evaluation rows as a design with the training design's feature map (intercept, example clipping)."""
+    evaluation = check_eval_set(X_test, y_test, design.d)
+    if evaluation is None:
+        return None
+    return LogisticDesign(
+        evaluation[0], evaluation[1], fit_intercept=design.fit_intercept, clip=design.clip, clipping=design.clipping
+    )
 
 
 class Recorder:
@@ -51,8 +56,7 @@ class Recorder:
         self.l2 = l2
         self.steps = record_schedule(steps, every)
         self._wanted = set(self.steps.tolist())
-        evaluation = check_eval_set(X_test, y_test, design.d)
-        self.test = None if evaluation is None else (design.transform(evaluation[0]), evaluation[1])
+        self.test = evaluation_design(design, X_test, y_test)
         self.records: list[dict] = []
 
     def wants(self, step: int) -> bool:
@@ -66,8 +70,8 @@ class Recorder:
         rec = {
             "step": step,
             "loss": design.loss(W, Z, self.l2),
-            "train_accuracy": np.mean((Z > 0) == (design.y > 0.5), axis=1),
-            "test_accuracy": np.full(k, math.nan) if self.test is None else accuracy_of(W, *self.test),
+            "train_accuracy": design.accuracy(W, Z),
+            "test_accuracy": np.full(k, math.nan) if self.test is None else self.test.accuracy(W),
             "clipped_fraction": np.full(k, math.nan) if clipped is None else np.asarray(clipped, dtype=float),
         }
         self.records.append(rec)

@@ -51,14 +51,13 @@ import math
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from dpcore.accounting import DPSGD_METHODS
 from dpcore.laplace import Laplace
-from dpcore.learning._arrays import check_eval_set, check_features, check_labels
-from dpcore.learning._training import Recorder, accuracy_of, resolve_draws
+from dpcore.learning._arrays import check_features, check_labels
+from dpcore.learning._training import Recorder, evaluation_design, resolve_draws
 from dpcore.learning.dp_sgd import _dpsgd_privacy
-from dpcore.learning.logistic import LogisticDesign, clip_by_norm, sigmoid
+from dpcore.learning.logistic import LogisticDesign, _csr_pair, clip_by_norm, sigmoid
 from dpcore.learning.result import TrainingResult
 from dpcore.validation import (
     as_generator,
@@ -214,7 +213,8 @@ class Federation:
 
     def _csr(self):
         if self._rows_csr is None:
-            self._rows_csr = sp.csr_matrix(self.design.rows)
+            pair = self.design._sparse_pair()
+            self._rows_csr = pair[0] if pair is not None else _csr_pair(self.design.rows)[0]
         return self._rows_csr
 
 
@@ -624,11 +624,7 @@ def adversarial_client_influence(
     clipped_adv = clip_by_norm(adversary, clip)
     honest_clipped_sum = clip_by_norm(updates, clip).sum(axis=0)
     clipped_average = (honest_clipped_sum + clipped_adv) / (m + 1)  # every client sampled, no noise
-    evaluation = check_eval_set(X_test, y_test, federation.design.d)
-    if evaluation is None:
-        rows, labels = federation.design.rows, federation.design.y
-    else:
-        rows, labels = federation.design.transform(evaluation[0]), evaluation[1]
+    evaluation = evaluation_design(federation.design, X_test, y_test) or federation.design
     return pd.DataFrame(
         {
             "scale": scales,
@@ -638,7 +634,7 @@ def adversarial_client_influence(
             "epsilon_actual": epsilon * naive_influence / assumed,
             "clipped_influence_l2": np.linalg.norm(clipped_adv, axis=1),
             "clip": clip,
-            "naive_accuracy": accuracy_of(naive_with, rows, labels),
-            "clipped_accuracy": accuracy_of(clipped_average, rows, labels),
+            "naive_accuracy": evaluation.accuracy(naive_with),
+            "clipped_accuracy": evaluation.accuracy(clipped_average),
         }
     )

@@ -67,8 +67,8 @@ import pandas as pd
 
 from dpcore.accounting import epsilon_curve, methods_for, plan_noise
 from dpcore.gaussian import Gaussian
-from dpcore.learning._arrays import check_eval_set, check_training_set
-from dpcore.learning._training import Recorder, accuracy_of, descend, resolve_draws
+from dpcore.learning._arrays import check_training_set
+from dpcore.learning._training import Recorder, descend, evaluation_design, resolve_draws
 from dpcore.learning.logistic import NEIGHBOURS, LogisticDesign, clipped_sum_sensitivity
 from dpcore.learning.result import TrainingResult
 from dpcore.validation import (
@@ -516,8 +516,7 @@ def iterations_sweep(
     rng = as_generator(rng)
     noises = [noisy_gd_noise(epsilon, delta, int(t), clip, neighbours=neighbours, accounting=accounting) for t in grid]
     design = LogisticDesign(X, y, fit_intercept=fit_intercept, clip=noises[0].clip, clipping=clipping)
-    evaluation = check_eval_set(X_test, y_test, design.d)
-    eval_rows, eval_y = (design.rows, y) if evaluation is None else (design.transform(evaluation[0]), evaluation[1])
+    evaluation = evaluation_design(design, X_test, y_test) or design
     # every (T, draw) pair is one model; sorted by decreasing T, the models still training are a prefix
     order = np.argsort(-grid, kind="stable")
     steps = np.repeat(grid[order], k)
@@ -538,14 +537,14 @@ def iterations_sweep(
             "iterations": steps,
             "draw": np.tile(np.arange(k), grid.size),
             "sigma": sigma,
-            "accuracy": accuracy_of(W, eval_rows, eval_y),
+            "accuracy": evaluation.accuracy(W),
             "loss": design.loss(W, l2=l2),
         }
     )
     table = table.sort_values(["iterations", "draw"], ignore_index=True)
     summary = _summarise(table, "iterations")
     best = int(summary.loc[summary["mean_accuracy"].idxmax(), "iterations"])
-    return IterationSweep(table, summary, best, "train" if evaluation is None else "test")
+    return IterationSweep(table, summary, best, "train" if evaluation is design else "test")
 
 
 def epsilon_frontier(
@@ -600,8 +599,7 @@ def epsilon_frontier(
         noisy_gd_noise(e, delta, iterations, clip, neighbours=neighbours, accounting=accounting) for e in eps_grid
     ]
     design = LogisticDesign(X, y, fit_intercept=fit_intercept, clip=noises[0].clip, clipping=clipping)
-    evaluation = check_eval_set(X_test, y_test, design.d)
-    eval_rows, eval_y = (design.rows, y) if evaluation is None else (design.transform(evaluation[0]), evaluation[1])
+    evaluation = evaluation_design(design, X_test, y_test) or design
     sigma = np.repeat([nz.sigma for nz in noises], k)
     divisor = np.concatenate([_divisors(nz, design.n, k, rng) for nz in noises])
     W = descend(
@@ -619,9 +617,9 @@ def epsilon_frontier(
             "epsilon": np.repeat(eps_grid.astype(float), k),
             "draw": np.tile(np.arange(k), eps_grid.size),
             "sigma": sigma,
-            "accuracy": accuracy_of(W, eval_rows, eval_y),
+            "accuracy": evaluation.accuracy(W),
         }
     )
     table.attrs["summary"] = _summarise(table, "epsilon")
-    table.attrs["evaluated_on"] = "train" if evaluation is None else "test"
+    table.attrs["evaluated_on"] = "train" if evaluation is design else "test"
     return table
