@@ -1,7 +1,8 @@
 """DP-SGD: Poisson-sampled batches, per-example clipping, Gaussian noise on the sum (Abadi et al. 2016).
 
-For t = 1..T (Abadi et al. 2016, Algorithm 1, with Poisson sampling as in
-their moments-accountant analysis, Section 3.1):
+For t = 1..T (Abadi et al. 2016, Algorithm 1 and Section 3.1; each example
+is sampled independently with probability q, the sampling their privacy
+analysis assumes):
 
 1. each example joins the batch B_t independently with probability q;
 2. ``g = Σ_{i ∈ B_t} clip_C(∇ℓ(w; x_i, y_i)) + N(0, σ² C² I)``;

@@ -13,17 +13,16 @@ intercept is not penalised). The gradient of one example is
 
 ``∇ℓ = (expit(z) − y) x̃``, and since ``expit(z) − y ∈ (−1, 1)``, ``‖∇ℓ‖₂ < ‖x̃‖₂``:
 
-the loss is ``‖x̃‖``-Lipschitz in ``w`` (Chaudhuri, Monteleoni, Sarwate 2011,
-Section 3.1, for ``‖x‖ ≤ 1``).
+the loss is ``‖x̃‖``-Lipschitz in ``w`` (the reason Chaudhuri, Monteleoni,
+Sarwate 2011 assume ``‖x‖ ≤ 1`` for private logistic regression).
 
 Bounding one example's contribution to a sum of gradients
 ---------------------------------------------------------
 * **Gradient clipping** (Abadi et al. 2016, Algorithm 1; Near & Abuah,
-  *Programming Differential Privacy*, ch. 12, "Gradient clipping"): each
+  *Programming Differential Privacy*, ch. 12): each
   per-example gradient is scaled to ``g · min(1, C/‖g‖)``. Works for any loss;
   biases the gradient when many examples are clipped.
-* **Example clipping** (Near & Abuah, ch. 12, "Sensitivity of the gradient";
-  Chaudhuri et al. 2011): each row ``x̃`` is scaled once to
+* **Example clipping** (Near & Abuah, ch. 12; Chaudhuri et al. 2011): each row ``x̃`` is scaled once to
   ``x̃ · min(1, C/‖x̃‖)`` before training. By the Lipschitz bound above every
   gradient then has norm below C with no clipping at all. *Mind the
   intercept*: the bound is on ``x̃ = (x, 1)``, so the intercept's constant 1 is
@@ -42,7 +41,7 @@ Sources
 - Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar, Zhang (2016), "Deep
   Learning with Differential Privacy", CCS, Algorithm 1. https://arxiv.org/abs/1607.00133
 - Chaudhuri, Monteleoni, Sarwate (2011), "Differentially Private Empirical
-  Risk Minimization", JMLR 12, Section 3.1. https://jmlr.org/papers/v12/chaudhuri11a.html
+  Risk Minimization", JMLR 12. https://jmlr.org/papers/v12/chaudhuri11a.html
 - Near & Abuah, *Programming Differential Privacy*, chapter 12 "Machine
   Learning". https://programming-dp.com/ch12.html
 """

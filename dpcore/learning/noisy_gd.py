@@ -1,8 +1,8 @@
 """Noisy gradient descent: full-batch logistic regression with a Gaussian release per iteration.
 
-The algorithm (Near & Abuah, *Programming Differential Privacy*, ch. 12,
-"Differentially private gradient descent"; Bassily, Smith, Thakurta 2014,
-Algorithm 1 with the full batch): for t = 1..T,
+The algorithm (Near & Abuah, *Programming Differential Privacy*, ch. 12; the
+full-batch case of the noisy gradient methods of Bassily, Smith, Thakurta
+2014): for t = 1..T,
 
 ``w ← w − η [ (Σ_i clip_C(∇ℓ(w; x_i, y_i)) + N(0, σ² I)) / n̂ + λ w_coef ]``.
 
@@ -30,8 +30,9 @@ Why add/remove is the default: it is the relation of DP-SGD's accounting
 the ε of noisy gradient descent, DP-SGD and DP-FedAvg compare on one scale;
 the noisy count costs ~1/(T+1) of the budget, where replace-one would double
 the sensitivity of every release (4× the μ² cost per iteration for the same
-noise). Replace-one ε is not the same promise: add/remove ε-DP implies
-replace-one 2ε-DP by group privacy, not the converse.
+noise). Replace-one ε is not the same promise: add/remove (ε, δ)-DP implies
+replace-one (2ε, (1 + e^ε) δ)-DP (a replacement is a removal and an addition:
+group privacy for two), and replace-one DP says nothing about n.
 
 Accounting and calibration
 --------------------------
@@ -371,7 +372,8 @@ def nonprivate_gradient_descent(
     ``w ← w − η [ (1/n) Σ ∇ℓ(w; x_i, y_i) + λ w_coef ]``: plain gradient
     descent on the objective of :func:`~dpcore.learning.logistic.logistic_loss`;
     with ``η ≤ 1/L`` (L the smoothness, at most ``λ_max(X̃ᵀX̃)/(4n) + λ``) it
-    converges to the objective's minimum (Nesterov 2004, Theorem 2.1.14).
+    converges to the objective's minimum (Nesterov 2004, *Introductory Lectures
+    on Convex Optimization*, Section 2.1).
 
     Parameters
     ----------
