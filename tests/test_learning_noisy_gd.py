@@ -227,7 +227,11 @@ def test_sweep_runs_share_one_loop_but_match_separate_runs_in_law(rng):
         ({"clip": -1.0}, ValueError, r"clip must be in \(0, inf\), got -1.0"),
         ({"clipping": "rows"}, ValueError, "clipping must be one of 'gradient', 'example', got 'rows'"),
         ({"neighbours": "swap"}, ValueError, "neighbours must be one of"),
-        ({"accounting": "moments"}, ValueError, "accounting must be one of 'exact'"),
+        (
+            {"accounting": "moments"},
+            ValueError,
+            "accounting must be one of 'basic', 'advanced', 'rdp', 'zcdp', 'exact', 'pld', got 'moments'",
+        ),
         ({"learning_rate": 0}, ValueError, r"learning_rate must be in \(0, inf\), got 0.0"),
         ({"draws": 0}, ValueError, r"draws must be an integer in \[1, inf\], got 0"),
         ({"rng": "seed"}, TypeError, "rng must be a numpy.random.Generator or an int seed, got str"),

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpcore.accounting import epsilon_curve, methods_for, plan_noise
+from dpcore.accounting import METHODS, epsilon_curve, methods_for, plan_noise
 from dpcore.gaussian import Gaussian
 from dpcore.learning._arrays import check_training_set
 from dpcore.learning._training import Recorder, descend, evaluation_design, resolve_draws
@@ -93,8 +93,8 @@ __all__ = [
     "epsilon_frontier",
 ]
 
-#: Accountings that calibrate σ (all of :data:`dpcore.accounting.METHODS`; "basic" is sequential composition).
-ACCOUNTINGS = ("exact", "pld", "rdp", "zcdp", "advanced", "basic")
+#: Accountings that calibrate σ: those of :data:`dpcore.accounting.METHODS` ("basic" is sequential composition).
+ACCOUNTINGS = METHODS
 
 
 @dataclass(frozen=True)
