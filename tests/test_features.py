@@ -155,3 +155,11 @@ def test_a_training_split_with_one_class_is_refused():
         # find a seed whose split puts the single 'b' in the test rows
         for seed in range(50):
             prepare_features(df, "y", rng=seed, test_fraction=0.3)
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import explorer.features
+
+    assert doctest.testmod(explorer.features).failed == 0

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import Z, variance_tolerance
 
-from dpcore.accounting import dpsgd_epsilon
+from dpcore.accounting import dpsgd_epsilon, dpsgd_noise_multiplier
 from dpcore.learning import dp_sgd, majority_baseline, per_example_gradients, poisson_batches
 
 
@@ -144,3 +144,11 @@ def test_bad_arguments_get_one_sentence(rng, change, message):
     kwargs = dict(noise_multiplier=1.0, sampling_rate=0.1, steps=2, clip=1.0, rng=0) | change
     with pytest.raises(ValueError, match=message):
         dp_sgd(X, y, **kwargs)
+
+
+def test_noise_multiplier_planned_for_a_target_epsilon_spends_it(rng):
+    # the accountant's inverse plans sigma for (epsilon, delta, q, T); the run then reports that epsilon
+    sigma = dpsgd_noise_multiplier(1.0, 1e-5, 0.02, 200)
+    X, y = _data(rng, 500)
+    r = dp_sgd(X, y, noise_multiplier=sigma, sampling_rate=0.02, steps=200, clip=1.0, rng=0, history_every=0)
+    assert r.epsilon == pytest.approx(1.0, rel=1e-6)
