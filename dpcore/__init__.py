@@ -6,7 +6,7 @@ derived constants; sampling functions take an explicit ``numpy.random.Generator`
 (an int seed is accepted too).
 """
 
-from dpcore import accounting
+from dpcore import accounting, learning
 from dpcore.accounting import BudgetError, BudgetLedger, PureDP
 from dpcore.clipping import (
     LADDER_CANDIDATES,
@@ -124,6 +124,7 @@ __all__ = [
     "one_two_five_ladder",
     # accounting
     "accounting",
+    "learning",
     "BudgetError",
     "BudgetLedger",
     "PureDP",

@@ -81,6 +81,15 @@ from dpcore.accounting.pld import (
 )
 from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
+from dpcore.learning import (
+    adversarial_client_influence,
+    client_influence,
+    epsilon_frontier,
+    iterations_sweep,
+    naive_fedavg,
+    noisy_gd_noise,
+    noisy_gradient_descent,
+)
 from dpcore.queries import noise_mechanism
 
 COLUMN = [1.0, 2.0, 5.0, 7.0]
@@ -88,6 +97,10 @@ ANSWERS = [0.0, 3.0, 1.0]
 CANDIDATES = [1.0, 2.0, 5.0, 10.0]
 
 #: One call per (callable, ε-like parameter), every other argument valid.
+FEATURES = np.random.default_rng(0).normal(size=(20, 2))
+LABELS = np.arange(20) % 2
+CLIENTS = [(FEATURES[:10], LABELS[:10]), (FEATURES[10:], LABELS[10:])]
+
 CALLS = {
     # central queries
     "dpcore.queries.dp_count": {"epsilon": lambda e: dp_count(COLUMN, e, 0)},
@@ -164,6 +177,33 @@ CALLS = {
         "epsilon": lambda e: randomized_response_privacy_loss(e, 3)
     },
     "dpcore.accounting.events.PureDP": {"epsilon": lambda e: PureDP(e)},
+    "dpcore.learning.noisy_gd.noisy_gd_noise": {"epsilon": lambda e: noisy_gd_noise(e, 1e-5, 2, 1.0)},
+    "dpcore.learning.noisy_gd.noisy_gradient_descent": {
+        "epsilon": lambda e: noisy_gradient_descent(
+            FEATURES, LABELS, epsilon=e, delta=1e-5, iterations=2, clip=1.0, rng=0
+        )
+    },
+    "dpcore.learning.noisy_gd.iterations_sweep": {
+        "epsilon": lambda e: iterations_sweep(
+            FEATURES, LABELS, epsilon=e, delta=1e-5, iterations=[1, 2], clip=1.0, rng=0, draws=1
+        )
+    },
+    "dpcore.learning.noisy_gd.epsilon_frontier": {
+        "epsilons": lambda e: epsilon_frontier(
+            FEATURES, LABELS, epsilons=[0.5, e], delta=1e-5, iterations=2, clip=1.0, rng=0, draws=1
+        )
+    },
+    "dpcore.learning.fedavg.naive_fedavg": {
+        "epsilon": lambda e: naive_fedavg(CLIENTS, rounds=1, local_steps=1, epsilon=e, assumed_sensitivity=1.0, rng=0)
+    },
+    "dpcore.learning.fedavg.client_influence": {
+        "epsilon": lambda e: client_influence(CLIENTS, local_steps=1, assumed_sensitivity=1.0, epsilon=e)
+    },
+    "dpcore.learning.fedavg.adversarial_client_influence": {
+        "epsilon": lambda e: adversarial_client_influence(
+            CLIENTS, scales=[1.0], local_steps=1, assumed_sensitivity=1.0, epsilon=e, clip=1.0
+        )
+    },
     "dpcore.accounting.pld.connect_the_dots_interval": {"epsilon_ref": lambda e: connect_the_dots_interval(10, e, 1.0)},
     "dpcore.accounting.pld.laplace_loss_variance": {"epsilon0": lambda e: laplace_loss_variance(e)},
     "dpcore.accounting.subsampled_gaussian.dpsgd_noise_multiplier": {
@@ -187,6 +227,8 @@ ZERO_ALLOWED = {
 EXEMPT = {
     "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
     "dpcore.accounting.subsampled_gaussian.DPSGDPlan": "a record of a plan's results, made by plan_dpsgd, which checks",
+    "dpcore.learning.noisy_gd.NoisyGDNoise": "a record of a calibration, made by noisy_gd_noise, which checks",
+    "dpcore.learning.result.TrainingResult": "a record of what a trainer spent, made by the trainers, which check",
 }
 
 

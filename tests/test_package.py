@@ -62,7 +62,10 @@ NO_FORMULA = {
     "dpcore",
     "dpcore.accounting",
     "dpcore.accounting._numerics",
-    "dpcore.data",
+    "dpcore.learning",
+    "dpcore.learning._arrays",
+    "dpcore.learning._training",
+    "dpcore.learning.result",
     "dpcore.noise",
     "dpcore.validation",
 }

@@ -1,0 +1,165 @@
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore.learning import majority_baseline, noisy_gradient_descent
+from explorer.features import OTHER, prepare_features
+
+CENSUS = Path(__file__).resolve().parents[1] / "data" / "census.csv"
+
+
+@pytest.fixture(scope="module")
+def census():
+    return pd.read_csv(CENSUS, skipinitialspace=True, na_values=["?"])
+
+
+def _small(rng, n=200):
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, size=n).astype(float),
+            "city": rng.choice(["a", "b", "c"], size=n),
+            "flag": rng.random(n) < 0.5,
+            "label": rng.choice(["yes", "no"], size=n, p=[0.3, 0.7]),
+        }
+    )
+
+
+def test_census_demo_is_standardized_and_one_hot(census):
+    f = prepare_features(census, "income", rng=0)
+    n_train, n_test = len(f.y_train), len(f.y_test)
+    assert n_train + n_test == len(census) and n_test == round(0.2 * len(census))
+    assert f.X_train.shape == (n_train, len(f.feature_names)) and f.X_test.shape[1] == len(f.feature_names)
+    assert f.positive == "income = '>50K'"  # the rarer value
+    assert f.y_train.mean() == pytest.approx((census["income"] == ">50K").mean(), abs=0.02)
+    numeric = [i for i, name in enumerate(f.feature_names) if "=" not in name]
+    assert [f.feature_names[i] for i in numeric] == [
+        "age",
+        "education-num",
+        "capital-gain",
+        "capital-loss",
+        "hours-per-week",
+    ]
+    # standardized with the training rows' statistics: mean 0, standard deviation 1 there
+    np.testing.assert_allclose(f.X_train[:, numeric].mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(f.X_train[:, numeric].std(axis=0), 1, rtol=1e-12)
+    # one-hot: each categorical column contributes exactly one 1 per row (every category or (missing) has a column)
+    for col in ["workclass", "education", "sex", "native-country"]:
+        block = [i for i, name in enumerate(f.feature_names) if name.startswith(col + "=")]
+        assert np.array_equal(f.X_train[:, block].sum(axis=1), np.ones(n_train))
+        assert set(np.unique(f.X_train[:, block])) == {0.0, 1.0}
+    assert "without privacy" in f.description and "26,049 training and 6,512 test rows" in f.description
+
+
+def test_census_features_train_a_private_model_above_the_baseline(census):
+    f = prepare_features(census, "income", rng=0)
+    r = noisy_gradient_descent(
+        f.X_train, f.y_train, epsilon=1.0, delta=1e-5, iterations=30, clip=2.0, rng=0, learning_rate=2.0,
+        draws=3, history_every=0,
+    )  # fmt: skip
+    assert r.accuracy(f.X_test, f.y_test).min() > majority_baseline(f.y_train, f.y_test).accuracy + 0.04
+
+
+def test_split_is_seeded_and_disjoint(rng):
+    df = _small(rng).assign(row=np.arange(200.0))
+    a = prepare_features(df, "label", rng=5, features=["row", "city"])
+    b = prepare_features(df, "label", rng=5, features=["row", "city"])
+    assert np.array_equal(a.X_test, b.X_test)
+    c = prepare_features(df, "label", rng=6, features=["row", "city"])
+    assert not np.array_equal(a.X_test, c.X_test)
+    # the row id, standardized by one increasing affine map, tells the rows apart: every row is in one split
+    ids_train, ids_test = a.X_train[:, 0], a.X_test[:, 0]
+    assert len(np.unique(np.r_[ids_train, ids_test])) == 200 and not set(ids_train) & set(ids_test)
+
+
+def test_threshold_and_median_targets(rng):
+    df = _small(rng)
+    f = prepare_features(df, "age", threshold=40)
+    assert f.positive == "age > 40"
+    assert "age" not in f.feature_names
+    g = prepare_features(df, "age")
+    median = float(np.median(df["age"]))
+    assert g.positive == f"age > {median:g}" and any("median" in note for note in g.notes)
+
+
+def test_positive_class_can_be_named(rng):
+    df = _small(rng)
+    assert prepare_features(df, "label").positive == "label = 'yes'"
+    f = prepare_features(df, "label", positive="no")
+    assert f.positive == "label = 'no'"
+    assert f.y_train.mean() > 0.5
+
+
+def test_missing_values_are_imputed_and_said(rng):
+    df = _small(rng)
+    df.loc[:9, "age"] = np.nan
+    df.loc[10:14, "city"] = None
+    df.loc[15:16, "label"] = None
+    f = prepare_features(df, "label", rng=1)
+    assert len(f.y_train) + len(f.y_test) == 198
+    assert "city=(missing)" in f.feature_names
+    text = " ".join(f.notes)
+    assert "2 row(s) without a value of 'label' were dropped" in text
+    assert "10 missing value(s) of 'age' were set to its training mean" in text
+    assert "5 missing value(s) of 'city' have their own column (missing)" in text
+    assert np.isfinite(f.X_train).all() and np.isfinite(f.X_test).all()
+
+
+def test_rare_categories_share_one_column(rng):
+    df = pd.DataFrame({"code": [f"c{i % 30}" for i in range(300)], "y": ["a", "b"] * 150})
+    f = prepare_features(df, "y", max_categories=5)
+    names = [n for n in f.feature_names if n.startswith("code=")]
+    assert len(names) == 5 and names[-1] == f"code={OTHER}"
+    assert np.array_equal(f.X_train.sum(axis=1), np.ones(len(f.y_train)))
+    assert any("share the column (other)" in note for note in f.notes)
+
+
+def test_useless_columns_are_skipped_and_said(rng):
+    df = _small(rng).assign(const=1.0, ident=[f"id{i}" for i in range(200)], one="x")
+    f = prepare_features(df, "label")
+    assert not any(n.startswith(("const", "ident", "one")) for n in f.feature_names)
+    assert any("Skipped 3 column(s)" in note and "identifier-like" in note for note in f.notes)
+
+
+@pytest.mark.parametrize(
+    "frame, kwargs, error, message",
+    [
+        (pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": ["a", "a", "a"]}), {"target": "y"}, ValueError,
+         "target column 'y' must have two classes, got only 'a'"),
+        (pd.DataFrame({"x": ["p", "p", "p", "p"], "y": ["a", "b"] * 2}), {"target": "y"}, ValueError,
+         "features must include at least one usable column"),
+        (pd.DataFrame({"x": [1.0, 2.0], "y": ["a", "b"]}), {"target": "y"}, ValueError,
+         "the data must have enough rows with a target to split into training and test rows at test_fraction=0.2, got 2"),
+        (pd.DataFrame({"x": [1.0, 2.0], "y": ["a", "b"]}), {"target": "z"}, ValueError,
+         "target must be a column of the table, got 'z'"),
+        (pd.DataFrame({"x": [1.0, 2.0], "y": ["a", "b"]}), {"target": "y", "threshold": 1}, ValueError,
+         "threshold applies to a numeric target, got the text column 'y'"),
+        (pd.DataFrame({"x": [1.0, 2.0], "y": ["a", "b"]}), {"target": "y", "positive": "c"}, ValueError,
+         "positive must be 'a' or 'b' for target column 'y', got 'c'"),
+        (pd.DataFrame({"x": [1.0, 2.0], "y": list("ab")}), {"target": "y", "test_fraction": 1.0}, ValueError,
+         r"test_fraction must be in \(0, 1\), got 1.0"),
+        (pd.DataFrame({"x": [1.0] * 3, "y": list("abc")}), {"target": "y"}, ValueError,
+         r"target column 'y' must have exactly two values \(or be numeric with a threshold\), got 3"),
+        ([[1, 2]], {"target": "y"}, TypeError, "frame must be a pandas DataFrame, got list"),
+    ],
+)  # fmt: skip
+def test_bad_input_gets_one_sentence(frame, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        prepare_features(frame, **kwargs)
+
+
+def test_a_training_split_with_one_class_is_refused():
+    df = pd.DataFrame({"x": np.arange(10.0), "y": ["a"] * 9 + ["b"]})
+    with pytest.raises(ValueError, match="the training rows must contain both classes of the target, got only"):
+        # find a seed whose split puts the single 'b' in the test rows
+        for seed in range(50):
+            prepare_features(df, "y", rng=seed, test_fraction=0.3)
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import explorer.features
+
+    assert doctest.testmod(explorer.features).failed == 0
