@@ -6,10 +6,12 @@ derived constants; sampling functions take an explicit ``numpy.random.Generator`
 (an int seed is accepted too).
 """
 
-from dpcore import accounting
+from dpcore import accounting, audit
+from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
 from dpcore.gaussian import Gaussian, analytic_gaussian_sigma, classic_gaussian_sigma, gaussian_delta, gaussian_epsilon
 from dpcore.laplace import Laplace
+from dpcore.lattice import LatticeMechanism, LatticeRelease, lattice_mechanism, safe_release
 from dpcore.ldp_mean import LDPMean
 from dpcore.postprocess import project_to_histogram
 from dpcore.queries import MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
@@ -71,4 +73,11 @@ __all__ = [
     "sparse_trials",
     "svt_noise_scales",
     "accounting",
+    "audit",
+    "DiscreteLaplace",
+    "DiscreteGaussian",
+    "LatticeMechanism",
+    "LatticeRelease",
+    "lattice_mechanism",
+    "safe_release",
 ]

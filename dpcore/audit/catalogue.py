@@ -41,6 +41,7 @@ import numpy as np
 
 from dpcore.audit.engine import Sampler
 from dpcore.exponential import exponential_mechanism
+from dpcore.lattice import lattice_mechanism
 from dpcore.ldp_mean import LDPMean
 from dpcore.queries import dp_count, dp_mean, dp_sum
 from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_response
@@ -181,6 +182,34 @@ for _mech, _label, _claim in (("laplace", "Laplace", "ε-DP"), ("gaussian", "Gau
             _THRESHOLDS,
             MappingProxyType({"n": 1, "lower": 0.0, "upper": 10.0, "split": 0.5, **_extra}),
             _mean_build(_mech),
+        )
+    )
+
+
+def _lattice_build(mechanism: str):
+    def build(epsilon: float, p: dict) -> Sampler:
+        kw = _gaussian_kw(p, mechanism)
+        lattice = lattice_mechanism(dp_count(np.zeros(p["n"]), epsilon, 0, **kw).mechanism)
+        n = float(p["n"])
+
+        def draw(value):
+            return lambda rng, m: lattice.simulate(value, rng, m)
+
+        return Sampler(draw(n), draw(n + 1.0), "real", kw["delta"] or 0.0, "safe noisy count")
+
+    return build
+
+
+for _mech, _label, _claim in (("laplace", "discrete Laplace", "ε-DP"), ("gaussian", "discrete Gaussian", "(ε, δ)-DP")):
+    register(
+        AuditSpec(
+            f"lattice_{_mech}_count",
+            f"Safe release of a count on a grid with exact {_label} noise (dpcore.lattice)",
+            _claim,
+            "x: {n} records; x′: {n} and one more (sensitivity 1)",
+            _THRESHOLDS,
+            MappingProxyType({"n": 100, **({"delta": 1e-5} if _mech == "gaussian" else {})}),
+            _lattice_build(_mech),
         )
     )
 

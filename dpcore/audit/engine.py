@@ -43,6 +43,8 @@ N_THRESHOLDS = 400
 #: probabilities gives 0.72). Any selection rule keeps the confidence honest: only the
 #: measuring runs enter the reported bound.
 SELECTION_CONFIDENCE_REAL = 0.99
+#: Runs per side whose quantiles give the candidate thresholds (the reach of the tails, about 1/2^18).
+PILOT = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ def _interleaved(sampler: Sampler, rng, total: int):
 
 def _thresholds(pilot0: np.ndarray, pilot1: np.ndarray) -> np.ndarray:
     """Candidate thresholds: logit-spaced quantiles of the pooled pilot runs, unique."""
-    pooled = np.concatenate([pilot0, pilot1])
+    pooled = np.concatenate([pilot0[:PILOT], pilot1[:PILOT]])
     reach = np.log(pooled.size)  # the extreme levels are about 1/size and 1 − 1/size
     levels = expit(np.linspace(-reach, reach, N_THRESHOLDS))
     return np.unique(np.quantile(pooled, levels, method="inverted_cdf"))
