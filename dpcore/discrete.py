@@ -35,7 +35,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpcore.validation import as_generator, check_int, check_nonnegative
+from dpcore.validation import as_generator, check_int, check_nonnegative, check_positive
 
 __all__ = [
     "bernoulli_exp",
@@ -263,10 +263,11 @@ def _discrete_gaussian(rng: np.random.Generator, num: int, den: int, size: int) 
 
 
 def _as_fraction(value, name: str) -> Fraction:
-    if isinstance(value, Fraction):
-        frac = value
+    """``value`` (int, float or Fraction) as an exact positive Fraction."""
+    if isinstance(value, Fraction | int) and not isinstance(value, bool):
+        frac = Fraction(value)
     else:
-        frac = Fraction(check_nonnegative(value, name)) if not isinstance(value, int) else Fraction(value)
+        frac = Fraction(check_positive(value, name))
     if frac <= 0:
         raise ValueError(f"{name} must be in (0, inf), got {float(frac)}")
     return frac

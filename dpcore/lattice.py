@@ -170,7 +170,7 @@ class LatticeMechanism:
 
     @property
     def noise_inflation(self) -> float:
-        """``noise_std`` over the floating-point mechanism's standard deviation (≥ 1, close to 1)."""
+        """``noise_std`` over the floating-point mechanism's standard deviation (close to 1; see the module docstring)."""
         return self.noise_std / self.source.std
 
     @property
