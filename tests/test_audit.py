@@ -273,3 +273,36 @@ def test_lower_bound_curve_rises_toward_the_claim():
 def test_lower_bound_curve_refuses_too_many_trials():
     with pytest.raises(ValueError, match=r"trials must be an integer in \[100, 10000000\]"):
         lower_bound_curve("grr", 1.0, trials=2 * 10**7, rng=0)
+
+
+# ---------------------------------------------------------------------- learning (needs the DP-SGD accountant)
+
+LEARNING = ["dp_sgd_step", "dp_fedavg_round"]
+needs_dpsgd_accountant = pytest.mark.skipif(
+    "dp_sgd_step" not in CATALOGUE,
+    reason="dpcore.accounting.dpsgd_noise_multiplier (the DP-SGD accountant) is not in this tree",
+)
+
+
+@needs_dpsgd_accountant
+@pytest.mark.parametrize("name", LEARNING)
+def test_learning_audits_run_through_the_trainers(name):
+    # the claim is the accountant's (ε, δ) for one step; the bound must stay below it and show a real effect
+    r = audit(name, 1.0, trials=10**6, rng=6)
+    assert 0.3 < r.epsilon_lower <= 1.0
+    assert r.delta == 1e-5 and r.event.startswith("weight on the canary's feature")
+
+
+@needs_dpsgd_accountant
+def test_learning_pairs_differ_only_by_the_canary():
+    from dpcore.audit.learning import fedavg_pair, learning_pair
+    from dpcore.learning import logistic_gradient
+
+    (X0, y0), (X1, y1) = learning_pair()
+    assert X0.shape == X1.shape  # same number of records: the divisor q·n is the same on both sides
+    assert np.all(X0[0] == 0) and np.all(X0[1] == 0) and np.any(X1[1] != X0[1])
+    c0, c1 = fedavg_pair()
+    assert len(c0) == len(c1) and c0[0] is c1[0]
+    (Xz, yz) = c0[1]
+    # the zero-update client: its gradients at the zero start cancel exactly
+    assert np.all(logistic_gradient(np.zeros(2), Xz, yz, fit_intercept=False) == 0)

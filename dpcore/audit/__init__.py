@@ -15,6 +15,7 @@ below its claimed ε; a broken one's exceeds it.
   Laplace noise, and the same test on the lattice release.
 """
 
+from dpcore.audit import learning as _learning  # noqa: F401  (registers the learning audits)
 from dpcore.audit.api import audit, lower_bound_curve
 from dpcore.audit.bounds import clopper_pearson, epsilon_lower_bound
 from dpcore.audit.broken import BROKEN, BrokenSpec
