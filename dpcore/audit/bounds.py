@@ -124,7 +124,7 @@ def epsilon_lower_bound(hits0, trials0, hits1, trials1, delta: float = 0.0, conf
     Examples
     --------
     >>> round(epsilon_lower_bound(50_000, 100_000, 18_394, 100_000), 3)  # p₀ = 1/2, p₁ = e⁻¹/2: ε = 1
-    0.977
+    0.981
     >>> epsilon_lower_bound(10, 100, 10, 100)
     0.0
     """
