@@ -6,7 +6,7 @@ derived constants; sampling functions take an explicit ``numpy.random.Generator`
 (an int seed is accepted too).
 """
 
-from dpcore import accounting, learning
+from dpcore import accounting, audit, learning
 from dpcore.accounting import BudgetError, BudgetLedger, PureDP
 from dpcore.clipping import (
     LADDER_CANDIDATES,
@@ -18,6 +18,7 @@ from dpcore.clipping import (
     naive_clipping_bound,
     one_two_five_ladder,
 )
+from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.empirical import empirical_error_bound
 from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
 from dpcore.gaussian import (
@@ -29,6 +30,7 @@ from dpcore.gaussian import (
     gaussian_delta,
 )
 from dpcore.laplace import Laplace, laplace_sum_pdf
+from dpcore.lattice import LatticeMechanism, LatticeRelease, lattice_mechanism, safe_release
 from dpcore.ldp_mean import LDPMean
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, NeighbouringRelation
 from dpcore.postprocess import project_to_histogram
@@ -128,4 +130,11 @@ __all__ = [
     "BudgetError",
     "BudgetLedger",
     "PureDP",
+    "audit",
+    "DiscreteLaplace",
+    "DiscreteGaussian",
+    "LatticeMechanism",
+    "LatticeRelease",
+    "lattice_mechanism",
+    "safe_release",
 ]

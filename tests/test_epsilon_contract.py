@@ -80,6 +80,7 @@ from dpcore.accounting.pld import (
     randomized_response_privacy_loss,
 )
 from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
+from dpcore.audit import audit, floating_point_attack, lower_bound_curve
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
 from dpcore.learning import (
     adversarial_client_influence,
@@ -177,6 +178,13 @@ CALLS = {
         "epsilon": lambda e: randomized_response_privacy_loss(e, 3)
     },
     "dpcore.accounting.events.PureDP": {"epsilon": lambda e: PureDP(e)},
+    "dpcore.audit.api.audit": {"epsilon": lambda e: audit("laplace_count", e, trials=200, rng=0)},
+    "dpcore.audit.api.lower_bound_curve": {
+        "epsilon": lambda e: lower_bound_curve("laplace_count", e, trials=400, rng=0, points=2)
+    },
+    "dpcore.audit.floating_point.floating_point_attack": {
+        "epsilon": lambda e: floating_point_attack("lattice", e, trials=200, rng=0)
+    },
     "dpcore.learning.noisy_gd.noisy_gd_noise": {"epsilon": lambda e: noisy_gd_noise(e, 1e-5, 2, 1.0)},
     "dpcore.learning.noisy_gd.noisy_gradient_descent": {
         "epsilon": lambda e: noisy_gradient_descent(
@@ -227,6 +235,12 @@ ZERO_ALLOWED = {
 EXEMPT = {
     "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
     "dpcore.accounting.subsampled_gaussian.DPSGDPlan": "a record of a plan's results, made by plan_dpsgd, which checks",
+    "dpcore.audit.engine.AuditResult": "a record of an audit, made by audit(), which checks",
+    "dpcore.audit.engine.BoundCurve": "a record of audits, made by lower_bound_curve(), which checks",
+    "dpcore.audit.floating_point.FloatingPointAttack": "a record of an attack, made by floating_point_attack()",
+    "dpcore.audit.broken.above_threshold_variant": "a broken exhibit, run only by audit() with checked arguments",
+    "dpcore.audit.broken.sparse_variant": "a broken exhibit, run only by audit() with checked arguments",
+    "dpcore.lattice.LatticeMechanism": "a record of a lattice calibration, made by lattice_mechanism(), which checks",
     "dpcore.learning.noisy_gd.NoisyGDNoise": "a record of a calibration, made by noisy_gd_noise, which checks",
     "dpcore.learning.result.TrainingResult": "a record of what a trainer spent, made by the trainers, which check",
 }

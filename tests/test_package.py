@@ -69,7 +69,7 @@ NO_FORMULA = {
     "dpcore.noise",
     "dpcore.validation",
 }
-SOFTWARE = ("Google dp_accounting", "IBM diffprivlib", "OpenDP")
+SOFTWARE = ("Google dp_accounting", "Google differential-privacy", "IBM diffprivlib", "OpenDP")
 
 
 def references(doc: str) -> list[str]:

@@ -1,0 +1,470 @@
+"""The catalogue of audits: each mechanism of dpcore on its worst-case neighbouring pair.
+
+Every entry runs dpcore's own public code (``dp_count(...).simulate``,
+``GRR.perturb``, ``above_threshold_trials``, ...) on two neighbouring inputs
+``x, x'`` chosen so that some output event has a likelihood ratio at or near
+``e^ε``, with the natural event family of the output:
+
+* noisy count, sum, mean (Laplace or Gaussian): thresholds ``output ≥ t`` and
+  ``output < t``. For additive noise on a scalar the likelihood ratio is
+  monotone in the output, so by the Neyman–Pearson lemma the threshold sets are
+  the most powerful events (Balle & Wang 2018, Theorem 5, for the Gaussian;
+  the Laplace ratio is constant on each side of the pair).
+* GRR, the coin flip, the LDP mean: the reported value.
+* SUE, OUE: the two bits of the report at the values of ``x`` and ``x'``; the
+  other bits have the same law on both inputs, so these two bits are a
+  sufficient statistic and no event on the full pattern does better.
+* the exponential mechanism: the chosen candidate.
+* AboveThreshold: the index of the first query above the threshold; Sparse:
+  the set of queries answered.
+
+How close the bound can come to the claim depends on the mechanism (measured in
+``benchmarks/bench_audit.py``). Pure ε-DP mechanisms whose worst event is
+likely (Laplace on a count or sum, GRR, SUE, OUE, the LDP mean) reach about
+0.97 ε with 10⁶ runs per input. The exponential mechanism reaches
+``ln(m e^ε / (e^ε + m − 1))`` with ``m`` candidates (tends to ε as ``m`` grows,
+while the event gets rarer). AboveThreshold, Sparse, the Gaussian mechanism
+with small δ and the mean stay further below: their worst events are rare
+(AboveThreshold needs a long run of queries below a high noisy threshold; the
+Gaussian's ``e^ε`` likelihood ratio is reached only in a tail of probability
+about δ), or, for the mean, the released ratio is a post-processing of two
+noisy numbers that no single threshold on it inverts.
+
+References
+----------
+- Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+  Calibration and Optimal Denoising", ICML, Theorem 5. https://arxiv.org/abs/1805.06530
+- Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
+  USENIX Security, Theorem 3. https://www.usenix.org/conference/usenixsecurity17/technical-sessions/presentation/wang-tianhao
+- Jagielski, Ullman & Oprea (2020), "Auditing Differentially Private Machine Learning: How Private is
+  Private SGD?", NeurIPS, Section 3 and Algorithm 2. https://arxiv.org/abs/2006.07709
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from dpcore.audit.engine import Sampler
+from dpcore.exponential import exponential_mechanism
+from dpcore.lattice import lattice_mechanism
+from dpcore.ldp_mean import LDPMean
+from dpcore.queries import dp_count, dp_mean, dp_sum
+from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_response
+from dpcore.svt import above_threshold_trials, sparse_trials
+from dpcore.unary_encoding import OUE, SUE
+
+__all__ = ["AuditSpec", "CATALOGUE", "register"]
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """One audit of the catalogue.
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`CATALOGUE`.
+    title : str
+        The mechanism in a few words.
+    claim : str
+        The guarantee audited, e.g. ``"ε-DP"`` or ``"(ε, δ)-DP"``.
+    neighbours : str
+        The neighbouring pair ``x, x'`` in words; ``{name}`` fields are filled from the parameters.
+    events : str
+        The family of output events searched.
+    params : Mapping
+        Parameter names and their defaults (ε is given separately).
+    build : callable
+        ``build(epsilon, params) -> Sampler``.
+    default_epsilon : float
+        The ε a page may start from.
+    """
+
+    name: str
+    title: str
+    claim: str
+    neighbours: str
+    events: str
+    params: Mapping
+    build: Callable[[float, dict], Sampler] = field(repr=False)
+    default_epsilon: float = 1.0
+
+    def describe_neighbours(self, params: Mapping) -> str:
+        """The neighbouring pair in words for these parameters."""
+        return self.neighbours.format(**params)
+
+
+_REGISTRY: dict[str, AuditSpec] = {}
+#: Every audit, by name (read-only).
+CATALOGUE: Mapping[str, AuditSpec] = MappingProxyType(_REGISTRY)
+
+
+def register(spec: AuditSpec) -> AuditSpec:
+    """Add an audit to :data:`CATALOGUE` (used by this package's modules)."""
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+# ---------------------------------------------------------------------- central queries
+
+
+def _simulated(result) -> Callable[[np.random.Generator, int], np.ndarray]:
+    return lambda rng, m: np.asarray(result.simulate(m, rng), dtype=np.float64).reshape(-1)
+
+
+def _gaussian_kw(p: Mapping, mechanism: str) -> dict:
+    return {"mechanism": mechanism, "delta": p["delta"] if mechanism == "gaussian" else None}
+
+
+def _count_build(mechanism: str):
+    def build(epsilon: float, p: dict) -> Sampler:
+        data0 = np.zeros(p["n"])
+        data1 = np.zeros(p["n"] + 1)
+        kw = _gaussian_kw(p, mechanism)
+        r0, r1 = dp_count(data0, epsilon, 0, **kw), dp_count(data1, epsilon, 0, **kw)
+        return Sampler(_simulated(r0), _simulated(r1), "real", kw["delta"] or 0.0, "noisy count")
+
+    return build
+
+
+def _sum_build(mechanism: str):
+    def build(epsilon: float, p: dict) -> Sampler:
+        lo, hi = p["lower"], p["upper"]
+        data0 = np.full(p["n"], lo)
+        data1 = np.append(data0, hi if abs(hi) >= abs(lo) else lo)  # the record of largest |value|
+        kw = _gaussian_kw(p, mechanism)
+        r0, r1 = dp_sum(data0, lo, hi, epsilon, 0, **kw), dp_sum(data1, lo, hi, epsilon, 0, **kw)
+        return Sampler(_simulated(r0), _simulated(r1), "real", kw["delta"] or 0.0, "noisy sum")
+
+    return build
+
+
+def _mean_build(mechanism: str):
+    def build(epsilon: float, p: dict) -> Sampler:
+        lo, hi = p["lower"], p["upper"]
+        data0 = np.full(p["n"], lo)
+        data1 = np.append(data0, hi)
+        kw = _gaussian_kw(p, mechanism)
+        r0 = dp_mean(data0, lo, hi, epsilon, 0, split=p["split"], **kw)
+        r1 = dp_mean(data1, lo, hi, epsilon, 0, split=p["split"], **kw)
+        return Sampler(_simulated(r0), _simulated(r1), "real", kw["delta"] or 0.0, "noisy mean")
+
+    return build
+
+
+_THRESHOLDS = "thresholds: output ≥ t and output < t, for t at quantiles of the selection runs"
+for _mech, _label, _claim in (("laplace", "Laplace", "ε-DP"), ("gaussian", "Gaussian (analytic)", "(ε, δ)-DP")):
+    _extra = {"delta": 1e-5} if _mech == "gaussian" else {}
+    register(
+        AuditSpec(
+            f"{_mech}_count",
+            f"{_label} noise on a count (dp_count)",
+            _claim,
+            "x: {n} records; x′: the same {n} records and one more (add/remove one record, sensitivity 1)",
+            _THRESHOLDS,
+            MappingProxyType({"n": 100, **_extra}),
+            _count_build(_mech),
+        )
+    )
+    register(
+        AuditSpec(
+            f"{_mech}_sum",
+            f"{_label} noise on a clipped sum (dp_sum)",
+            _claim,
+            "x: {n} records at {lower}; x′: the same and one record at {upper} "
+            "(clipped to [{lower}, {upper}], sensitivity max(|lower|, |upper|))",
+            _THRESHOLDS,
+            MappingProxyType({"n": 100, "lower": 0.0, "upper": 10.0, **_extra}),
+            _sum_build(_mech),
+        )
+    )
+    register(
+        AuditSpec(
+            f"{_mech}_mean",
+            f"{_label} noisy sum over noisy count (dp_mean)",
+            _claim,
+            "x: {n} records at {lower}; x′: the same and one record at {upper} (a share {split} of ε to the sum)",
+            _THRESHOLDS,
+            MappingProxyType({"n": 1, "lower": 0.0, "upper": 10.0, "split": 0.5, **_extra}),
+            _mean_build(_mech),
+        )
+    )
+
+
+def _lattice_build(mechanism: str):
+    def build(epsilon: float, p: dict) -> Sampler:
+        kw = _gaussian_kw(p, mechanism)
+        lattice = lattice_mechanism(dp_count(np.zeros(p["n"]), epsilon, 0, **kw).mechanism)
+        n = float(p["n"])
+
+        def draw(value):
+            return lambda rng, m: lattice.simulate(value, rng, m)
+
+        return Sampler(draw(n), draw(n + 1.0), "real", kw["delta"] or 0.0, "safe noisy count")
+
+    return build
+
+
+for _mech, _label, _claim in (("laplace", "discrete Laplace", "ε-DP"), ("gaussian", "discrete Gaussian", "(ε, δ)-DP")):
+    register(
+        AuditSpec(
+            f"lattice_{_mech}_count",
+            f"Safe release of a count on a grid with exact {_label} noise (dpcore.lattice)",
+            _claim,
+            "x: {n} records; x′: {n} and one more (sensitivity 1)",
+            _THRESHOLDS,
+            MappingProxyType({"n": 100, **({"delta": 1e-5} if _mech == "gaussian" else {})}),
+            _lattice_build(_mech),
+        )
+    )
+
+
+# ---------------------------------------------------------------------- local DP
+
+
+def _grr_build(epsilon: float, p: dict) -> Sampler:
+    grr = GRR(epsilon, p["k"])
+    return Sampler(
+        lambda rng, m: grr.perturb(np.zeros(m, dtype=np.int64), rng),
+        lambda rng, m: grr.perturb(np.ones(m, dtype=np.int64), rng),
+        "codes",
+        0.0,
+        "report",
+        labels=lambda c: f"report = {c}",
+    )
+
+
+register(
+    AuditSpec(
+        "grr",
+        "Generalised randomized response (GRR.perturb)",
+        "ε-LDP",
+        "one user; x: value 0, x′: value 1 (of k = {k})",
+        "the reported value",
+        MappingProxyType({"k": 4}),
+        _grr_build,
+    )
+)
+
+
+def _coin_build(epsilon: float, p: dict) -> Sampler:
+    def draw(truth: bool):
+        return lambda rng, m: coin_flip_response(np.full(m, truth), rng).astype(np.int64)
+
+    return Sampler(draw(True), draw(False), "codes", 0.0, "answer", labels=lambda c: f"answer = {'yes' if c else 'no'}")
+
+
+register(
+    AuditSpec(
+        "coin_flip",
+        "The coin-flip survey (coin_flip_response); the mechanism is fixed, ε is the claim audited",
+        "ε-LDP",
+        "one respondent; x: the truth is yes, x′: the truth is no",
+        "the answer",
+        MappingProxyType({}),
+        _coin_build,
+        default_epsilon=COIN_FLIP_EPSILON,
+    )
+)
+
+
+def _unary_build(cls):
+    def build(epsilon: float, p: dict) -> Sampler:
+        mech = cls(epsilon, p["k"])
+
+        def draw(value: int):
+            def run(rng, m):
+                bits = mech.perturb(np.full(m, value, dtype=np.int64), rng)
+                return 2 * bits[:, 0].astype(np.int64) + bits[:, 1]
+
+            return run
+
+        return Sampler(
+            draw(0),
+            draw(1),
+            "codes",
+            0.0,
+            "report",
+            labels=lambda c: f"report bits (0, 1) = ({c // 2}, {c % 2})",
+            width=p["k"],
+        )
+
+    return build
+
+
+for _cls in (SUE, OUE):
+    register(
+        AuditSpec(
+            _cls.__name__.lower(),
+            f"{_cls.__name__}: unary encoding ({_cls.__name__}.perturb)",
+            "ε-LDP",
+            "one user; x: value 0, x′: value 1 (of k = {k})",
+            "bits 0 and 1 of the report (the other bits have the same law on x and x′)",
+            MappingProxyType({"k": 4}),
+            _unary_build(_cls),
+        )
+    )
+
+
+def _ldp_mean_build(epsilon: float, p: dict) -> Sampler:
+    mech = LDPMean(epsilon, p["lower"], p["upper"])
+
+    def draw(value):
+        return lambda rng, m: mech.perturb(np.full(m, value), rng).astype(np.int64)
+
+    return Sampler(
+        draw(p["lower"]),
+        draw(p["upper"]),
+        "codes",
+        0.0,
+        "report",
+        labels=lambda c: f"rounded report = {'upper' if c else 'lower'}",
+    )
+
+
+register(
+    AuditSpec(
+        "ldp_mean",
+        "Local-DP mean: randomized rounding and binary RR (LDPMean.perturb)",
+        "ε-LDP",
+        "one user; x: value {lower}, x′: value {upper}",
+        "the one-bit rounded report",
+        MappingProxyType({"lower": 0.0, "upper": 1.0}),
+        _ldp_mean_build,
+    )
+)
+
+
+# ---------------------------------------------------------------------- selection
+
+
+def exponential_pair(m: int, sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
+    """Scores on x (all 0) and x′ (candidate 0 up by Δ, the others down by Δ): a non-monotone change.
+
+    ``P[0 | x′] / P[0 | x] = m e^ε / (e^ε + m − 1)`` with the ε-DP scale ``ε/(2Δ)``.
+    """
+    s1 = np.full(m, -sensitivity)
+    s1[0] = sensitivity
+    return np.zeros(m), s1
+
+
+def _exp_build(epsilon: float, p: dict, factor: float = 1.0) -> Sampler:
+    s0, s1 = exponential_pair(p["candidates"], p["sensitivity"])
+    eps = factor * epsilon
+
+    def draw(scores):
+        return lambda rng, m: exponential_mechanism(scores, eps, p["sensitivity"], rng, trials=m)
+
+    return Sampler(draw(s0), draw(s1), "codes", 0.0, "choice", labels=lambda c: f"candidate {c} chosen")
+
+
+register(
+    AuditSpec(
+        "exponential",
+        "The exponential mechanism (exponential_mechanism)",
+        "ε-DP",
+        "{candidates} candidates; x: every score 0; x′: candidate 0 scores +{sensitivity}, "
+        "the others −{sensitivity} (each score moves by at most Δ = {sensitivity})",
+        "the chosen candidate",
+        MappingProxyType({"candidates": 40, "sensitivity": 1.0}),
+        _exp_build,
+    )
+)
+
+
+# ---------------------------------------------------------------------- sparse vector
+
+
+def above_threshold_pair(queries: int, sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
+    """Answers on x (0, …, 0, Δ) and x′ (Δ, …, Δ, 0): every answer moves by Δ, the last one the other way.
+
+    The output "the last query is the first above" then pays for the threshold
+    noise (the earlier queries rise by Δ on x′) and for the last query's noise
+    (it falls by Δ): the two halves of AboveThreshold's ε (Dwork & Roth 2014,
+    proof of Theorem 3.23), both at their worst when the noisy threshold is high,
+    which a long run of queries below it makes likely.
+    """
+    a0 = np.zeros(queries)
+    a0[-1] = sensitivity
+    a1 = np.full(queries, sensitivity)
+    a1[-1] = 0.0
+    return a0, a1
+
+
+def _index_label(n: int):
+    return lambda c: "no query above the threshold" if c == n else f"first query above the threshold: #{c}"
+
+
+def _at_build(epsilon: float, p: dict) -> Sampler:
+    a0, a1 = above_threshold_pair(p["queries"], p["sensitivity"])
+    n = a0.size
+
+    def draw(answers):
+        def run(rng, m):
+            idx = above_threshold_trials(answers, p["threshold"], epsilon, rng, m, p["sensitivity"])
+            return np.where(idx < 0, n, idx)
+
+        return run
+
+    return Sampler(draw(a0), draw(a1), "codes", 0.0, "first index", labels=_index_label(n), width=n)
+
+
+register(
+    AuditSpec(
+        "above_threshold",
+        "AboveThreshold (above_threshold_trials)",
+        "ε-DP",
+        "{queries} queries of sensitivity {sensitivity}, threshold {threshold}; x: answers (0, …, 0, Δ); "
+        "x′: answers (Δ, …, Δ, 0)",
+        "the index of the first query above the threshold (or none)",
+        MappingProxyType({"queries": 12, "threshold": 0.0, "sensitivity": 1.0}),
+        _at_build,
+    )
+)
+
+
+def sparse_pair(rounds: int, queries_per_round: int, sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`above_threshold_pair` repeated ``rounds`` times: each round of Sparse at its worst."""
+    a0, a1 = above_threshold_pair(queries_per_round, sensitivity)
+    return np.tile(a0, rounds), np.tile(a1, rounds)
+
+
+def set_code(found: np.ndarray) -> np.ndarray:
+    """The set of indices in each row of ``found`` (padded with −1) as a bit mask ``Σ 2^i``."""
+    return np.where(found >= 0, np.left_shift(1, np.maximum(found, 0)), 0).sum(axis=1)
+
+
+def set_label(code: int) -> str:
+    members = [i for i in range(63) if code >> i & 1]
+    return "answered: " + ("none" if not members else "{" + ", ".join(f"#{i}" for i in members) + "}")
+
+
+def _sparse_build(epsilon: float, p: dict) -> Sampler:
+    a0, a1 = sparse_pair(p["c"], p["queries_per_round"], p["sensitivity"])
+
+    def draw(answers):
+        return lambda rng, m: set_code(
+            sparse_trials(answers, p["threshold"], p["c"], epsilon, rng, m, p["sensitivity"])
+        )
+
+    return Sampler(draw(a0), draw(a1), "codes", 0.0, "answered set", labels=set_label, width=a0.size)
+
+
+register(
+    AuditSpec(
+        "sparse",
+        "Sparse: at most c queries above the threshold (sparse_trials)",
+        "ε-DP",
+        "{c} rounds of {queries_per_round} queries of sensitivity {sensitivity}, threshold {threshold}; "
+        "in each round x: (0, …, 0, Δ), x′: (Δ, …, Δ, 0)",
+        "the set of queries answered",
+        MappingProxyType({"c": 2, "queries_per_round": 6, "threshold": 0.0, "sensitivity": 1.0}),
+        _sparse_build,
+    )
+)
+
+del _mech, _label, _claim, _extra, _cls
