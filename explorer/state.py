@@ -88,7 +88,7 @@ def init_session() -> None:
         activate(cached_demo(DEFAULT_DEMO))
         st.session_state[LINKED_DATA] = linked
     if LEDGER not in st.session_state:
-        replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="rdp"))
+        replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="best"))
 
 
 def activate(ds: Dataset) -> None:

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dpcore import GRR, Gaussian, Laplace, accounting
 from explorer import budget, charts, frame, state, widgets
+from explorer.export import to_safe_csv
 from explorer.markup import md
 
 MECHANISMS = ("Laplace", "Gaussian", "GRR")
@@ -41,14 +42,6 @@ def mechanism(kind: str, eps: float, delta: float, categories: int):
     if kind == "Gaussian":
         return Gaussian.from_epsilon_delta(eps, delta)  # analytic σ: one release is exactly (ε, δ)-DP
     return GRR(eps, categories)
-
-
-def describe(m) -> str:
-    if isinstance(m, Laplace):
-        return f"Laplace, b = {m.scale:.4g}"
-    if isinstance(m, Gaussian):
-        return f"Gaussian, σ = {m.sigma:.4g}"
-    return f"GRR, ε = {m.epsilon:g}, {m.k} categories" if isinstance(m, GRR) else type(m).__name__
 
 
 @st.cache_data(max_entries=64, show_spinner="Composing privacy loss distributions…")
@@ -123,7 +116,7 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
         charts.xy_curves(
             series,
             k,
-            f"{describe(mechanism(kind, eps, delta, categories))}: total ε after k releases at δ = {delta:.0e}",
+            f"{budget.describe(mechanism(kind, eps, delta, categories))}: total ε after k releases at δ = {delta:.0e}",
             "k, number of releases (log)",
             "total ε (log)",
             log_y=True,
@@ -284,31 +277,59 @@ def planner(delta, k, conversion, zcdp_conversion):
 
 def ledger_section(mech, label, k):
     led = state.ledger()
+    st.caption(
+        "The ledger lives in this browser tab only: reloading the page or opening a link in a new tab starts an "
+        "empty one. Download it to keep it."
+    )
     left, right = st.columns([1, 1.4])
     with left:
-        st.markdown(f"Record **{k:,} release(s)** of {describe(mech)} (the mechanism above) in this session's ledger.")
+        st.markdown(
+            f"Record **{k:,} release(s)** of {budget.describe(mech)} (the mechanism above) in this tab's ledger."
+        )
         budget.record_release(mech, count=k, label=label, key="acc")
-        if st.button(
-            "Forget recorded releases", key="acc_reset", help="Empties the ledger; the budget and method stay."
-        ):
+        if st.button("Forget every recorded release", key="acc_reset", help="Empties the ledger; the budget stays."):
             led.reset()
         st.caption(
-            f"Room left for {led.max_count(mech, limit=10**7):,} more single releases of it under {led.method} accounting; "
+            f"Room left for {led.max_count(mech, limit=10**7):,} more single releases of it; "
             "a spend that would exceed the budget is refused."
         )
     with right:
-        spent, remaining = led.spent(), led.remaining()
+        charge = led.charge()
         a, b, c = st.columns(3)
-        a.metric("ε spent", f"{spent.epsilon:.4g}", help=f"Under {led.method} accounting, budget ε = {led.epsilon:g}.")
-        b.metric("ε remaining", f"{remaining.epsilon:.4g}")
+        a.metric("ε spent", f"{charge.epsilon:.4g}", help=f"Budget ε = {led.epsilon:g}.")
+        b.metric("ε remaining", f"{max(0.0, led.epsilon - charge.epsilon):.4g}")
         c.metric(
             "δ spent",
-            f"{spent.delta:.2g}",
-            help=f"Budget δ = {led.delta:.0e}. Under rdp and zcdp the whole δ is used as soon as anything is spent.",
+            f"{charge.delta:.2g}",
+            help=f"Budget δ = {led.delta:.0e}. RDP, zCDP and exact accounting measure ε at the budget's δ.",
         )
-        rows = [{"label": e.label, "count": e.count, "mechanism": describe(e.mechanism)} for e in led.entries]
-        st.dataframe(pd.DataFrame(rows, columns=["label", "count", "mechanism"]), hide_index=True, key="acc_entries")
-    with st.expander("Change the total budget or the accounting method"):
+        if charge.accounting:
+            others = ", ".join(f"{name} {b.epsilon:.4g}" for name, b in charge.candidates if name != charge.accounting)
+            st.caption(
+                f"Counted by {budget.charge_words(charge)}: the smallest of the valid bounds"
+                + (f" (the others: {others})." if others else ".")
+            )
+        table = budget.ledger_table(led)
+        st.dataframe(
+            table,
+            hide_index=True,
+            key="acc_entries",
+            column_config={
+                "ε on its own": st.column_config.NumberColumn(format="%.4g"),
+                "δ on its own": st.column_config.NumberColumn(format="%.2g"),
+            },
+        )
+        if led.entries:
+            r1, r2, r3, r4 = st.columns([1, 1, 1, 1])
+            remove = r1.selectbox("Entry", table["#"], key="acc_remove_entry", label_visibility="collapsed")
+            if r2.button("Remove it", key="acc_remove", help="Forget one recorded entry (to correct a mistake)."):
+                led.remove(int(remove) - 1)
+                st.rerun()  # the table above was drawn before the removal
+            r3.download_button("Ledger (CSV)", to_safe_csv(table), file_name="ledger.csv", mime="text/csv")
+            r4.download_button(
+                "Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json"
+            )
+    with st.expander("Change the total budget or the accounting"):
         c1, c2, c3 = st.columns(3)
         eps = c1.number_input(
             "Total ε",
@@ -329,12 +350,13 @@ def ledger_section(mech, label, k):
             help="The δ the whole session may spend.",
         )
         method = c3.selectbox(
-            "Method",
+            "Accounting",
             accounting.LEDGER_METHODS,
-            index=1,
+            index=0,
             key="acc_budget_method",
             bind="query-params",
-            help="basic: ε's add up; rdp and zcdp: tighter, with δ fixed to the budget's δ.",
+            help="best: the smallest of basic, RDP, zCDP and exact composition; basic: ε's add up; rdp and zcdp: "
+            "the smaller of that accounting and basic composition.",
         )
         if led.entries:
             st.warning(f"A new ledger forgets the {len(led.entries)} recorded release(s).")

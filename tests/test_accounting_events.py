@@ -65,11 +65,13 @@ def test_closed_forms_of_its_accounting():
     # RDP: k times binary RR's curve (Mironov 2017, Prop. 5), converted at δ
     rdp = k * randomized_response_rdp(eps, 2, DEFAULT_ORDERS)
     expected = rdp_to_dp(DEFAULT_ORDERS, rdp, delta, warn=False)[0]
-    assert BudgetLedger(100.0, delta, "rdp").spend(event, count=k).spent().epsilon == pytest.approx(expected)
+    charge = BudgetLedger(100.0, delta, "rdp").spend(event, count=k).charge()
+    assert dict(charge.candidates)["rdp"].epsilon == pytest.approx(expected)
+    assert charge.epsilon == pytest.approx(min(expected, k * eps))  # the ledger charges the tighter of rdp, basic
     # zCDP: ρ = k ε²/2 (Bun & Steinke 2016, Prop. 1.4)
-    assert BudgetLedger(100.0, delta, "zcdp").spend(event, count=k).spent().epsilon == pytest.approx(
-        zcdp_to_dp(k * eps**2 / 2, delta)
-    )
+    charge = BudgetLedger(100.0, delta, "zcdp").spend(event, count=k).charge()
+    assert dict(charge.candidates)["zcdp"].epsilon == pytest.approx(zcdp_to_dp(k * eps**2 / 2, delta))
+    assert charge.epsilon == pytest.approx(min(zcdp_to_dp(k * eps**2 / 2, delta), k * eps))
 
 
 @pytest.mark.parametrize("other", [Laplace(scale=2.0), GRR(0.5, 5), GRR(0.5, 40)])

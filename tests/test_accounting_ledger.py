@@ -1,11 +1,16 @@
+import numpy as np
 import pytest
 
-from dpcore import GRR, Gaussian, Laplace
+from dpcore import GRR, OUE, Gaussian, Laplace
 from dpcore.accounting import (
     DEFAULT_ORDERS,
+    LEDGER_METHODS,
     Budget,
+    BudgetError,
     BudgetLedger,
     LedgerEntry,
+    PoissonSampledGaussian,
+    PureDP,
     epsilon_curve,
     gaussian_epsilon,
     gaussian_rdp,
@@ -13,6 +18,7 @@ from dpcore.accounting import (
     rdp_to_dp,
     zcdp_to_dp,
 )
+from dpcore.gdp import gdp_epsilon
 
 
 def test_basic_ledger_adds_pure_releases():
@@ -140,7 +146,7 @@ def test_ledger_bad_input():
         BudgetLedger(0.0, 1e-6)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 1.0"):
         BudgetLedger(1.0, 1.0)
-    with pytest.raises(ValueError, match=r"method must be one of 'basic', 'rdp', 'zcdp', got 'pld'"):
+    with pytest.raises(ValueError, match=r"method must be one of 'best', 'basic', 'rdp', 'zcdp', got 'pld'"):
         BudgetLedger(1.0, 1e-6, method="pld")
     ledger = BudgetLedger(1.0, 1e-6)
     with pytest.raises(ValueError, match=r"count must be an integer in \[1, inf\], got 0"):
@@ -164,7 +170,9 @@ def test_overspending_is_a_budget_error_with_its_numbers():
     err = info.value
     assert isinstance(err, ValueError)  # code that catches ValueError still catches it
     assert err.method == "basic" and err.budget == Budget(1.0, 1e-6)
-    assert err.spent == Budget(0.5, 0.0) and err.asked == Budget(2.0, 0.0) and err.total == Budget(2.5, 0.0)
+    assert (
+        err.spent == Budget(0.5, 0.0) and err.asked.budget == Budget(2.0, 0.0) and err.total.budget == Budget(2.5, 0.0)
+    )
     assert err.releases == 2 and err.label == "too much"
 
 
@@ -223,3 +231,74 @@ def test_entries_keep_what_was_spent():
     ledger = BudgetLedger(1.0, 1e-6).spend(SUE(0.3, 5))
     assert ledger.entries[0].mechanism == SUE(0.3, 5)
     assert ledger.spent().epsilon == pytest.approx(0.3)
+
+
+# ---------------------------------------------------------------------- the tightest valid charge
+
+
+@pytest.mark.parametrize("method", LEDGER_METHODS)
+@pytest.mark.parametrize("pure", [Laplace.from_epsilon(1.0), PureDP(1.0), GRR(1.0, 2), OUE(1.0, 5)])
+def test_a_budget_of_five_takes_exactly_five_pure_releases_of_one_and_no_delta(method, pure):
+    ledger = BudgetLedger(5.0, 1e-5, method)
+    for _ in range(5):
+        ledger.spend(pure)
+    assert ledger.spent() == Budget(5.0, 0.0)  # basic composition: k ε₀ and no δ, never more
+    assert ledger.charge().accounting == "basic"
+    assert not ledger.can_spend(pure)
+
+
+def test_k_ary_randomized_response_may_be_charged_below_its_sum_by_rdp():
+    # k-ary RR is tighter than the worst ε-DP mechanism: five GRR(1, 7) reports are (4.997, 1e-5)-DP by RDP,
+    # below their basic (5, 0); the ledger charges the smaller ε, and a sixth still does not fit
+    ledger = BudgetLedger(5.0, 1e-5, "best")
+    for _ in range(5):
+        ledger.spend(GRR(1.0, 7))
+    assert ledger.charge().accounting == "rdp" and ledger.spent().epsilon < 5.0
+    assert not ledger.can_spend(GRR(1.0, 7))
+
+
+@pytest.mark.parametrize("method", ["best", "rdp", "zcdp"])
+def test_tighter_accountings_still_take_more_gaussian_releases_than_basic(method):
+    g = Gaussian.from_epsilon_delta(1.0, 1e-6)  # each (1, 1e-6)-DP: basic fits 5 in (5, 1e-5)
+    basic, tight = BudgetLedger(5.0, 1e-5, "basic"), BudgetLedger(5.0, 1e-5, method)
+    assert basic.max_count(g) == 5
+    assert tight.max_count(g) > 5
+    tight.spend(g, count=tight.max_count(g))
+    assert tight.charge().accounting in ("rdp", "zcdp", "exact") and tight.spent().delta == 1e-5
+
+
+def test_best_charges_the_exact_gdp_composition_of_gaussians():
+    # k Gaussian releases of μ_i are exactly sqrt(Σ μ_i²)-GDP (Dong, Roth, Su 2019, Cor. 3.3)
+    a, b = Gaussian(2.0), Gaussian(4.0, sensitivity=2.0)
+    charge = BudgetLedger(50.0, 1e-6, "best").spend(a, count=3).spend(b, count=2).charge()
+    mu = np.sqrt(3 * 0.5**2 + 2 * 0.5**2)
+    assert charge.accounting == "exact" and charge.epsilon == pytest.approx(gdp_epsilon(mu, 1e-6), rel=1e-12)
+    assert charge.epsilon <= min(c.epsilon for name, c in charge.candidates)  # the minimum of the candidates
+
+
+def test_each_entry_shows_its_own_cost_and_can_be_removed():
+    ledger = BudgetLedger(5.0, 1e-5, "best").spend(Laplace.from_epsilon(0.5), count=2, label="a")
+    ledger.spend(PureDP(1.0), label="b")
+    assert ledger.entry_cost(0).budget == Budget(1.0, 0.0) and ledger.entry_cost(1).budget == Budget(1.0, 0.0)
+    assert ledger.spent() == Budget(2.0, 0.0)
+    removed = ledger.remove(0)
+    assert removed.label == "a" and [e.label for e in ledger.entries] == ["b"] and ledger.spent() == Budget(1.0, 0.0)
+    with pytest.raises(ValueError, match=r"index must be an integer in \[0, 0\], got 3"):
+        ledger.remove(3)
+
+
+def test_a_dpsgd_run_is_charged_as_one_event():
+    run = PoissonSampledGaussian(noise_multiplier=1.1, sampling_rate=0.01, steps=300)
+    charge = BudgetLedger(5.0, 1e-5, "best").spend(run, label="DP-SGD").charge()
+    rdp = rdp_to_dp(DEFAULT_ORDERS, run.rdp(DEFAULT_ORDERS), 1e-5, warn=False)[0]
+    assert charge.accounting == "rdp" and charge.epsilon == pytest.approx(rdp)  # no per-run δ: basic does not apply
+    with_delta = BudgetLedger(5.0, 1e-5, "best").spend(run, release_delta=1e-5).charge()
+    assert with_delta.accounting == "basic" and with_delta.epsilon == pytest.approx(run.epsilon(1e-5))  # its PLD ε
+    assert with_delta.epsilon < charge.epsilon
+
+
+def test_the_refusal_names_the_accounting_that_gave_the_total():
+    ledger = BudgetLedger(1.0, 1e-5, "best").spend(PureDP(0.8))
+    with pytest.raises(BudgetError, match=r"best accounting, basic composition being the tightest") as info:
+        ledger.spend(PureDP(0.5))
+    assert info.value.total.accounting == "basic" and info.value.total.epsilon == pytest.approx(1.3)

@@ -235,6 +235,7 @@ ZERO_ALLOWED = {
 EXEMPT = {
     "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
     "dpcore.accounting.subsampled_gaussian.DPSGDPlan": "a record of a plan's results, made by plan_dpsgd, which checks",
+    "dpcore.accounting.ledger.Charge": "an (ε, δ) amount charged, where 0 is the natural value",
     "dpcore.audit.engine.AuditResult": "a record of an audit, made by audit(), which checks",
     "dpcore.audit.engine.BoundCurve": "a record of audits, made by lower_bound_curve(), which checks",
     "dpcore.audit.floating_point.FloatingPointAttack": "a record of an attack, made by floating_point_attack()",

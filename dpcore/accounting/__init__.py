@@ -30,7 +30,15 @@ from dpcore.accounting.gaussian_exact import (
     gdp_epsilon,
     gdp_mu,
 )
-from dpcore.accounting.ledger import LEDGER_METHODS, Budget, BudgetError, BudgetLedger, LedgerEntry
+from dpcore.accounting.ledger import (
+    LEDGER_ACCOUNTINGS,
+    LEDGER_METHODS,
+    Budget,
+    BudgetError,
+    BudgetLedger,
+    Charge,
+    LedgerEntry,
+)
 from dpcore.accounting.pld import PrivacyLossPMF, pld_delta, pld_epsilon
 from dpcore.accounting.rdp import (
     CONVERSIONS,
@@ -100,6 +108,8 @@ __all__ = [
     # ledger
     "LEDGER_METHODS",
     "Budget",
+    "Charge",
+    "LEDGER_ACCOUNTINGS",
     "LedgerEntry",
     "BudgetError",
     "BudgetLedger",

@@ -20,6 +20,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,12 +28,22 @@ from dpcore.accounting._numerics import as_orders
 from dpcore.accounting.per_release import accountable, accounting_for, release_epsilon, release_rdp, release_rho
 from dpcore.accounting.rdp import DEFAULT_ORDERS, rdp_to_dp
 from dpcore.accounting.zcdp import zcdp_to_dp
+from dpcore.gdp import gdp_epsilon
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int
 
-__all__ = ["LEDGER_METHODS", "Budget", "LedgerEntry", "BudgetError", "BudgetLedger"]
+__all__ = ["LEDGER_METHODS", "LEDGER_ACCOUNTINGS", "Budget", "Charge", "LedgerEntry", "BudgetError", "BudgetLedger"]
 
-#: Accounting methods a ledger can use.
-LEDGER_METHODS = ("basic", "rdp", "zcdp")
+#: Accounting methods a ledger can use. Each charges the smallest of the valid bounds it names; basic
+#: composition is a valid bound for every set of releases, so every method includes it (k pure ε₀
+#: releases never cost more than k ε₀, and no δ).
+LEDGER_METHODS = ("best", "basic", "rdp", "zcdp")
+#: The accountings whose minimum each method charges ("exact": μ-GDP, when every release is Gaussian).
+LEDGER_ACCOUNTINGS = {
+    "best": ("basic", "rdp", "zcdp", "exact"),
+    "basic": ("basic",),
+    "rdp": ("basic", "rdp"),
+    "zcdp": ("basic", "zcdp"),
+}
 
 # relative slack when comparing a cost with the budget, so that spending the
 # budget exactly (for example ten releases of ε/10) is not refused for rounding
@@ -44,6 +55,24 @@ class Budget(NamedTuple):
 
     epsilon: float
     delta: float
+
+
+class Charge(NamedTuple):
+    """What some releases cost: the tightest valid (ε, δ) and the accounting that gave it.
+
+    ``accounting`` is ``"basic"``, ``"rdp"``, ``"zcdp"`` or ``"exact"`` (``""``
+    when nothing is charged); ``candidates`` holds every accounting's (ε, δ)
+    that applied, for display.
+    """
+
+    epsilon: float
+    delta: float
+    accounting: str
+    candidates: tuple[tuple[str, Budget], ...] = ()
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.epsilon, self.delta)
 
 
 class BudgetError(ValueError):
@@ -60,10 +89,10 @@ class BudgetError(ValueError):
         The ledger's total (ε, δ).
     spent : Budget
         What was spent before the refused spend.
-    asked : Budget
+    asked : Charge
         What the refused releases cost on their own.
-    total : Budget
-        What everything would have cost together: above the budget.
+    total : Charge
+        What everything would have cost together, and by which accounting: above the budget.
     releases : int
         How many releases were asked for.
     label : str
@@ -83,8 +112,9 @@ class BudgetError(ValueError):
     ):
         self.method, self.budget, self.spent, self.asked, self.total = method, budget, spent, asked, total
         self.releases, self.label = releases, label
+        by = f", {total.accounting} composition being the tightest" if getattr(total, "accounting", "") else ""
         super().__init__(
-            f"spend refused ({method} accounting): budget is epsilon={budget.epsilon:.6g}, "
+            f"spend refused ({method} accounting{by}): budget is epsilon={budget.epsilon:.6g}, "
             f"delta={budget.delta:.3g}; spent so far epsilon={spent.epsilon:.6g}, delta={spent.delta:.3g}; "
             f"asked epsilon={asked.epsilon:.6g}, delta={asked.delta:.3g} for {releases} release(s)"
             f"{' (' + label + ')' if label else ''}, which would bring the total to "
@@ -125,26 +155,33 @@ class BudgetLedger:
     recording anything* if that would exceed the budget; nothing is released
     without being paid for.
 
-    How releases are charged, by method:
+    How releases are charged: every accounting below gives a valid (ε, δ)
+    bound for the releases recorded; the ledger charges the one with the
+    smallest ε among those whose δ fits the budget (a smaller δ at equal ε),
+    over the accountings its ``method`` names (:data:`LEDGER_ACCOUNTINGS`).
+    Every method includes basic composition, so pure releases are never
+    charged more than the sum of their ε's, and no δ.
 
     * ``"basic"``: the (ε_i, δ_i) of each release add up (Dwork & Roth 2014,
       Theorem 3.16). Laplace, GRR and every pure ε-DP release (SUE, OUE,
       LDPMean, :class:`~dpcore.accounting.events.PureDP`) are pure: ``(ε₀, 0)``. A Gaussian is
       charged ``(ε(δ₀), δ₀)``, its exact ε at a per-release ``δ₀`` (Balle &
       Wang 2018): ``δ₀`` is the ``release_delta`` given to :meth:`spend`, or
-      else the δ the Gaussian was calibrated to (``Gaussian.delta``); a
-      Gaussian with neither is refused.
+      else the δ the Gaussian was calibrated to (``Gaussian.delta``); without
+      either, basic composition does not apply to it (and a ``"basic"``
+      ledger refuses it). A DP-SGD run is charged its PLD ε at ``δ₀``.
     * ``"rdp"``: RDP curves add up order by order (Mironov 2017, Prop. 1); the
-      ε spent is the sum converted at the budget's δ (Balle et al. 2020
+      ε is the sum converted at the budget's δ (Balle et al. 2020
       conversion, :func:`~dpcore.accounting.rdp.rdp_to_dp`).
     * ``"zcdp"``: the ρ's add up (pure releases: ``ε₀²/2``; Gaussian:
       ``Δ²/(2σ²)``), converted at the budget's δ (Canonne, Kamath, Steinke 2020).
+    * ``"exact"`` (in ``"best"``), when every release is Gaussian: together
+      they are exactly μ-GDP with ``μ² = Σ μ_i²`` (Dong, Roth, Su 2019,
+      Corollary 3.3), converted at the budget's δ (Corollary 2.13).
 
-    Under ``"rdp"`` and ``"zcdp"`` δ is not consumed release by release: the
-    whole budget δ is the δ at which ε is measured, so :meth:`spent` reports
-    the budget δ as soon as anything is spent. The methods are not mixed: a
-    zCDP ledger charges a single Laplace release more than its ε₀ (that is
-    the price of that accounting, and the explorer shows it).
+    Under ``"rdp"``, ``"zcdp"`` and ``"exact"`` δ is not consumed release by
+    release: the budget's δ is the δ at which ε is measured, so a charge by
+    them reports the budget's δ.
 
     Parameters
     ----------
@@ -152,9 +189,10 @@ class BudgetLedger:
         Total ε, in (0, inf).
     delta : float
         Total δ, in (0, 1).
-    method : {"basic", "rdp", "zcdp"}, default "basic"
+    method : {"best", "basic", "rdp", "zcdp"}, default "basic"
+        The accountings to take the minimum over (:data:`LEDGER_ACCOUNTINGS`).
     orders : array_like of float, default DEFAULT_ORDERS
-        RDP orders for ``"rdp"``, each in (1, inf).
+        RDP orders, each in (1, inf).
 
     Examples
     --------
@@ -188,7 +226,7 @@ class BudgetLedger:
 
     @property
     def method(self) -> str:
-        """The accounting method: "basic", "rdp" or "zcdp"."""
+        """The accounting method: "best", "basic", "rdp" or "zcdp" (see :data:`LEDGER_ACCOUNTINGS`)."""
         return self._method
 
     @property
@@ -219,42 +257,86 @@ class BudgetLedger:
             release_delta = check_delta(release_delta, "release_delta")
         elif getattr(accounted, "delta", None) is not None:
             release_delta = float(accounted.delta)
-        elif self._method == "basic":
+        elif LEDGER_ACCOUNTINGS[self._method] == ("basic",):
             raise ValueError(
                 "release_delta must be given (in (0, 1)) for a Gaussian without a calibrated delta under basic "
                 "accounting, got None"
             )
         return LedgerEntry(mechanism, count, label, release_delta)
 
-    def cost(self, entries) -> Budget:
-        """The (ε, δ) that ``entries`` (a sequence of :class:`LedgerEntry`) cost together under this ledger's method."""
+    def cost(self, entries) -> Charge:
+        """The (ε, δ) that ``entries`` (a sequence of :class:`LedgerEntry`) cost together, and by which accounting.
+
+        The smallest ε, among the accountings of this ledger's method that
+        apply, whose δ fits the budget (see the class notes); an ε of ``inf``
+        when none does.
+        """
         entries = tuple(entries)
         if not entries:
-            return Budget(0.0, 0.0)
+            return Charge(0.0, 0.0, "")
         releases = [(accountable(e.mechanism), e) for e in entries]
-        if self._method == "basic":
-            eps = delta = 0.0
-            for m, e in releases:
-                if e.release_delta is None:
-                    eps += e.count * float(release_epsilon(m, 1.0)[()])  # pure: δ irrelevant
-                else:
-                    eps += e.count * float(release_epsilon(m, e.release_delta)[()])
-                    delta += e.count * e.release_delta
-            return Budget(eps, delta)
-        if self._method == "rdp":
-            rdp = sum(e.count * release_rdp(m, self._orders) for m, e in releases)
-            return Budget(rdp_to_dp(self._orders, rdp, self._delta, warn=False)[0], self._delta)
+        candidates = []
+        for accounting in LEDGER_ACCOUNTINGS[self._method]:
+            bound = getattr(self, f"_{accounting}")(releases)
+            if bound is not None:
+                candidates.append((accounting, bound))
+        fitting = [(b.epsilon, b.delta, a) for a, b in candidates if b.delta <= self._delta * (1 + _RELATIVE_SLACK)]
+        if not fitting:
+            return Charge(math.inf, min(b.delta for _, b in candidates), candidates[0][0], tuple(candidates))
+        eps, delta, accounting = min(fitting)
+        return Charge(eps, delta, accounting, tuple(candidates))
+
+    def _basic(self, releases) -> Budget | None:
+        eps = delta = 0.0
+        for m, e in releases:
+            pure = accounting_for(m).pure_epsilon(m)
+            if pure is not None:
+                eps += e.count * pure
+            elif e.release_delta is None:
+                return None  # no per-release δ: basic composition does not apply
+            else:
+                eps += e.count * float(release_epsilon(m, e.release_delta)[()])
+                delta += e.count * e.release_delta
+        return Budget(eps, delta)
+
+    def _rdp(self, releases) -> Budget:
+        rdp = sum(e.count * release_rdp(m, self._orders) for m, e in releases)
+        return Budget(rdp_to_dp(self._orders, rdp, self._delta, warn=False)[0], self._delta)
+
+    def _zcdp(self, releases) -> Budget:
         rho = sum(e.count * release_rho(m) for m, e in releases)
         return Budget(float(zcdp_to_dp(rho, self._delta)), self._delta)
 
-    def _fits(self, cost: Budget) -> bool:
+    def _exact(self, releases) -> Budget | None:
+        mus = [accounting_for(m).gdp_mu(m) for m, _ in releases]
+        if any(mu is None for mu in mus):
+            return None
+        mu = math.sqrt(sum(e.count * mu * mu for mu, (_, e) in zip(mus, releases)))
+        return Budget(float(gdp_epsilon(mu, self._delta)), self._delta)
+
+    def _fits(self, cost) -> bool:
         return cost.epsilon <= self._epsilon * (1 + _RELATIVE_SLACK) and cost.delta <= self._delta * (
             1 + _RELATIVE_SLACK
         )
 
     def spent(self) -> Budget:
-        """``(ε, δ)`` spent so far under the ledger's method."""
+        """``(ε, δ)`` spent so far under the ledger's method (see :meth:`charge` for which accounting gave it)."""
+        return self.cost(self._entries).budget
+
+    def charge(self) -> Charge:
+        """What everything recorded costs together: the (ε, δ), the accounting that gave it, and the others'."""
         return self.cost(self._entries)
+
+    def entry_cost(self, index: int) -> Charge:
+        """What the entry at ``index`` costs on its own (its own ε and δ, tightest accounting)."""
+        index = check_int(index, "index", minimum=0, maximum=len(self._entries) - 1)
+        return self.cost([self._entries[index]])
+
+    def remove(self, index: int) -> LedgerEntry:
+        """Forget the entry at ``index`` (oldest is 0) and return it: the releases it stood for are not undone,
+        so use this to correct a recording, not to free budget already spent in public."""
+        index = check_int(index, "index", minimum=0, maximum=len(self._entries) - 1)
+        return self._entries.pop(index)
 
     def remaining(self) -> Budget:
         """Budget minus spent, each at least 0.
@@ -341,7 +423,7 @@ class BudgetLedger:
         >>> ledger.spend_all([Laplace(scale=10.0), Laplace(scale=10.0)])
         Traceback (most recent call last):
         ...
-        dpcore.accounting.ledger.BudgetError: spend refused (basic accounting): budget is epsilon=1, ...
+        dpcore.accounting.ledger.BudgetError: spend refused (basic accounting, basic composition being the tightest): ...
         """
         return self._record(self._entries_for(mechanisms, count, label, release_delta), label)
 

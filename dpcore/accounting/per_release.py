@@ -207,6 +207,40 @@ class _BinaryRRBound(ReleaseAccounting):
         return GRR(mechanism.epsilon, 2)
 
 
+class _PoissonSampledGaussianAccounting(ReleaseAccounting):
+    """A whole DP-SGD run, T steps of the Poisson-subsampled Gaussian, as one event.
+
+    RDP: its exact curve, T times one step's (Mironov, Talwar & Zhang 2019);
+    zCDP: ``ρ = T/(2σ²)``, which sees no amplification by sampling; per-event
+    (ε, δ) for basic composition: its PLD ε at that δ
+    (:func:`~dpcore.accounting.subsampled_gaussian.dpsgd_epsilon`). Under
+    add/remove neighbours, as the run's own analysis.
+    """
+
+    names = ("PoissonSampledGaussian",)
+    event = True
+    kind = "poisson_gaussian"
+    methods = ("basic", "rdp", "zcdp")
+    default_methods = ("basic", "rdp", "zcdp")
+
+    @property
+    def types(self) -> tuple[type, ...]:
+        # imported when first asked: dpcore.accounting.subsampled_gaussian imports this module
+        from dpcore.accounting.subsampled_gaussian import PoissonSampledGaussian
+
+        return (PoissonSampledGaussian,)
+
+    def rdp(self, mechanism, orders):
+        return mechanism.rdp(orders)
+
+    def rho(self, mechanism) -> float:
+        return mechanism.zcdp_rho
+
+    def epsilon(self, mechanism, release_delta):
+        deltas = np.asarray(release_delta, dtype=np.float64)
+        return np.array([mechanism.epsilon(float(d)) for d in deltas.reshape(-1)]).reshape(deltas.shape)
+
+
 #: One entry per kind of release; the first whose ``types`` match an object accounts for it.
 ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _LaplaceAccounting(),
@@ -214,6 +248,7 @@ ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _RandomizedResponseAccounting(),
     _BinaryRRBound((UnaryEncoding, LDPMean), ("SUE", "OUE", "LDPMean")),  # each ε-LDP under replace-one
     _BinaryRRBound((PureDP,), ("PureDP",), event=True),
+    _PoissonSampledGaussianAccounting(),
 )
 
 #: The kinds :func:`mechanism_kind` reports.
