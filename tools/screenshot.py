@@ -23,10 +23,6 @@ def main(paths: list[str]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with running_app() as base, launch_browser() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
-        # a fresh server answers its very first deep link with Streamlit's "Page not found"
-        # dialog (it still uses the legacy pages/ discovery until st.navigation has run once)
-        page.goto(base)
-        wait_for_page(page)
         for path in paths or DEFAULT:
             page.goto(f"{base}/{path}")
             wait_for_page(page)
