@@ -85,15 +85,13 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
             st.markdown(glossary.markdown())
         st.divider()
         dataset_slot = st.container()
-        st.number_input(
+        widgets.whole_number(
             "Random seed",
-            min_value=0,
-            max_value=2**31 - 1,
-            value=state.DEFAULT_SEED,
-            step=1,
-            key=state.SEED,
-            bind="query-params",
-            help="Fixes every random draw on every page, so a shared link shows the same numbers.",
+            0,
+            2**31 - 1,
+            state.DEFAULT_SEED,
+            state.SEED,
+            "Fixes every random draw on every page, so a shared link shows the same numbers.",
         )
         st.select_slider(
             "Simulated trials",
@@ -159,6 +157,8 @@ def note_ignored_url_values(raw: dict[str, str]) -> None:
         except (TypeError, ValueError):
             same = str(given).lower() == str(current).lower()
         if not same:
+            if isinstance(current, float) and current.is_integer():
+                current = int(current)
             st.info(
                 f"The link set {md(key)} = {md(str(given)[:40])}, which is not allowed here; showing {md(current)} instead.",
                 icon=":material/link:",

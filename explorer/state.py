@@ -140,7 +140,7 @@ def new_upload(file_id: str) -> bool:
 
 
 def seed() -> int:
-    return int(st.session_state.get(SEED, DEFAULT_SEED))
+    return int(round(st.session_state.get(SEED, DEFAULT_SEED)))  # a float input, shown without decimals
 
 
 def trials() -> int:

@@ -13,6 +13,7 @@ __all__ = [
     "epsilon_slider",
     "delta_slider",
     "select",
+    "whole_number",
     "fitting_columns",
 ]
 
@@ -54,6 +55,26 @@ def delta_slider(key: str, default: float = 1e-5, help: str | None = None) -> fl
         bind="query-params",
         help=help or "δ is the probability the ε guarantee may fail; keep it well below 1/n.",
     )
+
+
+def whole_number(label: str, minimum: int, maximum: int, default: int, key: str, help: str, container=st) -> int:
+    """A whole number bound to the URL, kept as a float so that a link value such as ``inf`` is refused in words.
+
+    (Streamlit's integer inputs fail on a link carrying a number beyond int range
+    with an error box of their own; its float inputs treat it as out of range.)
+    """
+    value = container.number_input(
+        label,
+        min_value=float(minimum),
+        max_value=float(maximum),
+        value=float(default),
+        step=1.0,
+        format="%.0f",
+        key=key,
+        bind="query-params",
+        help=help,
+    )
+    return int(round(value))
 
 
 def select(label: str, options, key: str, help: str, **kw):

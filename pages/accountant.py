@@ -407,14 +407,14 @@ def render() -> None:
             bind="query-params",
             help="PLD costs one FFT per k and grows with k: 10,000 takes a moment.",
         )
-        categories = o2.number_input(
+        categories = widgets.whole_number(
             "GRR categories",
-            min_value=2,
-            max_value=1_000,
-            value=2,
-            key="acc_categories",
-            bind="query-params",
-            help="k-ary randomized response; 2 is binary RR (how SUE, OUE and LDP means are accounted).",
+            2,
+            1_000,
+            2,
+            "acc_categories",
+            "k-ary randomized response; 2 is binary RR (how SUE, OUE and LDP means are accounted).",
+            container=o2,
         )
         conversion = o3.selectbox(
             "RDP → (ε, δ)",

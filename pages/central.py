@@ -301,12 +301,16 @@ def most_common() -> None:
     freqs = np.bincount(picks, minlength=k) / picks.size
     bound = exponential_error_bound(k, eps, 1.0, CONFIDENCE)
     a, b, c = st.columns(3)
-    a.metric("True most common value", labels[mode], f"count {counts[mode]:,}", delta_color="off")
+    # category values come from the user's file: metric values render Markdown, so they are escaped
+    a.metric(
+        "True most common value", md(labels[mode]), f"count {counts[mode]:,}", delta_color="off", delta_arrow="off"
+    )
     b.metric(
         "Chosen (one release)",
-        labels[chosen],
+        md(labels[chosen]),
         f"count {counts[chosen]:,}, {counts[mode] - counts[chosen]:,} below the top",
         delta_color="off",
+        delta_arrow="off",
     )
     c.metric("95% bound on the shortfall", f"{bound:,.1f}")
     runner_up = int(np.sort(counts)[-2])

@@ -24,6 +24,8 @@ HOSTILE_LINKS = [
     {"ldp_view": "<script>alert(3)</script>", "svt_view": "Range queries", "svt_threshold": "1000"},
     {"ldp_column": "<script>alert(1)</script>", "cmp_column": "nope", "ldp_mechanism": "RAPPOR2"},
     {"ldp_epsilon": "nan", "svt_c": "0", "svt_threshold": "-inf", "acc_k": "0", "cmp_query": "DROP TABLE"},
+    {"seed": "inf", "acc_categories": "1e309", "ldpm_lower_age": "-1e308", "ldp_view": "Mean of a number"},
+    {"seed": "1e309", "cen_lower_age": "-1e308", "cen_query": "Mean", "svt_max_bound": "1e308"},
 ]
 
 
@@ -139,3 +141,42 @@ def test_hostile_column_names_stay_text_in_the_recording_toasts_and_refusals(pag
     _assert_text_only([t.value for t in at.toast])
     at.button(key=button).click().run()  # a second ε = 4 overspends the budget of 5: refused in words
     _assert_text_only([w.value for w in at.warning if "refused" in w.value or "budget" in w.value])
+
+
+#: category values that Markdown would render as an image fetched from elsewhere, as HTML, or as a formula
+HOSTILE_VALUES = ["![x](http://example.invalid/p.png)", "<b>bold</b>", "=1+1", "[link](http://example.invalid)"]
+
+
+def _values_upload():
+    rows = "\n".join(f'"{HOSTILE_VALUES[i % 4]}",{i % 37},{HOSTILE_VALUES[(i // 4) % 4]}' for i in range(400))
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("values.csv", f"kind,n,other\n{rows}\n".encode(), "text/csv").run()
+    return at
+
+
+def _shown_text(at) -> list[str]:
+    parts = [*at.markdown, *at.caption, *at.info, *at.warning, *at.error, *at.subheader, *at.toast]
+    return [p.value for p in parts] + [m.value for m in at.metric] + [m.label for m in at.metric]
+
+
+@pytest.mark.parametrize(
+    "page, link",
+    [
+        ("home", {}),
+        ("local", {}),
+        ("local", {"ldp_view": "Mean of a number"}),
+        ("central", {"cen_query": "Most common value", "cen_category": "kind"}),
+        ("central", {"cen_query": "Histogram"}),
+        ("svt", {"svt_view": "Range queries"}),
+        ("compare", {}),
+        ("accountant", {}),
+    ],
+)
+def test_hostile_category_values_stay_text_on_every_page(page, link):
+    at = _values_upload()
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.switch_page(PAGES[page]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    for text in _shown_text(at):
+        assert "![" not in text and "<b>" not in text and "](http" not in text, text
