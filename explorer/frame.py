@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from explorer import budget, glossary, state, widgets
-from explorer.markup import md, sentence
+from explorer.markup import md, plain_sentence
 
 __all__ = [
     "FAVICON",
@@ -121,7 +121,7 @@ def run_page(render: Callable[[], None]) -> None:
         state.init_session()  # a no-op under app.py; a safety net if Streamlit ever runs a page file alone
         render()
     except (ValueError, TypeError) as exc:
-        st.error(md(sentence(exc)))
+        st.error(md(plain_sentence(exc)))
     except Exception as exc:  # noqa: BLE001 - the boundary: the user never sees a traceback
         log.exception("page failed")
         st.error(

@@ -16,7 +16,7 @@ import streamlit as st
 from dpcore import GRR, Gaussian, Laplace, accounting
 from explorer import budget, charts, frame, state, widgets
 from explorer.export import to_safe_csv
-from explorer.markup import md
+from explorer.markup import md, plain_sentence
 
 MECHANISMS = ("Laplace", "Gaussian", "GRR")
 K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000)
@@ -260,7 +260,7 @@ def planner(delta, k, conversion, zcdp_conversion):
     try:
         table, refusals = plan(family, total, delta, k, sens, conversion, zcdp_conversion)
     except ValueError as exc:
-        st.error(f"No plan for these inputs: {md(exc)}.")
+        st.error(f"No plan for these inputs. {md(plain_sentence(exc))}")
         return
     noise = "scale b" if family == "Laplace" else "σ"
     shown = table.rename(columns={"noise per query": f"{family} {noise} per query"})

@@ -25,7 +25,7 @@ from dpcore.queries import RELATION, noise_mechanism, split_mean_budget
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
-from explorer.markup import md
+from explorer.markup import md, plain_sentence
 
 QUERIES = ("Count", "Sum", "Mean", "Histogram", "Most common value")
 NOISES = {"laplace": "Laplace", "gaussian": "Gaussian (analytic)"}
@@ -150,7 +150,7 @@ def numeric_query(query: str) -> None:
         result = releases.central_query(values, query.lower(), eps, seed, **options)
         curves = error_curves(query, values if query == "Mean" else None, lower, upper, split, delta)
     except ValueError as exc:
-        st.error(f"This query cannot be released with these settings: {md(exc)}.")
+        st.error(f"This query cannot be released with these settings. {md(plain_sentence(exc))}")
         return
     show_release(
         query, column, result, snippets.central_query(state.dataset(), column, query.lower(), eps, seed, **options)

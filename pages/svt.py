@@ -25,7 +25,7 @@ from dpcore.svt import above_threshold_scales, naive_scale
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
-from explorer.markup import md
+from explorer.markup import md, plain_sentence
 
 N_CANDIDATES = 100
 EPS_GRID = np.geomspace(0.01, 10, 60)
@@ -325,7 +325,7 @@ def render() -> None:
                 try:
                     view(candidate_bounds(column))
                 except ValueError as exc:  # a bad candidate grid stops this view only
-                    st.error(f"The candidate bounds cannot be used: {md(exc)}.")
+                    st.error(f"The candidate bounds cannot be used. {md(plain_sentence(exc))}")
     if tab_ranges.open:
         with tab_ranges:
             n_queries, c = range_queries(values, column, eps)

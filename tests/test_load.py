@@ -36,7 +36,7 @@ def test_client_sees_what_a_slider_move_changes_and_reports_an_error_box(app_url
     assert moved.digest != first.digest  # ε 1 -> 2 changes the release and its charts
     assert same.digest == moved.digest  # the same settings and seed show the same numbers
     (broken,) = asyncio.run(_open_and_move(app_url, "central", "cen_query=Sum&cen_lower_age=100&cen_upper_age=10", []))
-    assert broken.errors and "lower must be below upper" in broken.errors[0]
+    assert broken.errors and "lower bound must be below the upper bound" in broken.errors[0]
 
 
 def test_eight_sessions_on_five_pages_stay_alive_and_every_rerun_shows_new_results(app_url):

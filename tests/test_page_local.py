@@ -77,7 +77,7 @@ def test_bad_bounds_in_the_mean_tab_give_one_sentence():
     at.number_input(key=f"ldpm_lower_{column}").set_value(100.0)
     at.number_input(key=f"ldpm_upper_{column}").set_value(10.0).run()
     assert not at.exception
-    assert any("lower must be below upper" in e.value.lower() for e in at.error)
+    assert any("lower bound must be below the upper bound" in e.value.lower() for e in at.error)
 
 
 def test_each_column_keeps_its_own_bounds():
