@@ -16,6 +16,28 @@ TRUE = "#868e96"
 NOISY = "#3b5bdb"
 PALETTE = ("#3b5bdb", "#e8590c", "#2b8a3e", "#c2255c", "#7048e8", "#0c8599", "#e67700")
 
+#: One colour per mechanism on every page (a series whose name starts with the key takes its colour).
+MECHANISM_COLOURS = {
+    "GRR": "#e8590c",
+    "SUE": "#7048e8",
+    "OUE": "#2b8a3e",
+    "LDP mean": "#0c8599",
+    "central Laplace": "#3b5bdb",
+    "Laplace": "#3b5bdb",
+    "Gaussian, classic": "#862e9c",
+    "Gaussian": "#c2255c",
+    "SVT": "#e67700",
+    "naive": "#868e96",
+}
+
+
+def colour_of(name: str, fallback: int = 0) -> str:
+    """The mechanism's colour if ``name`` starts with one (longest key first), else a palette colour."""
+    for key in sorted(MECHANISM_COLOURS, key=len, reverse=True):
+        if str(name).startswith(key):
+            return MECHANISM_COLOURS[key]
+    return PALETTE[fallback % len(PALETTE)]
+
 
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0}
 # long category names rotate under the axis: such charts keep their legend above the plot
@@ -236,7 +258,7 @@ def overlaid_histograms(
                 "histnorm": "probability",
                 "name": f"{name} ({values.size:,})",
                 "xbins": {"size": bin_size} if bin_size else None,
-                "marker": {"color": PALETTE[i % len(PALETTE)]},
+                "marker": {"color": colour_of(name, i)},
                 "opacity": 0.6,
             }
         )
@@ -264,7 +286,7 @@ def answers_against_threshold(labels, true, noisy: dict, threshold, title="", y=
     ]
     symbols = ("diamond-open", "x-thin-open", "circle-open", "square-open")  # open, shrinking: overlaps stay visible
     for i, (name, y_values) in enumerate(noisy.items()):
-        colour = PALETTE[i % len(PALETTE)]
+        colour = colour_of(name, i)
         traces.append(
             {
                 "type": "scatter",
@@ -312,7 +334,7 @@ def xy_curves(
             "y": np.asarray(y),
             "name": name,
             "mode": "lines+markers" if np.size(x) <= 20 else "lines",
-            "line": {"color": PALETTE[i % len(PALETTE)], "width": 2.5, "dash": "dash" if name in dashed else None},
+            "line": {"color": colour_of(name, i), "width": 2.5, "dash": "dash" if name in dashed else None},
         }
         for i, (name, (x, y)) in enumerate(series.items())
     ]
@@ -359,3 +381,71 @@ def xy_curves(
             else _log_ticks(shown, range(1, 10) if decades < 0.5 else (1, 2, 5))
         )
     return _figure(traces, title, x_title, y_title, xaxis=xaxis, yaxis=yaxis, shapes=shapes, annotations=notes)
+
+
+def releases_against_truth(labels, true, releases: dict, title="", y="count") -> go.Figure:
+    """The truth in grey and one release of each mechanism beside it, one colour per mechanism."""
+    labels = [html.escape(str(v)) for v in labels]
+    traces = [
+        {"type": "bar", "x": labels, "y": np.asarray(true, dtype=float), "name": "true", "marker": {"color": TRUE}}
+    ]
+    for i, (name, values) in enumerate(releases.items()):
+        traces.append(
+            {
+                "type": "bar",
+                "x": labels,
+                "y": np.asarray(values, dtype=float),
+                "name": html.escape(str(name)),
+                "marker": {"color": colour_of(name, i + 1)},
+            }
+        )
+    return _figure(traces, title, "", y, barmode="group", legend=LEGEND_ABOVE)
+
+
+def error_boxes(errors: dict, title="", y="noisy − true") -> go.Figure:
+    """One box per mechanism of its errors over simulated releases, on one axis (whiskers at the 2.5–97.5 %)."""
+    traces = []
+    for i, (name, values) in enumerate(errors.items()):
+        values = np.asarray(values, dtype=float).ravel()
+        q = np.quantile(values, [0.025, 0.25, 0.5, 0.75, 0.975])
+        colour = colour_of(name, i)
+        # summary boxes (five numbers) instead of every point: 10,000 trials a mechanism stay a few bytes
+        traces.append(
+            {
+                "type": "box",
+                "name": html.escape(str(name)),
+                "q1": [q[1]],
+                "median": [q[2]],
+                "q3": [q[3]],
+                "lowerfence": [q[0]],
+                "upperfence": [q[4]],
+                "mean": [float(values.mean())],
+                "x": [html.escape(str(name))],
+                "marker": {"color": colour},
+                "line": {"color": colour},
+                "fillcolor": colour,
+                "opacity": 0.55,
+                "showlegend": False,
+            }
+        )
+    shape, _ = _hline(0.0, None, {"color": "#212529", "dash": "dot", "width": 1})
+    return _figure(traces, title, "", y, shapes=[shape], yaxis={"zeroline": False, "exponentformat": "power"})
+
+
+def values_against_truth(values: dict, truth: float, title="", y="") -> go.Figure:
+    """One released number per mechanism as a dot, the true number as a dashed line (the axis zoomed on them)."""
+    names = [html.escape(str(n)) for n in values]
+    traces = [
+        {
+            "type": "scatter",
+            "x": [name],
+            "y": [float(v)],
+            "mode": "markers",
+            "name": name,
+            "marker": {"color": colour_of(original, i), "size": 16, "symbol": "diamond"},
+            "showlegend": False,
+        }
+        for i, (name, (original, v)) in enumerate(zip(names, values.items()))
+    ]
+    shape, note = _hline(truth, f"true: {truth:,.6g}", {"color": TRUE, "dash": "dash", "width": 2})
+    return _figure(traces, title, "", y, height=340, shapes=[shape], annotations=[note])

@@ -81,7 +81,12 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
         with st.container(key=NAV_KEY):
             for page in pages:
                 st.page_link(page, label=page.title, icon=page.icon)
-        with st.popover("Glossary: ε, δ, sensitivity, …", icon=":material/menu_book:", width="stretch"):
+        with st.popover(
+            "Glossary",
+            icon=":material/menu_book:",
+            width="stretch",
+            help="ε, δ, sensitivity, neighbouring datasets, RDP, zCDP, PLD, μ-GDP and more, in plain words.",
+        ):
             st.markdown(glossary.markdown())
         st.divider()
         dataset_slot = st.container()

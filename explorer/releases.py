@@ -15,8 +15,13 @@ import pandas as pd
 
 from dpcore import (
     GRR,
+    LADDER_CANDIDATES,
     OUE,
     SUE,
+    Gaussian,
+    Laplace,
+    LDPMean,
+    auto_mean,
     dp_count,
     dp_histogram,
     dp_mean,
@@ -26,15 +31,26 @@ from dpcore import (
     project_to_histogram,
     range_query_svt,
 )
+from dpcore.neighbours import REPLACE_ONE
 
-__all__ = ["local_counts", "central_query", "most_common", "range_queries", "IMPORTS"]
+__all__ = [
+    "local_counts",
+    "central_query",
+    "most_common",
+    "range_queries",
+    "compare_counts",
+    "compare_means",
+    "COUNT_MECHANISMS",
+    "MEAN_MECHANISMS",
+]
 
-#: The import lines a snippet needs for these functions (kept beside the imports above; a test checks they match).
-IMPORTS = (
-    "import numpy as np\n"
-    "import pandas as pd\n\n"
-    "from dpcore import (GRR, OUE, SUE, dp_count, dp_histogram, dp_mean, dp_sum, exponential_mechanism,\n"
-    "                    naive_range_query, project_to_histogram, range_query_svt)\n"
+#: The mechanisms the Compare page offers for the counts of a category, and for a mean.
+COUNT_MECHANISMS = ("GRR (local)", "SUE (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)")
+MEAN_MECHANISMS = (
+    "LDP mean (local)",
+    "Laplace mean (central)",
+    "Gaussian mean (central)",
+    "SVT automatic mean (central)",
 )
 
 
@@ -94,3 +110,40 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
     )
     table.attrs["threshold"] = threshold  # public, as the ranges
     return table
+
+
+def compare_counts(codes, labels, mechanisms, epsilon, delta, seed):
+    """One release of a categorical column's counts by each mechanism, at the same ε (replace-one neighbours).
+
+    Local oracles randomize every person's value; the central ones add noise to
+    the true histogram, whose L1 and L2 sensitivities under replace-one are 2 and √2.
+    """
+    rng = np.random.default_rng(seed)
+    true = np.bincount(codes, minlength=len(labels))
+    table = pd.DataFrame({"value": labels})
+    for name in mechanisms:
+        if name.startswith(("GRR", "SUE", "OUE")):
+            oracle = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[name[:3]](epsilon, len(labels))
+            table[name] = oracle.estimate(oracle.support(oracle.perturb(codes, rng)), codes.size)
+        elif name.startswith("Laplace"):
+            table[name] = Laplace.from_epsilon(epsilon, REPLACE_ONE.histogram_l1_sensitivity).release(true, rng)
+        else:
+            noise = Gaussian.from_epsilon_delta(epsilon, delta, REPLACE_ONE.histogram_l2_sensitivity)
+            table[name] = noise.release(true, rng)
+    return table
+
+
+def compare_means(values, lower, upper, mechanisms, epsilon, delta, seed):
+    """One release of a numeric column's mean by each mechanism, at the same ε (the SVT mean finds its own bound)."""
+    rng = np.random.default_rng(seed)
+    noisy = []
+    for name in mechanisms:
+        if name.startswith("LDP"):
+            mechanism = LDPMean(epsilon, lower, upper)
+            noisy.append(mechanism.estimate(mechanism.perturb(values, rng)))
+        elif name.startswith("SVT"):
+            noisy.append(auto_mean(values, LADDER_CANDIDATES, epsilon, rng).noisy_value)
+        else:
+            kind = "laplace" if name.startswith("Laplace") else "gaussian"
+            noisy.append(dp_mean(values, lower, upper, epsilon, rng, mechanism=kind, delta=delta).noisy_value)
+    return pd.DataFrame({"mechanism": list(mechanisms), "noisy mean": noisy})

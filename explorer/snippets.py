@@ -14,13 +14,19 @@ import inspect
 from explorer import releases
 from explorer.dataset import Dataset
 
-__all__ = ["local_counts", "central_query", "most_common", "range_queries"]
+__all__ = ["local_counts", "central_query", "most_common", "range_queries", "compare_counts", "compare_means"]
 
 _HEADER = '''"""Reproduce a DP Explorer release: same data, same seed, same numbers.
 
 Needs the dp-explorer package (dpcore and explorer): pip install -e <the repository>.
 """
 '''
+
+
+def _imports() -> str:
+    """The import block of :mod:`explorer.releases`, the names every release function uses, as they are written there."""
+    source = inspect.getsource(releases)
+    return source[source.index("import numpy") : source.index("\n__all__")].rstrip() + "\n"
 
 
 def _load(ds: Dataset) -> str:
@@ -32,7 +38,7 @@ def _load(ds: Dataset) -> str:
 def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
     return (
         _HEADER
-        + releases.IMPORTS
+        + _imports()
         + "from explorer.columns import encode_categories, numeric_values\n"
         + "from explorer.dataset import load_csv, load_demo\n\n\n"
         + inspect.getsource(function)
@@ -93,4 +99,27 @@ def range_queries(ds: Dataset, column: str, lower, upper, n_queries, threshold_s
         releases.range_queries,
         f"range_queries(values, {args})",
         'print(release[["range", "passed SVT", "SVT answer"]].to_csv(index=False))',
+    )
+
+
+def compare_counts(ds: Dataset, column: str, mechanisms, epsilon: float, delta: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.compare_counts`."""
+    return _build(
+        ds,
+        f"codes, labels, _ = encode_categories({_column(column)})\n",
+        releases.compare_counts,
+        f"compare_counts(codes, labels, {list(mechanisms)!r}, {epsilon!r}, {delta!r}, {list(seed)!r})",
+        "print(release.to_csv(index=False))",
+    )
+
+
+def compare_means(ds: Dataset, column: str, lower, upper, mechanisms, epsilon: float, delta: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.compare_means`."""
+    args = f"{lower!r}, {upper!r}, {list(mechanisms)!r}, {epsilon!r}, {delta!r}, {list(seed)!r}"
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})\n",
+        releases.compare_means,
+        f"compare_means(values, {args})",
+        "print(release.to_csv(index=False))",
     )

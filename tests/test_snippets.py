@@ -15,7 +15,6 @@ import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer import releases
 from tests.apptest import assert_clean, metric, open_page
 
 
@@ -111,11 +110,14 @@ def test_a_snippet_on_an_upload_reads_the_uploaded_file():
     assert "load_csv(open('mine.csv', 'rb').read(), 'mine.csv')" in code and "load_demo" not in code.split("\n\n\n")[-1]
 
 
-def test_the_snippet_imports_are_the_release_modules_imports():
-    import inspect
-
-    source = inspect.getsource(releases)
-    header = source[source.index("import numpy") : source.index("__all__")]
-    names = sorted(n.strip(" ,()\n") for n in header.split("from dpcore import")[1].split(",") if n.strip(" ,()\n"))
-    declared = releases.IMPORTS.split("from dpcore import")[1]
-    assert sorted(n.strip(" ,()\n") for n in declared.split(",") if n.strip(" ,()\n")) == names
+@pytest.mark.parametrize("query", ["Counts of a category", "Mean of a number"])
+def test_compare_snippet_prints_the_releases_the_chart_shows(query, downloads, tmp_path):
+    at = open_page("compare", cmp_query=query, cmp_epsilon=0.5)
+    assert_clean(at)
+    page = csv(downloads["Releases (CSV)"])
+    printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
+    numbers = page.select_dtypes("number").columns
+    assert printed.select_dtypes("number").to_numpy().tolist() == page[numbers].to_numpy().tolist()
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    shown = np.concatenate([chart_values(trace["y"]) for trace in bars[1:]])  # after the grey truth
+    assert shown.tolist() == page[numbers].to_numpy().T.ravel().tolist()
