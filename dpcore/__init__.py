@@ -39,10 +39,13 @@ from dpcore.queries import (
     MeanResult,
     QueryResult,
     clipped_sum_sensitivity,
+    dp_category_counts,
     dp_count,
+    dp_count_matching,
     dp_histogram,
     dp_mean,
     dp_sum,
+    mean_epsilon_for_accuracy,
     split_mean_budget,
 )
 from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_response, coin_flip_rr
@@ -100,6 +103,9 @@ __all__ = [
     "dp_histogram",
     "dp_mean",
     "dp_sum",
+    "dp_count_matching",
+    "dp_category_counts",
+    "mean_epsilon_for_accuracy",
     "split_mean_budget",
     "empirical_error_bound",
     # sparse vector technique
