@@ -20,7 +20,12 @@ from dpcore.clipping import (
 )
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.empirical import empirical_error_bound
-from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from dpcore.exponential import (
+    exponential_epsilon_for_accuracy,
+    exponential_error_bound,
+    exponential_mechanism,
+    exponential_probabilities,
+)
 from dpcore.gaussian import (
     Gaussian,
     GaussianCalibration,
@@ -61,6 +66,7 @@ from dpcore.svt import (
     sparse,
     sparse_scales,
     sparse_trials,
+    svt_epsilon_for_accuracy,
     svt_noise_scales,
 )
 from dpcore.unary_encoding import OUE, SUE
@@ -92,6 +98,7 @@ __all__ = [
     "classic_gaussian_sigma",
     "gaussian_delta",
     "exponential_error_bound",
+    "exponential_epsilon_for_accuracy",
     "exponential_mechanism",
     "exponential_probabilities",
     # central model: queries
@@ -121,6 +128,7 @@ __all__ = [
     "sparse_scales",
     "sparse_trials",
     "svt_noise_scales",
+    "svt_epsilon_for_accuracy",
     # clipping bounds
     "LADDER_CANDIDATES",
     "AutoMeanResult",
