@@ -20,7 +20,12 @@ from dpcore.clipping import (
 )
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.empirical import empirical_error_bound
-from dpcore.exponential import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from dpcore.exponential import (
+    exponential_epsilon_for_accuracy,
+    exponential_error_bound,
+    exponential_mechanism,
+    exponential_probabilities,
+)
 from dpcore.gaussian import (
     Gaussian,
     GaussianCalibration,
@@ -39,10 +44,13 @@ from dpcore.queries import (
     MeanResult,
     QueryResult,
     clipped_sum_sensitivity,
+    dp_category_counts,
     dp_count,
+    dp_count_matching,
     dp_histogram,
     dp_mean,
     dp_sum,
+    mean_epsilon_for_accuracy,
     split_mean_budget,
 )
 from dpcore.randomized_response import COIN_FLIP_EPSILON, GRR, coin_flip_response, coin_flip_rr
@@ -58,6 +66,7 @@ from dpcore.svt import (
     sparse,
     sparse_scales,
     sparse_trials,
+    svt_epsilon_for_accuracy,
     svt_noise_scales,
 )
 from dpcore.unary_encoding import OUE, SUE
@@ -89,6 +98,7 @@ __all__ = [
     "classic_gaussian_sigma",
     "gaussian_delta",
     "exponential_error_bound",
+    "exponential_epsilon_for_accuracy",
     "exponential_mechanism",
     "exponential_probabilities",
     # central model: queries
@@ -100,6 +110,9 @@ __all__ = [
     "dp_histogram",
     "dp_mean",
     "dp_sum",
+    "dp_count_matching",
+    "dp_category_counts",
+    "mean_epsilon_for_accuracy",
     "split_mean_budget",
     "empirical_error_bound",
     # sparse vector technique
@@ -115,6 +128,7 @@ __all__ = [
     "sparse_scales",
     "sparse_trials",
     "svt_noise_scales",
+    "svt_epsilon_for_accuracy",
     # clipping bounds
     "LADDER_CANDIDATES",
     "AutoMeanResult",

@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,6 +122,20 @@ def _check_candidates(candidates) -> np.ndarray:
     return cand
 
 
+def _check_sums_fit(cand: np.ndarray, n: int) -> None:
+    """Refuse candidates so large that ``n`` values clipped to ``[0, b + 1]`` could sum past the largest float.
+
+    Every clipped sum is at most ``n (b + 1)``; when that is finite, so is every
+    partial sum :func:`_clipped_sums` reads.
+    """
+    if not math.isfinite(n * (float(cand[-1]) + 1.0)):
+        limit = np.finfo(np.float64).max / n - 1.0
+        raise ValueError(
+            f"candidates must be at most {limit:.6g} for a column of {n} values (a larger bound overflows the "
+            f"clipped sum), got {cand[-1]}"
+        )
+
+
 def _clipped_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """``Σ clip(x, 0, b)`` for every ``b`` in ``bounds`` (``b >= 0``), from one sort of the data.
 
@@ -128,7 +143,8 @@ def _clipped_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     ``Σ clip(x, 0, b) = Σ_{x⁺ <= b} x⁺ + b (n − k)``.
     """
     xs = np.sort(np.maximum(values, 0.0))
-    csum = np.concatenate(([0.0], np.cumsum(xs)))
+    with np.errstate(over="ignore"):  # partial sums past the largest bound may overflow; they are never read
+        csum = np.concatenate(([0.0], np.cumsum(xs)))
     k = np.searchsorted(xs, bounds, side="right")
     return csum[k] + bounds * (xs.size - k)
 
@@ -151,6 +167,7 @@ def clipping_queries(values, candidates, *, nan: str = "raise") -> np.ndarray:
     """
     values, _ = check_numeric_array(values, "values", nan=nan)
     cand = _check_candidates(candidates)
+    _check_sums_fit(cand, values.size)
     return _clipped_sums(values, cand) - _clipped_sums(values, cand + 1.0)
 
 
@@ -306,6 +323,7 @@ def auto_mean(
     rng = as_generator(rng)
     size = 1 if trials is None else check_int(trials, "trials", minimum=1)
     third = _part(epsilon)
+    _check_sums_fit(cand, arr.size)
 
     sums_at = _clipped_sums(arr, cand)
     answers = sums_at - _clipped_sums(arr, cand + 1.0)

@@ -28,7 +28,12 @@ from dpcore.validation import (
     check_probability,
 )
 
-__all__ = ["exponential_probabilities", "exponential_mechanism", "exponential_error_bound"]
+__all__ = [
+    "exponential_probabilities",
+    "exponential_mechanism",
+    "exponential_error_bound",
+    "exponential_epsilon_for_accuracy",
+]
 
 
 def exponential_probabilities(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
@@ -120,3 +125,33 @@ def exponential_error_bound(
     sensitivity = check_positive(sensitivity, "sensitivity")
     confidence = check_probability(confidence, "confidence")
     return 2.0 * sensitivity / epsilon * (math.log(n_candidates) - math.log1p(-confidence))
+
+
+def exponential_epsilon_for_accuracy(
+    accuracy: float, n_candidates: int, sensitivity: float = 1.0, confidence: float = 0.95
+) -> float:
+    """The smallest ε whose :func:`exponential_error_bound` is ``accuracy``: the exact inverse.
+
+    The bound ``t = (2Δ/ε) (ln n + ln(1/(1 − confidence)))`` (Dwork & Roth 2014,
+    Theorem 3.11) is proportional to ``1/ε``, so ``ε = t(ε = 1) / accuracy``,
+    that is ``ε = 2Δ (ln n − ln(1 − confidence)) / accuracy``.
+
+    Parameters
+    ----------
+    accuracy : float
+        Largest score shortfall ``t`` accepted, in (0, inf).
+    n_candidates : int
+        Number of candidates ``n``, at least 1.
+    sensitivity : float, default 1.0
+        Sensitivity Δu of the score, in (0, inf).
+    confidence : float
+        Probability in (0, 1).
+
+    Examples
+    --------
+    >>> eps = exponential_epsilon_for_accuracy(50.0, 15)
+    >>> round(exponential_error_bound(15, eps), 12)
+    50.0
+    """
+    accuracy = check_positive(accuracy, "accuracy")
+    return exponential_error_bound(n_candidates, 1.0, sensitivity, confidence) / accuracy

@@ -7,6 +7,10 @@ Protocols for Frequency Estimation", USENIX Security, Sec. 3, "pure" protocols).
 GRR, SUE and OUE differ only in how reports look and in ``p`` and ``q``; the
 unbiased estimator and its variance are the same functions of ``p`` and ``q``.
 
+The variance has a closed form in ε for each oracle, and so has its inverse:
+:meth:`FrequencyOracle.epsilon_for_accuracy` answers "which ε gives ±X at 95 %
+on this count?" exactly, from each subclass's ``_epsilon_for_std``.
+
 References
 ----------
 - Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
@@ -16,10 +20,13 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import stats
 
-from dpcore.validation import check_int, check_probability
+from dpcore.gaussian import _two_sided_z
+from dpcore.validation import check_int, check_positive, check_probability
 
 __all__ = ["FrequencyOracle", "check_true_counts"]
 
@@ -106,7 +113,84 @@ class FrequencyOracle:
         dataset sizes the app uses): ``t = z_{(1+confidence)/2} * std``.
         """
         confidence = check_probability(confidence, "confidence")
-        return stats.norm.ppf(0.5 + confidence / 2.0) * self.std(true_counts)
+        return _two_sided_z(confidence) * self.std(true_counts)
+
+    @classmethod
+    def epsilon_for_accuracy(cls, accuracy: float, true_counts, confidence: float = 0.95, value=None) -> float:
+        """The smallest ε whose :meth:`error_bound` on a count is ``accuracy``: "±X at 95 % needs which ε?".
+
+        The exact inverse of ``cls(ε, k).error_bound(true_counts, confidence)``
+        (normal approximation, ``t = z sqrt(Var)``) at one value, or at the
+        value with the largest error. Every oracle's variance
+        ``n q(1−q)/(p−q)² + c (1−p−q)/(p−q)`` (:meth:`variance`) decreases in ε
+        and has a closed form there (Wang et al. 2017, Sections 4.1, 4.3, 4.4),
+        inverted in closed form by each subclass:
+
+        * GRR: ``n(k−1)u² + (n + c(k−2))u`` with ``u = 1/(e^ε − 1)``, a quadratic in ``u``;
+        * SUE: ``n / (4 sinh²(ε/4))``, the same for every value;
+        * OUE: ``n / sinh²(ε/2) + c``: the holders of a value keep its bit with
+          probability 1/2 at any ε, so the error never falls below ``z sqrt(c)``.
+
+        Since ``1 − p − q >= 0`` for all three, the error grows with the count
+        ``c``: the largest error is at the largest count, whatever ε.
+
+        Parameters
+        ----------
+        accuracy : float
+            Target half-width ``t`` of the count's error, in (0, inf); for OUE above ``z sqrt(c)``.
+        true_counts : array_like of int, shape (k,)
+            The true count of each value (``k = len(true_counts)`` in [2, inf), ``n`` their sum, at least 1).
+        confidence : float, default 0.95
+            Probability in (0, 1).
+        value : int, optional
+            The value whose count must meet ``accuracy``, in [0, k); by default
+            the value with the largest error (the largest count).
+
+        Returns
+        -------
+        float
+            ε in (0, inf) with ``cls(ε, k).error_bound(true_counts, confidence)[value] == accuracy``.
+
+        Examples
+        --------
+        >>> from dpcore import SUE
+        >>> round(SUE.epsilon_for_accuracy(100.0, [2500, 5000, 2500]), 6)  # 4 asinh(1.96 · sqrt(10⁴) / (2 · 100))
+        3.468591
+        """
+        accuracy = check_positive(accuracy, "accuracy")
+        confidence = check_probability(confidence, "confidence")
+        arr = np.asarray(true_counts)
+        if arr.ndim != 1 or arr.size < 2:
+            raise ValueError(f"true_counts must be a 1-D array of at least 2 counts, got shape {arr.shape}")
+        k = arr.size
+        c = check_true_counts(arr, k)
+        n = int(c.sum())
+        if n == 0:
+            raise ValueError("true_counts must sum to at least 1, got 0")
+        count = int(c.max()) if value is None else int(c[check_int(value, "value", minimum=0, maximum=k - 1)])
+        z = _two_sided_z(confidence)
+        floor = z * math.sqrt(cls._variance_floor(count))
+        if accuracy <= floor:
+            raise ValueError(
+                f"accuracy must be in ({floor:.6g}, inf) for {cls.__name__} on a count of {count} at confidence "
+                f"{confidence} (the error no epsilon removes), got {accuracy}"
+            )
+        epsilon = cls._epsilon_for_std(accuracy / z, n, count, k)
+        if not (0.0 < epsilon < math.inf):
+            raise ValueError(
+                f"accuracy must lead to an epsilon in (0, inf), got {accuracy}, which needs epsilon = {epsilon}"
+            )
+        return epsilon
+
+    @classmethod
+    def _variance_floor(cls, count: int) -> float:
+        """The limit of the variance of a count ``count`` as ε → ∞ (0 unless a subclass says otherwise)."""
+        return 0.0
+
+    @classmethod
+    def _epsilon_for_std(cls, std: float, n: int, count: int, k: int) -> float:
+        """The ε at which a count ``count`` out of ``n`` has standard deviation ``std`` (above the floor)."""
+        raise NotImplementedError
 
     def error_pdf(self, x, true_counts) -> np.ndarray:
         """Normal-approximation density of each estimate's error at ``x``, shape (len(x), k).

@@ -1,13 +1,15 @@
-"""Central-model queries over one numeric column: count, clipped sum, mean, histogram.
+"""Central-model queries: count, clipped sum, mean and histogram of a numeric column; counts of categories.
 
 Neighbouring relation: **add/remove one record** (unbounded DP) throughout,
 :data:`RELATION`; the sensitivities come from it (:mod:`dpcore.neighbours`):
 
-* count: 1;
+* count, and count of the rows satisfying a condition decided by each row
+  alone (:func:`dp_count_matching`): 1;
 * sum of values clipped to ``[lower, upper]``: ``max(|lower|, |upper|)``;
 * histogram: one record changes one bin by one, so the vector of counts has L1
   and L2 sensitivity 1 and each bin gets the noise of a single count (parallel
-  composition: the bins are disjoint);
+  composition: the bins are disjoint); the counts of the categories of a
+  categorical column (:func:`dp_category_counts`) are such a histogram;
 * mean: not released directly, but as noisy clipped sum over noisy count, the
   budget split between the two (:func:`split_mean_budget`; sequential
   composition) and the ratio being post-processing.
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcore._roots import root_on_log
 from dpcore.empirical import empirical_error_bound
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace, laplace_sum_pdf
@@ -41,11 +44,13 @@ from dpcore.neighbours import ADD_REMOVE
 from dpcore.validation import (
     as_generator,
     check_bounds,
+    check_category_values,
     check_choice,
     check_delta,
     check_epsilon,
     check_int,
     check_numeric_array,
+    check_positive,
     check_probability,
 )
 
@@ -59,9 +64,12 @@ __all__ = [
     "dp_sum",
     "dp_mean",
     "dp_histogram",
+    "dp_count_matching",
+    "dp_category_counts",
     "noise_mechanism",
     "clipped_sum_sensitivity",
     "split_mean_budget",
+    "mean_epsilon_for_accuracy",
 ]
 
 #: The neighbouring relation of every query in this module: add or remove one record.
@@ -101,13 +109,13 @@ class QueryResult:
 
     Attributes
     ----------
-    query : {"count", "sum", "histogram"}
+    query : {"count", "sum", "histogram", "count_matching", "category_counts"}
     true_value : float or numpy.ndarray
         The exact answer of the query as released (for a sum: of the clipped values).
     noisy_value : float or numpy.ndarray
         ``true_value`` plus one draw of the noise.
     mechanism : Laplace or Gaussian
-        The noise law, per entry for a histogram.
+        The noise law, per entry for a histogram or the counts of categories.
     n : int
         Number of values used (after NaN were dropped).
     dropped_nan : int
@@ -119,6 +127,12 @@ class QueryResult:
         The clipping bounds of a sum.
     bin_edges : numpy.ndarray, optional
         The edges of a histogram's bins.
+    clipped_below, clipped_above : int, optional
+        For a sum or a histogram, how many values lay below the lower bound
+        (the first edge) or above the upper bound (the last edge) and were
+        clipped to it: a histogram counts them in its end bins, so those bins
+        read "≤ first inner edge" and "≥ last inner edge". Exact and not
+        private, like ``unclipped_value``: for teaching what clipping hides.
     """
 
     query: str
@@ -131,6 +145,8 @@ class QueryResult:
     lower: float | None = None
     upper: float | None = None
     bin_edges: np.ndarray | None = None
+    clipped_below: int | None = None
+    clipped_above: int | None = None
 
     @property
     def epsilon(self) -> float:
@@ -399,7 +415,15 @@ def dp_sum(
     arr, dropped = _column(values, nan)
     lower, upper = check_bounds(lower, upper)
     noise = noise_mechanism(epsilon, clipped_sum_sensitivity(lower, upper), mechanism, delta)
-    true = float(np.clip(arr, lower, upper).sum())
+    with np.errstate(over="ignore"):  # an overflowing sum is refused below, not warned about
+        true = float(np.clip(arr, lower, upper).sum())
+        unclipped = float(arr.sum())
+    if not np.isfinite(true):
+        raise ValueError(
+            f"lower and upper must keep the sum of the clipped values finite, got lower={lower} and upper={upper}, "
+            f"whose clipped sum over {arr.size} values overflows"
+        )
+    below, above = _clipped_counts(arr, lower, upper)
     return QueryResult(
         "sum",
         true,
@@ -407,9 +431,11 @@ def dp_sum(
         noise,
         arr.size,
         dropped,
-        unclipped_value=float(arr.sum()),
+        unclipped_value=unclipped,
         lower=lower,
         upper=upper,
+        clipped_below=below,
+        clipped_above=above,
     )
 
 
@@ -467,6 +493,114 @@ def dp_mean(
     )
 
 
+def _clipped_counts(values: np.ndarray, lower: float, upper: float) -> tuple[int, int]:
+    """How many values lie strictly below ``lower`` and strictly above ``upper`` (exact, not private)."""
+    return int(np.count_nonzero(values < lower)), int(np.count_nonzero(values > upper))
+
+
+def mean_epsilon_for_accuracy(
+    accuracy: float,
+    values,
+    lower: float,
+    upper: float,
+    confidence: float = 0.95,
+    *,
+    split: float = 0.5,
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    nan: str = "raise",
+    seed: int = 0,
+    trials: int = 10_000,
+) -> float:
+    """The ε at which :func:`dp_mean`'s Monte-Carlo error bound equals ``accuracy``: ``±accuracy`` at ``confidence``.
+
+    The noisy mean (noisy clipped sum over noisy count) has no closed-form
+    error law, so this solves
+    ``dp_mean(values, lower, upper, ε, ...).error_bound(confidence, seed, trials) = accuracy``
+    for ε: :meth:`MeanResult.error_bound`, the empirical ``confidence``
+    quantile of ``|error|`` over ``trials`` simulated releases
+    (:func:`dpcore.empirical.empirical_error_bound`), with **common random
+    numbers**: every ε reuses the draws of ``seed``, only their scale changes.
+    With Laplace noise both scales are proportional to 1/ε, so each simulated
+    error ``(S + sN₁)/(n + s'N₂) − S/n`` grows in magnitude with ``1/ε`` as long
+    as the noisy count stays above 1 (``d/ds [s/(n + βs)] = n/(n + βs)² > 0``), and
+    so does their quantile: the bound is a continuous, decreasing function of ε,
+    and ``brentq`` (:func:`dpcore._roots.root_on_log`) finds where it crosses
+    ``accuracy``. With Gaussian noise the two σ scale together when
+    ``split = 0.5``; with another split they do not quite, and the bound is
+    monotone only up to that difference. Where a noisy count below 1 is
+    likely (ε of order 1/n and below) the floor at 1 can break the
+    monotonicity; the ε returned is then one where the bound equals ``accuracy``.
+
+    It is a Monte-Carlo answer: another ``seed`` gives another ε, within the
+    sampling error of a quantile (about ``sqrt(c(1 − c)/trials)/f(t)``,
+    :mod:`dpcore.empirical`); with the default 10⁴ trials, a few percent.
+
+    Parameters
+    ----------
+    accuracy : float
+        Target error ``t`` of the mean, in (0, m*), where
+        ``m* = max(upper − m, m − lower)`` for the clipped mean ``m``: the final
+        clip keeps every error within ``m*``, so every ε meets a larger target.
+    values : array_like
+        The column; numbers (NaN handled by ``nan``).
+    lower, upper : float
+        Clipping bounds, finite, ``lower < upper``.
+    confidence : float, default 0.95
+        Probability in (0, 1).
+    split, mechanism, delta, nan
+        As in :func:`dp_mean`; ``delta`` (total δ in (0, 1)) is required for ``"gaussian"``.
+    seed : int, default 0
+        Seed of the simulated releases, in [0, inf), the same at every ε.
+    trials : int, default 10_000
+        Number of simulated releases per evaluation, in [1, inf). Each
+        evaluation costs ``O(trials + n)``; the search takes a few tens.
+
+    Returns
+    -------
+    float
+        ε, with ``dp_mean(values, lower, upper, ε, ...).error_bound(confidence, seed, trials)``
+        equal to ``accuracy`` up to a relative 1e-9.
+
+    Examples
+    --------
+    >>> ages = [23.0, 35.0, 41.0, 19.0, 67.0, 88.0, 52.0, 30.0, 45.0, 61.0] * 100
+    >>> eps = mean_epsilon_for_accuracy(2.0, ages, 0.0, 100.0)
+    >>> round(dp_mean(ages, 0.0, 100.0, eps, 0).error_bound(0.95, 0, 10_000), 9)
+    2.0
+    """
+    accuracy = check_positive(accuracy, "accuracy")
+    confidence = check_probability(confidence, "confidence")
+    seed = check_int(seed, "seed", minimum=0)
+    trials = check_int(trials, "trials", minimum=1)
+    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    split = check_probability(split, "split")
+    arr, _ = _column(values, nan)
+    lower, upper = check_bounds(lower, upper)
+
+    def release(epsilon: float) -> MeanResult:
+        return dp_mean(arr, lower, upper, epsilon, seed, split=split, mechanism=mechanism, delta=delta)
+
+    start = release(1.0)  # also checks delta
+    ceiling = max(upper - start.true_value, start.true_value - lower)
+    if accuracy >= ceiling:
+        raise ValueError(
+            f"accuracy must be in (0, {ceiling:.6g}) for these values and bounds (the clip to [lower, upper] keeps "
+            f"every error within it, so every epsilon meets a larger target), got {accuracy}"
+        )
+    # starting guess from the delta method: the bound is about 2 approx_std, and approx_std ~ 1/epsilon
+    guess = min(max(2.0 * start.approx_std / accuracy, 1e-6), 1e6)
+    return root_on_log(
+        lambda e: release(e).error_bound(confidence, seed, trials) - accuracy,
+        guess,
+        increasing=False,
+        unreachable=(
+            f"accuracy must be below the error bound of the mean as epsilon goes to 0, got {accuracy}: "
+            "every epsilon meets it"
+        ),
+    )
+
+
 def _bin_edges(bins, lower, upper) -> np.ndarray:
     if np.ndim(bins) == 0:
         k = check_int(bins, "bins", minimum=1)
@@ -483,7 +617,16 @@ def _bin_edges(bins, lower, upper) -> np.ndarray:
         raise ValueError(
             f"bins must be an int >= 1 or at least 2 finite, strictly increasing edges, got {edges.tolist()}"
         )
+    check_bounds(edges[0], edges[-1], "bins[0]", "bins[-1]")  # the range of the edges must have a finite width
     return edges
+
+
+def _histogram_noise(epsilon: float, mechanism: str, delta: float | None):
+    """The noise of every count of a histogram: L1 sensitivity for Laplace, L2 for Gaussian, both from :data:`RELATION`."""
+    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
+    # the count vector's L1 sensitivity for Laplace noise, its L2 sensitivity for Gaussian noise
+    sens = RELATION.histogram_l1_sensitivity if mechanism == "laplace" else RELATION.histogram_l2_sensitivity
+    return noise_mechanism(epsilon, sens, mechanism, delta)
 
 
 def dp_histogram(
@@ -513,7 +656,8 @@ def dp_histogram(
         required), or the bin edges (strictly increasing, then leave
         ``lower`` and ``upper`` as None). Edges must be fixed without looking at
         the data. Values outside the edges are clipped into the end bins, so
-        every record is counted once.
+        every record is counted once; how many were is in ``clipped_below``
+        and ``clipped_above`` of the result.
     epsilon : float
         Privacy parameter ε, in (0, inf).
     rng : numpy.random.Generator or int
@@ -526,9 +670,118 @@ def dp_histogram(
     """
     arr, dropped = _column(values, nan)
     edges = _bin_edges(bins, lower, upper)
-    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
-    # the count vector's L1 sensitivity for Laplace noise, its L2 sensitivity for Gaussian noise
-    sens = RELATION.histogram_l1_sensitivity if mechanism == "laplace" else RELATION.histogram_l2_sensitivity
-    noise = noise_mechanism(epsilon, sens, mechanism, delta)
+    noise = _histogram_noise(epsilon, mechanism, delta)
     true = np.histogram(np.clip(arr, edges[0], edges[-1]), bins=edges)[0].astype(np.float64)
-    return QueryResult("histogram", true, noise.release(true, rng), noise, arr.size, dropped, bin_edges=edges)
+    below, above = _clipped_counts(arr, edges[0], edges[-1])
+    return QueryResult(
+        "histogram",
+        true,
+        noise.release(true, rng),
+        noise,
+        arr.size,
+        dropped,
+        bin_edges=edges,
+        clipped_below=below,
+        clipped_above=above,
+    )
+
+
+def _check_mask(mask) -> np.ndarray:
+    arr = np.asarray(mask)
+    if arr.dtype != bool:
+        raise TypeError(
+            f"mask must be a boolean array (True for the rows that satisfy the condition), got dtype {arr.dtype}"
+        )
+    arr = arr.reshape(-1)
+    if arr.size == 0:
+        raise ValueError("mask must contain at least one row, got none")
+    return arr
+
+
+def dp_count_matching(
+    mask, epsilon: float, rng, *, mechanism: str = "laplace", delta: float | None = None
+) -> QueryResult:
+    """Noisy number of rows satisfying a condition ("occupation = Sales", "age ≥ 50"): a counting query.
+
+    ``mask[i]`` says whether row ``i`` satisfies the condition. A counting
+    query has sensitivity 1 under add/remove one record
+    (:attr:`~dpcore.neighbours.NeighbouringRelation.counting_query_sensitivity`
+    of :data:`RELATION`; Dwork & Roth 2014, Definition 3.1 and Section 3.3):
+    one record more or fewer moves the count by at most 1. That holds only when
+    the condition is decided by each row alone, from constants fixed without
+    looking at the data ("age ≥ 50", not "age above the median").
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (n,)
+        True for the rows that satisfy the condition; at least one row. A row
+        with a missing value is simply False (it does not satisfy the condition).
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    rng : numpy.random.Generator or int
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float, optional
+        δ in (0, 1), required for ``"gaussian"``.
+
+    Returns
+    -------
+    QueryResult
+        ``query == "count_matching"``; ``n`` is the number of rows.
+
+    Examples
+    --------
+    >>> r = dp_count_matching([True, False, True], 1.0, 0)
+    >>> r.true_value, r.mechanism.scale  # Laplace scale 1/ε
+    (2.0, 1.0)
+    """
+    arr = _check_mask(mask)
+    noise = noise_mechanism(epsilon, RELATION.counting_query_sensitivity, mechanism, delta)
+    true = float(np.count_nonzero(arr))
+    return QueryResult("count_matching", true, noise.release(true, rng), noise, arr.size)
+
+
+def dp_category_counts(
+    codes, k: int, epsilon: float, rng, *, mechanism: str = "laplace", delta: float | None = None
+) -> QueryResult:
+    """Noisy count of every category of a categorical column, each with the full ε (parallel composition).
+
+    The counts of the ``k`` categories are a histogram over disjoint bins:
+    one record falls in one category, so under add/remove one record the count
+    vector has L1 and L2 sensitivity 1 (:data:`RELATION`) and every category gets
+    the noise of a single count (Dwork & Roth 2014, Section 3.3, "histogram
+    queries"). This is the central counterpart of the local frequency
+    oracles (:class:`~dpcore.randomized_response.GRR`, :class:`~dpcore.unary_encoding.OUE`),
+    which answer the same counts from the same codes; note that the local
+    oracles are ε-LDP under replace-one, the central release ε-DP under add/remove one.
+
+    Parameters
+    ----------
+    codes : array_like of int, shape (n,)
+        The category of each row, integers in [0, k); at least one row.
+    k : int
+        Number of categories, in [1, inf). Fixed without looking at the
+        data (the list of possible values), or the categories seen would leak.
+    epsilon : float
+        Privacy parameter ε, in (0, inf).
+    rng : numpy.random.Generator or int
+    mechanism : {"laplace", "gaussian"}, default "laplace"
+    delta : float, optional
+        δ in (0, 1), required for ``"gaussian"``.
+
+    Returns
+    -------
+    QueryResult
+        ``query == "category_counts"``; ``true_value`` and ``noisy_value`` of shape (k,).
+
+    Examples
+    --------
+    >>> dp_category_counts([0, 2, 2, 1, 2], 3, 1.0, 0).true_value.tolist()
+    [1.0, 1.0, 3.0]
+    """
+    k = check_int(k, "k", minimum=1)
+    arr = check_category_values(codes, k, "codes")
+    if arr.size == 0:
+        raise ValueError("codes must contain at least one row, got none")
+    noise = _histogram_noise(epsilon, mechanism, delta)
+    true = np.bincount(arr, minlength=k).astype(np.float64)
+    return QueryResult("category_counts", true, noise.release(true, rng), noise, arr.size)

@@ -76,6 +76,16 @@ class GRR(FrequencyOracle):
         """
         return min(1.0, self.k * self.q)
 
+    @classmethod
+    def _epsilon_for_std(cls, std: float, n: int, count: int, k: int) -> float:
+        # Var = n (e^ε + k − 2)/(e^ε − 1)² + c (k − 2)/(e^ε − 1) (FrequencyOracle.variance with GRR's p, q);
+        # with u = 1/(e^ε − 1), e^ε + k − 2 = 1/u + k − 1, so Var = a u² + b u, a = n(k−1), b = n + c(k−2).
+        # The positive root of a u² + b u − s² = 0, u = 2s²/(b + sqrt(b² + 4as²)), divided through by s so
+        # that neither a tiny nor a huge s over- or underflows; then ε = ln(1 + 1/u).
+        a, b = n * (k - 1.0), n + count * (k - 2.0)
+        u = 2.0 * std / (b / std + math.hypot(b / std, 2.0 * math.sqrt(a)))
+        return math.log1p(1.0 / u) if u > 0 else math.inf
+
     def perturb(self, values, rng) -> np.ndarray:
         """Randomize each user's value; returns an int array of reports, shape (n,).
 

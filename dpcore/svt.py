@@ -20,7 +20,8 @@ sensitivity Δ each (neighbouring data sets move every answer by at most Δ).
 Every noise scale is named once, here, and the functions draw with it:
 :func:`above_threshold_scales` (``2Δ/ε`` and ``4Δ/ε``), :func:`sparse_scales`
 (the same at ε/c), :func:`naive_scale` (``kΔ/ε``, k releases at ε/k each) and
-:func:`svt_noise_scales` (range queries against the naive release).
+:func:`svt_noise_scales` (range queries against the naive release);
+:func:`svt_epsilon_for_accuracy` inverts the error of the answers.
 
 Pitfalls (Lyu, Su & Li, Sections 3-4): variants that add no noise to the
 answers, whose answer noise does not grow with ``c``, that never refresh the
@@ -46,9 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.laplace import sample_laplace
+from dpcore.laplace import Laplace, sample_laplace
 from dpcore.validation import (
     as_generator,
+    check_choice,
     check_epsilon,
     check_finite_real,
     check_int,
@@ -69,6 +71,7 @@ __all__ = [
     "naive_range_query",
     "SVTScales",
     "svt_noise_scales",
+    "svt_epsilon_for_accuracy",
 ]
 
 # Largest number of (trial, query) noise draws held in memory at once by the trial-vectorised
@@ -428,3 +431,50 @@ def svt_noise_scales(n: int, c: int, epsilon: float, sensitivity: float = 1.0) -
         answer=naive_scale(epsilon / 2.0, c, sensitivity),
         naive=naive_scale(epsilon, n, sensitivity),
     )
+
+
+def svt_epsilon_for_accuracy(
+    accuracy: float,
+    n: int,
+    c: int,
+    confidence: float = 0.95,
+    sensitivity: float = 1.0,
+    *,
+    release: str = "svt",
+) -> float:
+    """The smallest total ε at which each answer of a range-query release is within ``accuracy`` at ``confidence``.
+
+    The answers carry Laplace noise of scale ``svt_noise_scales(n, c, ε).answer = 2cΔ/ε``
+    (``release="svt"``: :func:`range_query_svt`) or ``.naive = nΔ/ε``
+    (``release="naive"``: :func:`naive_range_query`); its error bound is
+    :meth:`dpcore.laplace.Laplace.error_bound`. Both scales are proportional to
+    ``1/ε``, so this is :meth:`~dpcore.laplace.Laplace.epsilon_for_accuracy` with the scale
+    at ε = 1 as its sensitivity: ``ε = (2cΔ or nΔ) · ln(1/(1 − confidence)) / accuracy``,
+    the exact inverse of the page's ``Laplace(svt_noise_scales(n, c, ε).answer).error_bound(confidence)``.
+    It covers only the answers' noise: which queries SVT finds is another
+    matter (Dwork & Roth 2014, Theorem 3.24, bounds that part).
+
+    Parameters
+    ----------
+    accuracy : float
+        Target error of each released answer, in (0, inf).
+    n : int
+        Number of queries, at least 1 (used by ``"naive"``).
+    c : int
+        Largest number of positives, at least 1 (used by ``"svt"``).
+    confidence : float, default 0.95
+        Probability in (0, 1).
+    sensitivity : float, default 1.0
+        Sensitivity Δ of every query, in (0, inf).
+    release : {"svt", "naive"}, default "svt"
+
+    Examples
+    --------
+    >>> eps = svt_epsilon_for_accuracy(10.0, 20, 3)
+    >>> round(Laplace(svt_noise_scales(20, 3, eps).answer).error_bound(0.95), 12)
+    10.0
+    """
+    release = check_choice(release, "release", ("svt", "naive"))
+    scales_at_one = svt_noise_scales(n, c, 1.0, sensitivity)
+    scale_at_one = scales_at_one.answer if release == "svt" else scales_at_one.naive
+    return Laplace.epsilon_for_accuracy(accuracy, confidence, sensitivity=scale_at_one)

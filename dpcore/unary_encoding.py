@@ -147,6 +147,11 @@ class SUE(UnaryEncoding):
         # expit(x) - expit(-x) = tanh(x/2), with x = eps/2
         return math.tanh(self.epsilon / 4.0)
 
+    @classmethod
+    def _epsilon_for_std(cls, std: float, n: int, count: int, k: int) -> float:
+        # p + q = 1 and q(1−q)/(p−q)² = pq/tanh²(ε/4) = 1/(4 sinh²(ε/4)): Var = n/(4 sinh²(ε/4)) for every value
+        return 4.0 * math.asinh(math.sqrt(n) / (2.0 * std))
+
 
 @dataclass(frozen=True)
 class OUE(UnaryEncoding):
@@ -176,3 +181,15 @@ class OUE(UnaryEncoding):
     def p_minus_q(self) -> float:
         # 1/2 - 1/(e^eps + 1) = tanh(eps/2) / 2
         return 0.5 * math.tanh(self.epsilon / 2.0)
+
+    @classmethod
+    def _variance_floor(cls, count: int) -> float:
+        # 1 − p − q = p − q, so the count term of the variance is c at every ε
+        return float(count)
+
+    @classmethod
+    def _epsilon_for_std(cls, std: float, n: int, count: int, k: int) -> float:
+        # q(1−q) = 1/(4 cosh²(ε/2)) and (p−q)² = tanh²(ε/2)/4: Var = n/sinh²(ε/2) + c, so
+        # sinh(ε/2) = sqrt(n / (s² − c)), with s² − c = (s − √c)(s + √c) > 0 checked by the caller
+        root_c = math.sqrt(count)
+        return 2.0 * math.asinh(math.sqrt(n) / math.sqrt((std - root_c) * (std + root_c)))

@@ -109,11 +109,29 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
 
 
 def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper") -> tuple[float, float]:
-    """Return finite ``(lower, upper)`` with lower < upper."""
+    """Return finite ``(lower, upper)`` with lower < upper and a finite width ``upper − lower``.
+
+    Two finite bounds can still be too far apart for a float: ``1e308 − (−1e308)``
+    overflows to ``inf``, and every rescaling by the width (``(x − lower)/width``)
+    or grid over the range would then turn into NaN far from here. Such bounds
+    are refused at once. (A finite width can still be too wide to square:
+    code that needs ``width²`` computes ``width · sqrt(...)`` instead.)
+
+    Examples
+    --------
+    >>> check_bounds(-1e308, 1e308)
+    Traceback (most recent call last):
+    ...
+    ValueError: upper - lower must be finite, got lower=-1e+308 and upper=1e+308
+    """
     lower = check_finite_real(lower, lower_name)
     upper = check_finite_real(upper, upper_name)
     if not lower < upper:
         raise ValueError(f"{lower_name} must be below {upper_name}, got {lower_name}={lower} and {upper_name}={upper}")
+    if not np.isfinite(upper - lower):
+        raise ValueError(
+            f"{upper_name} - {lower_name} must be finite, got {lower_name}={lower} and {upper_name}={upper}"
+        )
     return lower, upper
 
 

@@ -13,6 +13,7 @@ from dpcore.accounting import (
     epsilon_curve,
     gaussian_epsilon,
     methods_for,
+    plan_epsilon,
     plan_noise,
     vectorised_vs_sequential,
 )
@@ -228,3 +229,59 @@ def test_root_search_gives_up_with_a_sentence():
 
     with pytest.raises(ValueError, match="no noise level reaches this epsilon"):
         _root_on_log(lambda x: 1.0, 1.0, 1e-12)  # never changes sign
+
+
+# ---------------------------------------------------------------- the total ε of k answers from the accuracy each needs
+
+PLAN_CASES = [("laplace", m) for m in ("basic", "advanced", "rdp", "zcdp", "pld")] + [("gaussian", m) for m in METHODS]
+
+
+@pytest.mark.parametrize("family, method", PLAN_CASES)
+@pytest.mark.parametrize("k", [1, 10, 200])
+def test_plan_epsilon_is_the_inverse_of_plan_noise(family, method, k):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OrderGridEdgeWarning)
+        df = plan_epsilon(family, 5.0, k, 1e-6, confidence=0.9, sensitivity=2.0, methods=[method])
+        (row,) = df.itertuples()
+        back = plan_noise(family, row.epsilon, 1e-6, k, method, 2.0)
+    assert (back.scale if family == "laplace" else back.sigma) == pytest.approx(row.noise, rel=1e-6)
+    # and that noise meets the accuracy exactly: ±5 at 90 %
+    assert df.attrs["mechanism"].error_bound(0.9) == pytest.approx(5.0, rel=1e-12)
+
+
+def test_plan_epsilon_table_and_closed_forms():
+    df = plan_epsilon("laplace", 3.0, 10, 1e-5, sensitivity=2.0, methods=["basic", "zcdp"])
+    assert list(df.columns) == ["method", "epsilon", "noise"] and df["method"].tolist() == ["basic", "zcdp"]
+    b = 3.0 / np.log(20.0)  # P(|Lap(b)| > t) = e^{−t/b} = 0.05
+    np.testing.assert_allclose(df["noise"], b, rtol=1e-15)
+    assert df["epsilon"][0] == pytest.approx(10 * 2.0 / b, rel=1e-14)  # basic: k Δ / b
+    g = plan_epsilon("gaussian", 3.0, 10, 1e-5, methods="exact")
+    sigma = 3.0 / 1.959963984540054  # σ = t / Φ⁻¹(0.975)
+    assert g["noise"][0] == pytest.approx(sigma, rel=1e-14)
+    assert g["epsilon"][0] == pytest.approx(gaussian_epsilon(sigma, 10, 1e-5), rel=1e-12)
+    # defaults: the methods of epsilon_curve, and the tighter accountings need less ε for the same accuracy
+    d = plan_epsilon("gaussian", 3.0, 50, 1e-5).set_index("method")["epsilon"]
+    assert list(d.index) == ["basic", "advanced", "rdp", "zcdp", "exact"]
+    assert d["exact"] <= d["rdp"] <= d["basic"]
+
+
+def test_plan_epsilon_more_accuracy_costs_more_epsilon():
+    eps = [plan_epsilon("gaussian", a, 20, 1e-6, methods="exact")["epsilon"][0] for a in (0.5, 1.0, 2.0, 4.0)]
+    assert np.all(np.diff(eps) < 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"mechanism": "cauchy"}, "mechanism must be one of"),
+        ({"accuracy": 0.0}, r"accuracy must be in \(0, inf\), got 0.0"),
+        ({"k": 0}, r"k must be an integer in \[1, inf\], got 0"),
+        ({"delta": 1.0}, r"delta must be in \(0, 1\), got 1.0"),
+        ({"confidence": 1.0}, r"confidence must be in \(0, 1\), got 1.0"),
+        ({"methods": ["exact"]}, "methods must be one of"),  # no exact accounting for Laplace
+    ],
+)
+def test_plan_epsilon_bad_input(kwargs, message):
+    args = {"mechanism": "laplace", "accuracy": 1.0, "k": 5, "delta": 1e-6} | kwargs
+    with pytest.raises(ValueError, match=message):
+        plan_epsilon(**args)

@@ -1,6 +1,7 @@
 """Tests for dpcore.clipping: clipping queries, the SVT clipping bound, the automatic mean, candidate ladders."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -216,3 +217,21 @@ def test_auto_mean_result_checks_its_epsilon():
     r = auto_mean([1.0, 2.0], [1.0, 5.0], 1.0, 0)
     with pytest.raises(ValueError, match=r"epsilon must be in \(0, inf\), got 0.0"):
         type(r)(**{**r.__dict__, "epsilon": 0.0})
+
+
+def test_candidates_whose_clipped_sums_overflow_are_refused():
+    # three values clipped to [0, 1e308] can sum to 3e308 > the largest float: the answers would be inf − inf = NaN
+    values = [1e308, 1e308, 5.0]
+    limit = np.finfo(np.float64).max / 3 - 1.0
+    for call in (
+        lambda: clipping_queries(values, [1.0, 1e308]),
+        lambda: auto_mean(values, [1.0, 1e308], 1.0, 0),
+        lambda: choose_clipping_bound(values, [1.0, 1e308], 1.0, 0),
+    ):
+        with pytest.raises(
+            ValueError, match=re.escape(f"candidates must be at most {limit:.6g} for a column of 3 values")
+        ):
+            call()
+    # huge data with small candidates is fine: the sums read are of clipped values
+    np.testing.assert_array_equal(clipping_queries(values, [1.0, 2.0]), [-3.0, -3.0])
+    assert np.all(np.isfinite(clipping_queries(values, [limit / 2])))

@@ -42,7 +42,9 @@ from dpcore import (
     auto_mean,
     choose_clipping_bound,
     classic_gaussian_sigma,
+    dp_category_counts,
     dp_count,
+    dp_count_matching,
     dp_histogram,
     dp_mean,
     dp_sum,
@@ -108,6 +110,8 @@ CALLS = {
     "dpcore.queries.dp_sum": {"epsilon": lambda e: dp_sum(COLUMN, 0.0, 10.0, e, 0)},
     "dpcore.queries.dp_mean": {"epsilon": lambda e: dp_mean(COLUMN, 0.0, 10.0, e, 0)},
     "dpcore.queries.dp_histogram": {"epsilon": lambda e: dp_histogram(COLUMN, 3, e, 0, lower=0.0, upper=9.0)},
+    "dpcore.queries.dp_count_matching": {"epsilon": lambda e: dp_count_matching([True, False, True], e, 0)},
+    "dpcore.queries.dp_category_counts": {"epsilon": lambda e: dp_category_counts([0, 2, 1], 3, e, 0)},
     "dpcore.queries.noise_mechanism": {"epsilon": lambda e: noise_mechanism(e, 1.0)},
     "dpcore.queries.split_mean_budget": {"epsilon": lambda e: split_mean_budget(e, 0.5, 1e-6)},
     # noise

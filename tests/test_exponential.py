@@ -5,7 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from dpcore import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from dpcore import (
+    exponential_epsilon_for_accuracy,
+    exponential_error_bound,
+    exponential_mechanism,
+    exponential_probabilities,
+)
 from tests.tolerances import Z
 
 
@@ -113,3 +118,36 @@ def test_bad_input(call, message):
 def test_non_numeric_scores():
     with pytest.raises(TypeError, match="scores must be numeric"):
         exponential_probabilities(["a", "b"], 1.0)
+
+
+@pytest.mark.parametrize("n_candidates", [1, 2, 15, 10**6])
+@pytest.mark.parametrize("sensitivity", [0.5, 1.0, 40.0])
+@pytest.mark.parametrize("confidence", [0.5, 0.95, 0.9999])
+def test_epsilon_for_accuracy_inverts_the_error_bound(n_candidates, sensitivity, confidence):
+    for accuracy in (1e-3, 2.0, 500.0):
+        eps = exponential_epsilon_for_accuracy(accuracy, n_candidates, sensitivity, confidence)
+        # ε = 2Δ (ln n − ln(1 − c)) / t (Dwork & Roth 2014, Theorem 3.11 solved for ε)
+        expected = 2 * sensitivity * (math.log(n_candidates) - math.log1p(-confidence)) / accuracy
+        assert eps == pytest.approx(expected, rel=1e-14)
+        assert exponential_error_bound(n_candidates, eps, sensitivity, confidence) == pytest.approx(accuracy, rel=1e-12)
+
+
+def test_epsilon_for_accuracy_is_monotone():
+    eps = [exponential_epsilon_for_accuracy(t, 20) for t in np.geomspace(0.1, 1e4, 30)]
+    assert np.all(np.diff(eps) < 0)
+    # more candidates need more ε for the same shortfall
+    assert exponential_epsilon_for_accuracy(5.0, 100) > exponential_epsilon_for_accuracy(5.0, 10)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((0.0, 5), r"accuracy must be in \(0, inf\), got 0.0"),
+        ((1.0, 0), r"n_candidates must be an integer in \[1, inf\], got 0"),
+        ((1.0, 5, -1.0), r"sensitivity must be in \(0, inf\), got -1.0"),
+        ((1.0, 5, 1.0, 1.0), r"confidence must be in \(0, 1\), got 1.0"),
+    ],
+)
+def test_epsilon_for_accuracy_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        exponential_epsilon_for_accuracy(*args)

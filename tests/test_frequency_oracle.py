@@ -155,3 +155,81 @@ def test_error_pdf_is_the_normal_density_with_the_exact_variance():
     sd = np.sqrt(m.variance(COUNTS))
     expected = np.exp(-0.5 * (x[:, None] / sd) ** 2) / (sd * np.sqrt(2 * np.pi))
     np.testing.assert_allclose(m.error_pdf(x, COUNTS), expected, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- ε from the accuracy wanted
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+@pytest.mark.parametrize("value", [None, 0, 3, 7])
+@pytest.mark.parametrize("confidence", [0.5, 0.95, 0.999])
+def test_epsilon_for_accuracy_inverts_error_bound(cls, value, confidence):
+    for accuracy in (80.0, 150.0, 1_000.0, 1e5):  # above OUE's floor z sqrt(400) <= 66 for these confidences
+        eps = cls.epsilon_for_accuracy(accuracy, COUNTS, confidence, value)
+        bounds = cls(eps, 8).error_bound(COUNTS, confidence)
+        got = bounds.max() if value is None else bounds[value]
+        assert got == pytest.approx(accuracy, rel=1e-9)
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_epsilon_for_accuracy_decreases_with_the_accuracy_asked(cls):
+    targets = np.geomspace(60.0, 1e6, 40)
+    eps = [cls.epsilon_for_accuracy(t, COUNTS) for t in targets]
+    assert np.all(np.diff(eps) < 0)
+    # and error_bound decreases in ε: the inverse is of a monotone function
+    bounds = [cls(e, 8).error_bound(COUNTS).max() for e in np.geomspace(0.01, 20.0, 40)]
+    assert np.all(np.diff(bounds) < 0)
+
+
+def test_epsilon_for_accuracy_closed_forms():
+    n, z = 1000, 1.959963984540054  # Φ⁻¹(0.975)
+    # SUE: Var = n / (4 sinh²(ε/4)), so ε = 4 asinh(z sqrt(n) / (2t))
+    assert SUE.epsilon_for_accuracy(100.0, COUNTS) == pytest.approx(4 * math.asinh(z * math.sqrt(n) / 200), rel=1e-12)
+    # OUE: Var = n / sinh²(ε/2) + c, so ε = 2 asinh(sqrt(n / ((t/z)² − c)))
+    c = 400
+    assert OUE.epsilon_for_accuracy(100.0, COUNTS, value=0) == pytest.approx(
+        2 * math.asinh(math.sqrt(n / ((100 / z) ** 2 - c))), rel=1e-12
+    )
+    # GRR: Var = n (e^ε + k − 2)/(e^ε − 1)² + c (k − 2)/(e^ε − 1) (Wang et al. 2017, Sec. 4.1 with the count term)
+    eps = GRR.epsilon_for_accuracy(100.0, COUNTS, value=0)
+    e = math.exp(eps)
+    var = n * (e + 8 - 2) / (e - 1) ** 2 + c * (8 - 2) / (e - 1)
+    assert z * math.sqrt(var) == pytest.approx(100.0, rel=1e-12)
+
+
+def test_epsilon_for_accuracy_takes_the_largest_error_by_default():
+    # the error grows with the count (1 − p − q >= 0), so the default is the largest count's ε
+    for cls in (GRR, OUE):
+        assert cls.epsilon_for_accuracy(200.0, COUNTS) == cls.epsilon_for_accuracy(200.0, COUNTS, value=0)
+        assert cls.epsilon_for_accuracy(200.0, COUNTS, value=7) < cls.epsilon_for_accuracy(200.0, COUNTS, value=0)
+    # SUE's error is the same for every value
+    assert SUE.epsilon_for_accuracy(200.0, COUNTS, value=7) == pytest.approx(SUE.epsilon_for_accuracy(200.0, COUNTS))
+
+
+def test_oue_accuracy_has_a_floor():
+    # OUE keeps a holder's bit with probability 1/2 at any ε: Var -> c, the error never falls below z sqrt(c)
+    z = 1.959963984540054
+    floor = z * math.sqrt(400)
+    with pytest.raises(ValueError, match=rf"accuracy must be in \({floor:.6g}, inf\) for OUE on a count of 400"):
+        OUE.epsilon_for_accuracy(floor, COUNTS)
+    assert OUE(60.0, 8).error_bound(COUNTS)[0] == pytest.approx(floor, rel=1e-12)  # the limit as ε -> ∞
+    # just above it, a large but finite ε; GRR and SUE have no floor
+    assert 10 < OUE.epsilon_for_accuracy(floor * 1.0001, COUNTS) < 60
+    assert GRR.epsilon_for_accuracy(1.0, COUNTS) > 0 and SUE.epsilon_for_accuracy(1.0, COUNTS) > 0
+
+
+@pytest.mark.parametrize(
+    "args, exc, message",
+    [
+        ((0.0, COUNTS), ValueError, r"accuracy must be in \(0, inf\), got 0.0"),
+        ((10.0, [5]), ValueError, r"true_counts must be a 1-D array of at least 2 counts, got shape \(1,\)"),
+        ((10.0, [0, 0, 0]), ValueError, "true_counts must sum to at least 1, got 0"),
+        ((10.0, [1, -1]), ValueError, "true_counts must hold non-negative integers"),
+        ((10.0, COUNTS, 0.95, 8), ValueError, r"value must be an integer in \[0, 7\], got 8"),
+        ((10.0, COUNTS, 1.0), ValueError, r"confidence must be in \(0, 1\), got 1.0"),
+    ],
+)
+@pytest.mark.parametrize("cls", ORACLES)
+def test_epsilon_for_accuracy_bad_input(cls, args, exc, message):
+    with pytest.raises(exc, match=message):
+        cls.epsilon_for_accuracy(*args)

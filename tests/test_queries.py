@@ -5,7 +5,19 @@ import math
 import numpy as np
 import pytest
 
-from dpcore import Gaussian, Laplace, MeanResult, QueryResult, dp_count, dp_histogram, dp_mean, dp_sum
+from dpcore import (
+    Gaussian,
+    Laplace,
+    MeanResult,
+    QueryResult,
+    dp_category_counts,
+    dp_count,
+    dp_count_matching,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    mean_epsilon_for_accuracy,
+)
 from dpcore.queries import clipped_sum_sensitivity
 from tests.tolerances import Z
 
@@ -236,3 +248,183 @@ def test_split_mean_budget_and_dp_mean_spend_the_same():
         split_mean_budget(1.0, 0.0)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 2.0"):
         split_mean_budget(1.0, 0.5, 2.0)
+
+
+# ---------------------------------------------------------------- clipping shown, counts of conditions and categories
+
+
+def test_histogram_and_sum_record_how_many_values_were_clipped(rng):
+    # AGES: 120 lies above 100, nothing below 0; with edges [20, 50]: 19 below, 52 67 88 120 above
+    r = dp_histogram(AGES, 5, 1.0, rng, lower=0, upper=100)
+    assert (r.clipped_below, r.clipped_above) == (0, 1)
+    r2 = dp_histogram(AGES, [20, 35, 50], 1.0, rng)
+    assert (r2.clipped_below, r2.clipped_above) == (1, 4)
+    # the end bins hold exactly the clipped values plus those inside them
+    inside_last = np.count_nonzero((AGES >= 35) & (AGES <= 50))
+    assert r2.true_value[-1] == inside_last + r2.clipped_above
+    # a value on an edge is not clipped (np.histogram closes the last bin)
+    on_edges = dp_histogram([20.0, 50.0], [20, 35, 50], 1.0, rng)
+    assert (on_edges.clipped_below, on_edges.clipped_above) == (0, 0)
+    s = dp_sum(AGES, 20, 60, 1.0, rng)
+    assert (s.clipped_below, s.clipped_above) == (int(np.sum(AGES < 20)), int(np.sum(AGES > 60))) == (1, 3)
+    assert dp_count(AGES, 1.0, rng).clipped_below is None  # nothing is clipped by a count
+
+
+def test_count_matching_is_a_counting_query(rng):
+    mask = AGES >= 50
+    r = dp_count_matching(mask, 0.5, rng)
+    assert r.query == "count_matching" and r.n == AGES.size
+    assert r.true_value == 4.0  # 67, 88, 52, 120
+    assert r.mechanism == Laplace(scale=2.0, sensitivity=1.0)  # b = 1/ε: sensitivity 1 under add/remove
+    g = dp_count_matching(mask, 1.0, rng, mechanism="gaussian", delta=1e-6)
+    assert g.mechanism == Gaussian.from_epsilon_delta(1.0, 1e-6, 1.0)
+    # adding or removing one row moves the count by at most 1 (the sensitivity the noise uses)
+    assert abs(np.count_nonzero(np.append(mask, True)) - np.count_nonzero(mask)) == 1
+    assert dp_count_matching(np.zeros(3, dtype=bool), 1.0, rng).true_value == 0.0
+
+
+def test_count_matching_simulation_follows_the_laplace_law(rng):
+    r = dp_count_matching(AGES < 40, 0.25, rng)
+    trials = 100_000
+    err = r.simulate_errors(trials, rng)
+    c = 0.95
+    assert abs(np.mean(np.abs(err) <= r.error_bound(c)) - c) <= Z * math.sqrt(c * (1 - c) / trials)
+
+
+@pytest.mark.parametrize(
+    "mask, exc, message",
+    [
+        ([1, 0, 1], TypeError, "mask must be a boolean array"),
+        (np.array([], dtype=bool), ValueError, "mask must contain at least one row, got none"),
+    ],
+)
+def test_count_matching_refuses_bad_masks(mask, exc, message):
+    with pytest.raises(exc, match=message):
+        dp_count_matching(mask, 1.0, 0)
+
+
+def test_category_counts_are_a_histogram_of_codes(rng):
+    codes = np.array([0, 2, 2, 1, 2, 4, 0])
+    r = dp_category_counts(codes, 5, 1.0, rng)
+    assert r.query == "category_counts" and r.n == 7
+    np.testing.assert_array_equal(r.true_value, [2, 1, 3, 0, 1])  # a category with no row still gets a count
+    assert r.mechanism == Laplace(scale=1.0, sensitivity=1.0)  # L1 sensitivity 1: parallel composition
+    g = dp_category_counts(codes, 5, 1.0, rng, mechanism="gaussian", delta=1e-6)
+    assert g.mechanism.sensitivity == 1.0  # L2 sensitivity 1 under add/remove one record
+    assert g.mechanism == Gaussian.from_epsilon_delta(1.0, 1e-6, 1.0)
+    # the same answer as a histogram of the codes with one bin per category
+    h = dp_histogram(codes.astype(float), np.arange(6) - 0.5, 1.0, rng)
+    np.testing.assert_array_equal(h.true_value, r.true_value)
+    assert h.mechanism == r.mechanism
+
+
+def test_category_counts_compare_with_a_local_oracle_on_the_same_codes(rng):
+    from dpcore import GRR
+
+    codes = np.random.default_rng(5).integers(0, 6, size=5_000)
+    central = dp_category_counts(codes, 6, 1.0, rng)
+    local = GRR(1.0, 6)
+    trials = 20_000
+    sims = central.simulate(trials, rng)
+    assert sims.shape == (trials, 6)
+    # every category's noise is Lap(1/ε): variance 2/ε²
+    err = sims - central.true_value
+    assert abs(err.var() / 2.0 - 1) <= Z * math.sqrt(5.0 / err.size)
+    # the local oracle on the same counts has a variance orders of magnitude larger
+    assert np.all(local.variance(central.true_value.astype(int)) > 100 * central.mechanism.variance)
+
+
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (lambda: dp_category_counts([0, 3], 3, 1.0, 0), ValueError, r"codes must hold integers in \[0, 3\), got 3"),
+        (lambda: dp_category_counts([], 3, 1.0, 0), ValueError, "codes must contain at least one row"),
+        (lambda: dp_category_counts([0, 1], 0, 1.0, 0), ValueError, r"k must be an integer in \[1, inf\], got 0"),
+        (lambda: dp_category_counts([0.5], 2, 1.0, 0), ValueError, "codes must hold integers"),
+        (lambda: dp_category_counts([0], 2, 1.0, 0, mechanism="gaussian"), ValueError, "delta must be in"),
+    ],
+)
+def test_category_counts_bad_input(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+# ---------------------------------------------------------------- bounds too far apart for a float
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dp_sum(AGES, -1e308, 1e308, 1.0, 0),
+        lambda: dp_mean(AGES, -1e308, 1e308, 1.0, 0),
+        lambda: dp_histogram(AGES, 4, 1.0, 0, lower=-1e308, upper=1e308),
+        lambda: clipped_sum_sensitivity(-1e308, 1e308),
+    ],
+)
+def test_bounds_whose_width_overflows_are_refused(call):
+    with pytest.raises(ValueError, match=r"upper - lower must be finite, got lower=-1e\+308 and upper=1e\+308"):
+        call()
+
+
+def test_histogram_edges_whose_range_overflows_are_refused():
+    # each gap is finite, the range is not
+    with pytest.raises(ValueError, match=r"bins\[-1\] - bins\[0\] must be finite"):
+        dp_histogram(AGES, [-1e308, 0.0, 1e308], 1.0, 0)
+
+
+def test_sum_whose_clipped_total_overflows_is_refused():
+    # the width 1e308 is finite, but three values clipped to it sum past the largest float
+    with pytest.raises(ValueError, match="lower and upper must keep the sum of the clipped values finite"):
+        dp_sum([1e308, 1e308, 1e308], 0.0, 1e308, 1e300, 0)
+
+
+# ---------------------------------------------------------------- ε of a mean from the accuracy wanted
+
+BIG = np.random.default_rng(11).integers(17, 91, size=5_000).astype(float)
+
+
+@pytest.mark.parametrize(
+    "mechanism, delta, split", [("laplace", None, 0.5), ("laplace", None, 0.3), ("gaussian", 1e-6, 0.5)]
+)
+@pytest.mark.parametrize("accuracy", [0.1, 1.0, 10.0])
+def test_mean_epsilon_for_accuracy_round_trip(mechanism, delta, split, accuracy):
+    eps = mean_epsilon_for_accuracy(
+        accuracy, BIG, 0, 100, 0.9, split=split, mechanism=mechanism, delta=delta, seed=3, trials=4_000
+    )
+    m = dp_mean(BIG, 0, 100, eps, 0, split=split, mechanism=mechanism, delta=delta)
+    assert m.error_bound(0.9, 3, 4_000) == pytest.approx(accuracy, rel=1e-9)
+
+
+@pytest.mark.parametrize("mechanism, delta", [("laplace", None), ("gaussian", 1e-6)])
+def test_mean_error_bound_is_monotone_in_epsilon_with_common_random_numbers(mechanism, delta):
+    grid = np.geomspace(1e-3, 10.0, 60)
+    bounds = [dp_mean(BIG, 0, 100, e, 0, mechanism=mechanism, delta=delta).error_bound(0.95, 7, 2_000) for e in grid]
+    assert np.all(np.diff(bounds) <= 0)
+    # negative control: fresh random numbers at each ε make the curve jagged
+    fresh = [dp_mean(BIG, 0, 100, e, 0).error_bound(0.95, i, 2_000) for i, e in enumerate(np.linspace(1.0, 1.05, 30))]
+    assert np.any(np.diff(fresh) > 0)
+
+
+def test_mean_epsilon_for_accuracy_is_monotone_and_scales_like_one_over_accuracy():
+    targets = [0.05, 0.2, 1.0, 5.0]
+    eps = [mean_epsilon_for_accuracy(t, BIG, 0, 100, trials=2_000) for t in targets]
+    assert np.all(np.diff(eps) < 0)
+    # with Laplace noise and n large the error is ~ (Z_S − m Z_C)/n ∝ 1/ε: ε·accuracy nearly constant
+    products = np.array(eps) * np.array(targets)
+    assert np.ptp(products) / products.mean() < 0.05
+
+
+def test_mean_epsilon_for_accuracy_refusals():
+    m = np.clip(BIG, 0, 100).mean()
+    ceiling = max(100 - m, m)
+    with pytest.raises(ValueError, match=rf"accuracy must be in \(0, {ceiling:.6g}\)"):
+        mean_epsilon_for_accuracy(ceiling, BIG, 0, 100)
+    with pytest.raises(ValueError, match=r"accuracy must be in \(0, inf\), got 0.0"):
+        mean_epsilon_for_accuracy(0.0, BIG, 0, 100)
+    with pytest.raises(ValueError, match="delta must be in"):
+        mean_epsilon_for_accuracy(1.0, BIG, 0, 100, mechanism="gaussian")
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, inf\]"):
+        mean_epsilon_for_accuracy(1.0, BIG, 0, 100, seed=-1)
+    # the answer depends on the seed only through the sampling error of a quantile (a few percent at 10^4 trials)
+    a, b = (mean_epsilon_for_accuracy(1.0, BIG, 0, 100, seed=s) for s in (0, 1))
+    assert a != b and abs(a / b - 1) < 0.1

@@ -14,6 +14,7 @@ from dpcore import (
     range_query_svt,
     sparse,
     sparse_trials,
+    svt_epsilon_for_accuracy,
     svt_noise_scales,
 )
 from tests.svt_law import above_threshold_probabilities, event_counts
@@ -318,3 +319,31 @@ def test_the_functions_draw_with_the_named_scales(monkeypatch):
         ("naive_scale", 0.01 / 2, 2, 2.0),  # the c answers share ε/2
         ("naive_scale", 0.8, 4, 2.0),  # the naive release: n queries share ε
     ]
+
+
+@pytest.mark.parametrize("n, c", [(1, 1), (20, 3), (1000, 10)])
+@pytest.mark.parametrize("sensitivity", [1.0, 2.5])
+@pytest.mark.parametrize("confidence", [0.5, 0.95, 0.999])
+def test_svt_epsilon_for_accuracy_inverts_the_answer_error(n, c, sensitivity, confidence):
+    for accuracy in (0.5, 10.0, 1e4):
+        eps = svt_epsilon_for_accuracy(accuracy, n, c, confidence, sensitivity)
+        # ε = 2cΔ ln(1/(1 − conf)) / t: the answers carry Lap(2cΔ/ε)
+        assert eps == pytest.approx(2 * c * sensitivity * -math.log1p(-confidence) / accuracy, rel=1e-14)
+        scales = svt_noise_scales(n, c, eps, sensitivity)
+        assert Laplace(scales.answer).error_bound(confidence) == pytest.approx(accuracy, rel=1e-12)
+        naive = svt_epsilon_for_accuracy(accuracy, n, c, confidence, sensitivity, release="naive")
+        naive_scales = svt_noise_scales(n, c, naive, sensitivity)
+        assert Laplace(naive_scales.naive).error_bound(confidence) == pytest.approx(accuracy, rel=1e-12)
+        # SVT needs less ε than the naive release exactly when 2c < n
+        assert (eps < naive) == (2 * c < n)
+
+
+def test_svt_epsilon_for_accuracy_is_monotone_and_checks_its_input():
+    eps = [svt_epsilon_for_accuracy(t, 20, 3) for t in np.geomspace(0.1, 100, 20)]
+    assert np.all(np.diff(eps) < 0)
+    with pytest.raises(ValueError, match=r"accuracy must be in \(0, inf\), got -2.0"):
+        svt_epsilon_for_accuracy(-2.0, 20, 3)
+    with pytest.raises(ValueError, match="release must be one of 'svt', 'naive', got 'sparse'"):
+        svt_epsilon_for_accuracy(1.0, 20, 3, release="sparse")
+    with pytest.raises(ValueError, match=r"c must be an integer in \[1, inf\], got 0"):
+        svt_epsilon_for_accuracy(1.0, 20, 0)

@@ -45,6 +45,16 @@ def test_check_bounds():
         v.check_bounds(2, 1)
 
 
+def test_check_bounds_refuses_a_width_that_overflows():
+    # two finite bounds whose difference is inf: every (x − lower)/width would be 0 or NaN downstream
+    with pytest.raises(ValueError, match=r"upper - lower must be finite, got lower=-1e\+308 and upper=1e\+308"):
+        v.check_bounds(-1e308, 1e308)
+    with pytest.raises(ValueError, match=r"hi - lo must be finite, got lo=-1\.7e\+308 and hi=1e\+308"):
+        v.check_bounds(-1.7e308, 1e308, "lo", "hi")
+    # the widest finite width is accepted: 1e308 − (−1e308/2) = 1.5e308 < 1.797e308
+    assert v.check_bounds(-0.5e308, 1e308) == (-0.5e308, 1e308)
+
+
 def test_check_choice_lists_valid_names():
     with pytest.raises(ValueError, match="'a', 'b'"):
         v.check_choice("c", "method", ["a", "b"])

@@ -21,7 +21,14 @@ Releases are the ``Laplace``, ``Gaussian``, ``GRR``, ``SUE``, ``OUE`` and
 """
 
 from dpcore.accounting.composition import advanced_composition, basic_composition
-from dpcore.accounting.curves import METHODS, epsilon_curve, methods_for, plan_noise, vectorised_vs_sequential
+from dpcore.accounting.curves import (
+    METHODS,
+    epsilon_curve,
+    methods_for,
+    plan_epsilon,
+    plan_noise,
+    vectorised_vs_sequential,
+)
 from dpcore.accounting.events import PureDP
 from dpcore.accounting.gaussian_exact import (
     gaussian_epsilon,
@@ -103,6 +110,7 @@ __all__ = [
     "epsilon_curve",
     "vectorised_vs_sequential",
     "plan_noise",
+    "plan_epsilon",
     # events
     "PureDP",
     # ledger

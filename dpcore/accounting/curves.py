@@ -3,7 +3,8 @@
 :func:`epsilon_curve` puts every accounting side by side for one mechanism;
 :func:`vectorised_vs_sequential` contrasts one k-dimensional release with k
 separate ones; :func:`plan_noise` goes the other way, from a total budget to
-the noise of each release.
+the noise of each release; :func:`plan_epsilon` starts from the accuracy each
+answer needs and gives the total ε under every accounting.
 
 How one release enters each method
 ----------------------------------
@@ -66,9 +67,9 @@ from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, zcdp_rho_for_epsilon, zcdp_
 from dpcore.gaussian import Gaussian
 from dpcore.gdp import _gdp_epsilon
 from dpcore.laplace import Laplace
-from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive
+from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_probability
 
-__all__ = ["METHODS", "methods_for", "epsilon_curve", "vectorised_vs_sequential", "plan_noise"]
+__all__ = ["METHODS", "methods_for", "epsilon_curve", "vectorised_vs_sequential", "plan_noise", "plan_epsilon"]
 
 # METHODS (every accounting method name, in the order the explorer shows them) is defined in per_release
 
@@ -402,3 +403,84 @@ def plan_noise(
         mu = _root_on_log(lambda m: pld_epsilon(Gaussian(1.0 / m), k, delta) - epsilon, math.sqrt(epsilon / k), 1e-6)
         sigma = sensitivity / mu
     return Gaussian(sigma=sigma, sensitivity=sensitivity)
+
+
+def plan_epsilon(
+    mechanism: str,
+    accuracy: float,
+    k: int,
+    delta: float,
+    *,
+    confidence: float = 0.95,
+    sensitivity: float = 1.0,
+    methods=None,
+    orders=DEFAULT_ORDERS,
+    conversion: str = "balle",
+    zcdp_conversion: str = "cks",
+) -> pd.DataFrame:
+    """The smallest total ε of k releases whose every answer is within ``±accuracy`` at ``confidence``, per accounting.
+
+    The inverse of :func:`plan_noise`. The accuracy fixes the largest noise
+    per answer: the Laplace scale ``b = accuracy / ln(1/(1 − confidence))``
+    (:meth:`~dpcore.laplace.Laplace.scale_for_accuracy`) or the Gaussian
+    ``σ = accuracy / Φ⁻¹((1 + confidence)/2)``
+    (:meth:`~dpcore.gaussian.Gaussian.sigma_for_accuracy`); less noise would
+    only cost more. The total ε of k such releases at δ under each accounting
+    is then :func:`epsilon_curve` at k, so
+    ``plan_noise(mechanism, ε, δ, k, method)`` gives back that noise.
+
+    Parameters
+    ----------
+    mechanism : {"laplace", "gaussian"}
+        The noise family.
+    accuracy : float
+        Largest error accepted on each answer, in (0, inf).
+    k : int
+        Number of releases, in [1, inf).
+    delta : float
+        Total δ, in (0, 1) (unused by basic composition of Laplace releases, which is pure).
+    confidence : float, default 0.95
+        Probability in (0, 1) that an answer is within ``accuracy``.
+    sensitivity : float, default 1.0
+        Sensitivity Δ of each release (L1 for Laplace, L2 for Gaussian), in (0, inf).
+    methods : str or sequence of str, optional
+        As in :func:`epsilon_curve` (default: basic, advanced, rdp, zcdp and the tight one).
+    orders, conversion, zcdp_conversion
+        As in :func:`epsilon_curve`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method`` (str), ``epsilon`` (the total ε, float) and
+        ``noise`` (the scale b or σ of each answer, the same on every row),
+        methods in the order given; ``df.attrs["mechanism"]`` is the
+        :class:`~dpcore.laplace.Laplace` or :class:`~dpcore.gaussian.Gaussian`
+        of one release and ``df.attrs["notes"]`` the caveats of :func:`epsilon_curve`.
+
+    Examples
+    --------
+    >>> df = plan_epsilon("laplace", 3.0, 10, 1e-5, methods="basic")
+    >>> round(float(df.epsilon[0]), 6)  # k Δ / b with b = 3 / ln 20
+    9.985774
+    """
+    family = check_choice(mechanism, "mechanism", tuple(PLAN_METHODS))
+    k = check_int(k, "k", minimum=1)
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    confidence = check_probability(confidence, "confidence")
+    if family == "laplace":
+        noise = Laplace(scale=Laplace.scale_for_accuracy(accuracy, confidence), sensitivity=sensitivity)
+        parameter = noise.scale
+    else:
+        noise = Gaussian(sigma=Gaussian.sigma_for_accuracy(accuracy, confidence), sensitivity=sensitivity)
+        parameter = noise.sigma
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OrderGridEdgeWarning)
+        curve = epsilon_curve(
+            noise, [k], delta, methods, orders=orders, conversion=conversion, zcdp_conversion=zcdp_conversion
+        )
+    for warning in caught:
+        warnings.warn(warning.message, warning.category, stacklevel=2)
+    out = pd.DataFrame({"method": curve["method"], "epsilon": curve["epsilon"], "noise": parameter})
+    out.attrs["mechanism"] = noise
+    out.attrs["notes"] = curve.attrs.get("notes", [])
+    return out
