@@ -32,7 +32,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from dpcore._roots import root_on_log
 from dpcore.empirical import empirical_error_bound
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace, laplace_sum_pdf
+from dpcore.lattice import safe_release
 from dpcore.neighbours import ADD_REMOVE
 from dpcore.validation import (
     as_generator,
@@ -175,6 +176,16 @@ class QueryResult:
         """``trials`` fresh draws of ``noisy − true`` (the noise itself)."""
         return self.simulate(trials, rng) - self.true_value
 
+    def published(self, rng) -> QueryResult:
+        """The same query answered on a lattice with exact noise: the answer to publish.
+
+        :func:`dpcore.lattice.safe_release` keeps the mechanism's guarantee and
+        closes the floating-point holes of the textbook sampler (Mironov 2012);
+        :meth:`simulate` keeps the fast floating-point noise for error
+        distributions, whose law is the same up to the grid.
+        """
+        return replace(self, noisy_value=safe_release(self.mechanism, self.true_value, rng).value)
+
 
 @dataclass(frozen=True, eq=False)
 class MeanResult:
@@ -279,6 +290,13 @@ class MeanResult:
     def simulate_errors(self, trials: int, rng) -> np.ndarray:
         """``trials`` fresh draws of ``noisy mean − true clipped mean``."""
         return self.simulate(trials, rng) - self.true_value
+
+    def published(self, rng) -> MeanResult:
+        """The mean with its sum and count answered on a lattice with exact noise (:meth:`QueryResult.published`)."""
+        rng = as_generator(rng)
+        total, count = self.sum.published(rng), self.count.published(rng)
+        noisy = _ratio(total.noisy_value, count.noisy_value, self.lower, self.upper)
+        return replace(self, sum=total, count=count, noisy_value=noisy)
 
     def error_bound(self, confidence: float = 0.95, rng=0, trials: int = 10_000) -> float:
         """Monte-Carlo ``t`` with ``P(|noisy − true| <= t) ≈ confidence``.

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcore.laplace import Laplace, sample_laplace
+from dpcore.lattice import lattice_mechanism
 from dpcore.validation import (
     as_generator,
     check_choice,
@@ -317,8 +318,15 @@ def sparse_trials(
     return out
 
 
+def _answer(answers, scale: float, sensitivity: float, rng, lattice: bool) -> np.ndarray:
+    """``answers`` + Laplace noise of ``scale``: floating-point, or on a lattice with exact noise (to publish)."""
+    if not lattice:
+        return answers + sample_laplace(rng, scale, size=answers.size)
+    return lattice_mechanism(Laplace(scale, sensitivity)).release(answers, rng)
+
+
 def range_query_svt(
-    answers, threshold: float, c: int, epsilon: float, rng, sensitivity: float = 1.0
+    answers, threshold: float, c: int, epsilon: float, rng, sensitivity: float = 1.0, *, lattice: bool = False
 ) -> list[tuple[int, float]]:
     """Find at most ``c`` queries above the threshold and answer them: ε/2 to find, ε/2 to answer.
 
@@ -331,6 +339,9 @@ def range_query_svt(
     ----------
     answers, threshold, c, epsilon, rng, sensitivity
         As in :func:`sparse`; ε is the total budget.
+    lattice : bool, default False
+        Answer on a lattice with exact noise (:func:`dpcore.lattice.lattice_mechanism`,
+        the same ε): for answers to publish; False keeps the fast floating-point noise.
 
     Returns
     -------
@@ -341,12 +352,12 @@ def range_query_svt(
     rng = as_generator(rng)
     found = sparse(answers, threshold, c, epsilon / 2.0, rng, sensitivity)
     answers = np.asarray(answers, dtype=np.float64).reshape(-1)
-    noisy = answers[found] + sample_laplace(rng, naive_scale(epsilon / 2.0, c, sensitivity), size=len(found))
+    noisy = _answer(answers[found], naive_scale(epsilon / 2.0, c, sensitivity), sensitivity, rng, lattice)
     return [(i, float(v)) for i, v in zip(found, noisy)]
 
 
 def naive_range_query(
-    answers, threshold: float, epsilon: float, rng, c: int | None = None, sensitivity: float = 1.0
+    answers, threshold: float, epsilon: float, rng, c: int | None = None, sensitivity: float = 1.0, *, lattice=False
 ) -> list[tuple[int, float]]:
     """The baseline without SVT: answer all ``n`` queries with ``Lap(nΔ/ε)`` and keep those above the threshold.
 
@@ -361,6 +372,8 @@ def naive_range_query(
         As in :func:`above_threshold`.
     c : int, optional
         Keep only the first ``c`` queries above the threshold (all when None).
+    lattice : bool, default False
+        As in :func:`range_query_svt`.
 
     Returns
     -------
@@ -371,7 +384,7 @@ def naive_range_query(
     if c is not None:
         c = check_int(c, "c", minimum=1)
     rng = as_generator(rng)
-    noisy = answers + sample_laplace(rng, naive_scale(epsilon, answers.size, sensitivity), size=answers.size)
+    noisy = _answer(answers, naive_scale(epsilon, answers.size, sensitivity), sensitivity, rng, lattice)
     above = np.flatnonzero(noisy >= threshold)[:c]
     return [(int(i), float(noisy[i])) for i in above]
 

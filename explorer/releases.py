@@ -22,7 +22,9 @@ from dpcore import (
     Laplace,
     LDPMean,
     auto_mean,
+    dp_category_counts,
     dp_count,
+    dp_count_matching,
     dp_histogram,
     dp_mean,
     dp_sum,
@@ -38,6 +40,8 @@ __all__ = [
     "central_query",
     "most_common",
     "range_queries",
+    "count_matching",
+    "category_counts",
     "compare_counts",
     "compare_means",
     "COUNT_MECHANISMS",
@@ -67,16 +71,36 @@ def local_counts(codes, labels, oracle, epsilon, seed, valid_histogram=False):
 def central_query(
     values, query, epsilon, seed, noise="laplace", delta=None, lower=None, upper=None, bins=None, split=0.5
 ):
-    """One central release of a count, clipped sum, mean or histogram of a numeric column."""
+    """One central release of a count, clipped sum, mean or histogram of a numeric column.
+
+    The answer to publish is drawn on a lattice with exact noise (``.published``); the
+    result keeps its noise law for the page's simulations.
+    """
     rng = np.random.default_rng(seed)
     delta = delta if noise == "gaussian" else None
     if query == "count":
-        return dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
-    if query == "sum":
-        return dp_sum(values, lower, upper, epsilon, rng, mechanism=noise, delta=delta)
-    if query == "mean":
-        return dp_mean(values, lower, upper, epsilon, rng, split=split, mechanism=noise, delta=delta)
-    return dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
+        result = dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
+    elif query == "sum":
+        result = dp_sum(values, lower, upper, epsilon, rng, mechanism=noise, delta=delta)
+    elif query == "mean":
+        result = dp_mean(values, lower, upper, epsilon, rng, split=split, mechanism=noise, delta=delta)
+    else:
+        result = dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
+    return result.published(rng)
+
+
+def count_matching(mask, epsilon, seed, noise="laplace", delta=None):
+    """One central release of how many rows satisfy a condition (sensitivity 1: add/remove one record)."""
+    rng = np.random.default_rng(seed)
+    delta = delta if noise == "gaussian" else None
+    return dp_count_matching(mask, epsilon, rng, mechanism=noise, delta=delta).published(rng)
+
+
+def category_counts(codes, labels, epsilon, seed, noise="laplace", delta=None):
+    """One central release of every category's count (each count gets the noise of one count)."""
+    rng = np.random.default_rng(seed)
+    delta = delta if noise == "gaussian" else None
+    return dp_category_counts(codes, len(labels), epsilon, rng, mechanism=noise, delta=delta).published(rng)
 
 
 def most_common(codes, labels, epsilon, seed):
@@ -96,8 +120,9 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
     xs = np.sort(values)
     true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
     threshold = round(threshold_share / 100 * values.size)
-    svt = dict(range_query_svt(true, threshold, c, epsilon, np.random.default_rng(seeds[1])))
-    naive = dict(naive_range_query(true, threshold, epsilon, np.random.default_rng(seeds[2])))
+    # the answers are published: drawn on a lattice with exact noise
+    svt = dict(range_query_svt(true, threshold, c, epsilon, np.random.default_rng(seeds[1]), lattice=True))
+    naive = dict(naive_range_query(true, threshold, epsilon, np.random.default_rng(seeds[2]), lattice=True))
     table = pd.DataFrame(
         {
             "range": [f"[{a:g}, {b:g}]" for a, b in ends],

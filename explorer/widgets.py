@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import state
+from explorer.markup import md, plain_sentence
 
 __all__ = [
     "EPSILON_GRID",
@@ -13,6 +14,7 @@ __all__ = [
     "epsilon_slider",
     "delta_slider",
     "select",
+    "epsilon_for_accuracy",
     "whole_number",
     "fitting_columns",
 ]
@@ -75,6 +77,49 @@ def whole_number(label: str, minimum: int, maximum: int, default: int, key: str,
         help=help,
     )
     return int(round(value))
+
+
+def epsilon_for_accuracy(
+    key: str, slider_key: str, solve, default: float, what: str, confidence: float = 0.95, extra: str = ""
+) -> None:
+    """ "I need ±X on this answer": the ε that gives it (from ``solve(X)``, a dpcore inverse), and a button that sets the slider.
+
+    The slider offers a grid of ε's, so the button picks the smallest one at or above
+    the ε found: the accuracy is then met. ``what`` names the answer (e.g. "each count").
+    """
+    with st.popover("ε from the accuracy you need", icon=":material/target:", width="stretch"):
+        target = st.number_input(
+            f"I need {what} within ± (at {confidence:.0%})",
+            min_value=0.0,
+            value=float(default),
+            key=f"{key}_accuracy",
+            bind="query-params",
+            help="In the answer's own units. The ε below is the smallest that gives this accuracy.",
+        )
+        if target <= 0:
+            st.caption("Enter an accuracy above 0.")
+            return
+        try:
+            needed = float(solve(target))
+        except ValueError as exc:
+            st.info(md(plain_sentence(exc)))
+            return
+        on_grid = [e for e in EPSILON_GRID if e >= needed * (1 - 1e-12)]
+        st.markdown(f"**ε = {needed:.3g}** gives {md(what)} within ±{target:,.4g} at {confidence:.0%}{extra}.")
+        if not on_grid:
+            st.caption(f"That is beyond the slider's largest ε, {EPSILON_GRID[-1]:g}.")
+            return
+        st.button(
+            f"Set ε to {on_grid[0]:g}",
+            key=f"{key}_set",
+            on_click=_set_state,
+            args=(slider_key, on_grid[0]),
+            help="The smallest ε of the slider that meets the accuracy.",
+        )
+
+
+def _set_state(key: str, value) -> None:
+    st.session_state[key] = value
 
 
 def select(label: str, options, key: str, help: str, **kw):

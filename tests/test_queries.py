@@ -428,3 +428,26 @@ def test_mean_epsilon_for_accuracy_refusals():
     # the answer depends on the seed only through the sampling error of a quantile (a few percent at 10^4 trials)
     a, b = (mean_epsilon_for_accuracy(1.0, BIG, 0, 100, seed=s) for s in (0, 1))
     assert a != b and abs(a / b - 1) < 0.1
+
+
+def test_published_answers_lie_on_the_lattice_with_the_guarantee_and_law_of_the_mechanism():
+    from dpcore.lattice import lattice_mechanism
+
+    values = np.arange(1000.0)
+    result = dp_sum(values, 0.0, 100.0, 0.5, 3)
+    lattice = lattice_mechanism(result.mechanism)
+    published = [result.published(seed).noisy_value for seed in range(400)]
+    assert all(v == round(v / lattice.grid) * lattice.grid for v in published)  # exact grid points
+    assert lattice.epsilon <= result.epsilon  # the claim is kept
+    errors = np.array(published) - result.true_value
+    # the lattice noise has the Laplace law up to the grid: mean 0 and std within the sampling error
+    assert abs(errors.mean()) < Z * result.mechanism.std / np.sqrt(errors.size)
+    assert errors.std(ddof=1) == pytest.approx(result.mechanism.std, rel=Z * np.sqrt(2.5 / errors.size))
+    assert result.published(7).true_value == result.true_value and result.published(7).mechanism == result.mechanism
+
+
+def test_a_published_mean_is_the_ratio_of_its_published_sum_and_count():
+    result = dp_mean(np.arange(50.0), 0.0, 40.0, 1.0, 0, mechanism="gaussian", delta=1e-6)
+    out = result.published(5)
+    assert out.noisy_value == np.clip(out.sum.noisy_value / max(out.count.noisy_value, 1.0), 0.0, 40.0)
+    assert out.sum.noisy_value != result.sum.noisy_value and out.true_value == result.true_value

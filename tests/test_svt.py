@@ -347,3 +347,22 @@ def test_svt_epsilon_for_accuracy_is_monotone_and_checks_its_input():
         svt_epsilon_for_accuracy(1.0, 20, 3, release="sparse")
     with pytest.raises(ValueError, match=r"c must be an integer in \[1, inf\], got 0"):
         svt_epsilon_for_accuracy(1.0, 20, 0)
+
+
+def test_range_query_answers_to_publish_lie_on_a_lattice_with_the_same_indices():
+    from dpcore.lattice import lattice_mechanism
+    from dpcore.svt import naive_scale
+
+    answers = np.array([5.0, 50.0, 80.0, 12.0, 99.0])
+    safe = range_query_svt(answers, 40.0, 2, 1.0, 11, lattice=True)
+    plain = range_query_svt(answers, 40.0, 2, 1.0, 11)
+    assert [i for i, _ in safe] == [i for i, _ in plain]  # the same sparse run picks the queries
+    grid = lattice_mechanism(Laplace(naive_scale(0.5, 2))).grid
+    assert all(v == round(v / grid) * grid for _, v in safe)
+    naive = naive_range_query(answers, 40.0, 1.0, 11, lattice=True)
+    assert all(
+        v
+        == round(v / lattice_mechanism(Laplace(naive_scale(1.0, 5))).grid)
+        * lattice_mechanism(Laplace(naive_scale(1.0, 5))).grid
+        for _, v in naive
+    )
