@@ -29,6 +29,9 @@ __all__ = [
     "encode_categories",
     "numeric_values",
     "suggest_bounds",
+    "TEXT_CONDITIONS",
+    "NUMBER_CONDITIONS",
+    "condition_mask",
 ]
 
 #: Categories a frequency oracle is offered; more are top-k'd with an "(other)" bucket.
@@ -334,3 +337,43 @@ def _round_out(x: float, up: bool) -> float:
     except (OverflowError, ValueError):
         return x
     return float(r) if math.isfinite(r) and (r >= x if up else r <= x) else x
+
+
+#: The conditions a count can be asked for, by the kind of column; chosen from lists, never typed and evaluated.
+TEXT_CONDITIONS = ("is", "is not")
+NUMBER_CONDITIONS = ("≥", ">", "≤", "<", "=", "≠")
+_COMPARE = {
+    "≥": np.greater_equal,
+    ">": np.greater,
+    "≤": np.less_equal,
+    "<": np.less,
+    "=": np.equal,
+    "≠": np.not_equal,
+}
+
+
+def condition_mask(series: pd.Series, condition: str, value) -> np.ndarray:
+    """The rows where ``column <condition> value`` holds, as a bool array (missing values never match).
+
+    ``condition`` is one of :data:`TEXT_CONDITIONS` for a text column (the value
+    compared as text) or :data:`NUMBER_CONDITIONS` for a numeric one. Nothing
+    is evaluated: the condition picks a fixed numpy comparison.
+
+    Raises
+    ------
+    ValueError
+        For a condition the column's kind does not offer.
+    """
+    if is_numeric(series):
+        if condition not in _COMPARE:
+            raise ValueError(
+                f"condition must be one of {', '.join(NUMBER_CONDITIONS)} for a numeric column, got {condition!r}"
+            )
+        numbers = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            return _COMPARE[condition](numbers, float(value)) & np.isfinite(numbers)
+    if condition not in TEXT_CONDITIONS:
+        raise ValueError(f"condition must be one of {', '.join(TEXT_CONDITIONS)} for a text column, got {condition!r}")
+    present = series.notna().to_numpy()
+    equal = (series.astype(str) == str(value)).to_numpy() & present
+    return equal if condition == "is" else present & ~equal

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 
-__all__ = ["md", "sentence", "plain_sentence", "PARAMETER_WORDS"]
+__all__ = ["md", "sentence", "plain_sentence", "PARAMETER_WORDS", "power_of_two"]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 
@@ -125,3 +126,18 @@ def plain_sentence(exc: BaseException) -> str:
     else:
         return sentence(exc)
     return words[0].upper() + words[1:] if words[0].isascii() else words  # ε stays ε, not Ε
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_two(x: float) -> str:
+    """A power of two as ``2⁻¹⁰`` (other numbers as they are).
+
+    >>> power_of_two(2.0**-10), power_of_two(0.3)
+    ('2⁻¹⁰', '0.3')
+    """
+    exponent = math.log2(x) if x > 0 else math.nan
+    if math.isfinite(exponent) and exponent == int(exponent):
+        return "2" + str(int(exponent)).translate(_SUPERSCRIPT)
+    return f"{x:g}"

@@ -14,7 +14,16 @@ import inspect
 from explorer import releases
 from explorer.dataset import Dataset
 
-__all__ = ["local_counts", "central_query", "most_common", "range_queries", "compare_counts", "compare_means"]
+__all__ = [
+    "local_counts",
+    "central_query",
+    "count_matching",
+    "category_counts",
+    "most_common",
+    "range_queries",
+    "compare_counts",
+    "compare_means",
+]
 
 _HEADER = '''"""Reproduce a DP Explorer release: same data, same seed, same numbers.
 
@@ -39,7 +48,7 @@ def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
     return (
         _HEADER
         + _imports()
-        + "from explorer.columns import encode_categories, numeric_values\n"
+        + "from explorer.columns import condition_mask, encode_categories, numeric_values\n"
         + "from explorer.dataset import load_csv, load_demo\n\n\n"
         + inspect.getsource(function)
         + "\n\n"
@@ -122,4 +131,26 @@ def compare_means(ds: Dataset, column: str, lower, upper, mechanisms, epsilon: f
         releases.compare_means,
         f"compare_means(values, {args})",
         "print(release.to_csv(index=False))",
+    )
+
+
+def count_matching(ds: Dataset, column: str, condition: str, value, epsilon: float, seed, noise, delta) -> str:
+    """The snippet of :func:`explorer.releases.count_matching` (prints the published count)."""
+    return _build(
+        ds,
+        f"mask = condition_mask({_column(column)}, {condition!r}, {value!r})  # {column} {condition} {value}\n",
+        releases.count_matching,
+        f"count_matching(mask, {epsilon!r}, {list(seed)!r}, {noise!r}, {delta!r})",
+        "print(np.atleast_1d(release.noisy_value).tolist())",
+    )
+
+
+def category_counts(ds: Dataset, column: str, epsilon: float, seed, noise, delta) -> str:
+    """The snippet of :func:`explorer.releases.category_counts` (prints the published counts)."""
+    return _build(
+        ds,
+        f"codes, labels, _ = encode_categories({_column(column)})\n",
+        releases.category_counts,
+        f"category_counts(codes, labels, {epsilon!r}, {list(seed)!r}, {noise!r}, {delta!r})",
+        "print(np.atleast_1d(release.noisy_value).tolist())",
     )

@@ -15,19 +15,32 @@ import streamlit as st
 
 from dpcore import (
     Gaussian,
+    Laplace,
     dp_mean,
     exponential_error_bound,
     exponential_mechanism,
     exponential_probabilities,
 )
 from dpcore.accounting import PureDP
-from dpcore.queries import RELATION, noise_mechanism, split_mean_budget
+from dpcore.lattice import lattice_mechanism
+from dpcore.queries import RELATION, mean_epsilon_for_accuracy, noise_mechanism, split_mean_budget
 from explorer import budget, charts, frame, releases, snippets, state, widgets
-from explorer.columns import numeric_values, suggest_bounds
+from explorer.columns import (
+    MISSING_LABEL,
+    NUMBER_CONDITIONS,
+    OTHER_LABEL,
+    TEXT_CONDITIONS,
+    condition_mask,
+    is_numeric,
+    numeric_values,
+    suggest_bounds,
+)
 from explorer.export import to_safe_csv
-from explorer.markup import md, plain_sentence
+from explorer.markup import md, plain_sentence, power_of_two
 
-QUERIES = ("Count", "Sum", "Mean", "Histogram", "Most common value")
+QUERIES = ("Count", "Sum", "Mean", "Histogram", "Count where…", "Category counts", "Most common value")
+#: queries whose answer is one count per bin or category (the others release one number)
+VECTOR_QUERIES = ("Histogram", "Category counts")
 NOISES = {"laplace": "Laplace", "gaussian": "Gaussian (analytic)"}
 EPS_GRID = np.array(widgets.EPSILON_GRID)  # the slider's own values, so the current ε is a point of every curve
 CONFIDENCE = 0.95
@@ -45,9 +58,9 @@ def noise_part(query, eps, delta, lower, upper, split):
         return part.sum_epsilon, part.sum_delta, RELATION.clipped_sum_sensitivity(lower, upper)
     if query == "Sum":
         return eps, delta, RELATION.clipped_sum_sensitivity(lower, upper)
-    if query == "Histogram":
+    if query in VECTOR_QUERIES:
         return eps, delta, RELATION.histogram_l1_sensitivity  # = its L2 sensitivity under add/remove
-    return eps, delta, RELATION.counting_query_sensitivity
+    return eps, delta, RELATION.counting_query_sensitivity  # a count, or a count of the rows matching a condition
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -152,13 +165,48 @@ def numeric_query(query: str) -> None:
     except ValueError as exc:
         st.error(f"This query cannot be released with these settings. {md(plain_sentence(exc))}")
         return
+    with c3:
+        accuracy_popover(query, noise, delta, lower, upper, split, values, result)
     show_release(
         query, column, result, snippets.central_query(state.dataset(), column, query.lower(), eps, seed, **options)
     )
     compare(query, eps, delta, lower, upper, split, curves)
 
 
-def show_release(query, column, result, code: str) -> None:
+def accuracy_popover(query, noise, delta, lower, upper, split, values, result) -> None:
+    """ "I need ±X on this answer": the ε that gives it, from dpcore's inverse of this query's error bound."""
+    if query == "Mean":
+
+        def solve(x):
+            return mean_epsilon_for_accuracy(x, values, lower, upper, split=split, mechanism=noise, delta=delta)
+
+        extra = " (Monte Carlo, as the bound shown)"
+    else:
+        _, _, sensitivity = noise_part(query, 1.0, delta, lower, upper, split)
+
+        def solve(x):
+            if noise == "gaussian":
+                return Gaussian.epsilon_for_accuracy(x, delta=delta, sensitivity=sensitivity)
+            return Laplace.epsilon_for_accuracy(x, sensitivity=sensitivity)
+
+        extra = f" with δ = {delta:.0e}" if noise == "gaussian" else ""
+    what = "each count" if query in VECTOR_QUERIES else f"the {query.lower().rstrip('…')}"
+    bound = float(np.max(result.error_bound(CONFIDENCE)))
+    widgets.epsilon_for_accuracy("cen", "cen_epsilon", solve, float(f"{bound:.2g}"), what, extra=extra)
+
+
+def bin_labels(result) -> list[str]:
+    """Bin labels whose end bins say when clipped values were counted in them ("< 23.4", "≥ 70.2")."""
+    e = result.bin_edges
+    labels = [f"[{a:g}, {b:g}{']' if i == len(e) - 2 else ')'}" for i, (a, b) in enumerate(zip(e[:-1], e[1:]))]
+    if result.clipped_below:
+        labels[0] = f"< {e[1]:g}"
+    if result.clipped_above:
+        labels[-1] = f"≥ {e[-2]:g}"
+    return labels
+
+
+def show_release(query, column, result, code: str, labels=None) -> None:
     mech = result.mechanisms[0] if query == "Mean" else result.mechanism
     bound = result.error_bound(CONFIDENCE)
     how = (
@@ -166,48 +214,67 @@ def show_release(query, column, result, code: str) -> None:
         if query == "Mean"
         else f"{type(mech).__name__} noise, std {_num(mech.std)}, sensitivity Δ = {mech.sensitivity:g}"
     )
-    if query == "Histogram":
-        e = result.bin_edges
-        labels = [f"[{a:g}, {b:g}{']' if i == len(e) - 2 else ')'}" for i, (a, b) in enumerate(zip(e[:-1], e[1:]))]
+    grid = lattice_mechanism(mech).grid
+    if query in VECTOR_QUERIES:
+        labels = bin_labels(result) if query == "Histogram" else labels
+        name = "bin" if query == "Histogram" else column
         st.plotly_chart(
             charts.true_vs_noisy_bars(
                 labels,
                 result.true_value,
                 result.noisy_value,
                 bound,
-                f"{column}: true and noisy count per bin (bars: 95% error bound)",
+                f"{column}: true and noisy count per {'bin' if query == 'Histogram' else 'category'} "
+                "(bars: 95% error bound)",
             ),
             key="cen_bars",
         )
-        table = pd.DataFrame({"bin": labels, "true": result.true_value, "noisy": result.noisy_value})
+        if query == "Histogram" and (result.clipped_below or result.clipped_above):
+            e = result.bin_edges
+            st.caption(
+                f"Clipping: {result.clipped_below:,} value(s) below {e[0]:g} were counted in the first bin and "
+                f"{result.clipped_above:,} above {e[-1]:g} in the last, whose labels say so."
+            )
+        release = pd.DataFrame({name: labels, "noisy count": result.noisy_value})
+        table = pd.DataFrame({name: labels, "true": result.true_value, "noisy": result.noisy_value})
     else:
         a, b, c = st.columns(3)
         a.metric("True answer", _num(result.true_value), help="Of the clipped values for a sum or mean.")
-        b.metric("Noisy answer (one release)", _num(result.noisy_value), f"{result.error:+,.4g}", delta_color="off")
-        c.metric("95% error bound", f"±{_num(bound)}")
-        table = pd.DataFrame(
-            {"query": [query.lower()], "column": [column], "true": [result.true_value], "noisy": [result.noisy_value]}
+        b.metric(
+            "Noisy answer (one release)",
+            _num(result.noisy_value),
+            f"{result.error:+,.4g}",
+            delta_color="off",
+            delta_arrow="off",
         )
+        c.metric("95% error bound", f"±{_num(bound)}")
+        release = pd.DataFrame({"query": [query.lower()], "column": [column], "noisy": [result.noisy_value]})
+        table = release.assign(true=[result.true_value])
         if query in ("Sum", "Mean"):
             st.caption(
                 f"Without clipping the true {query.lower()} is {_num(result.unclipped_value)}: clipping moved it by "
                 f"{_num(result.true_value - result.unclipped_value)}, a bias the error bound does not include."
             )
     st.markdown(f"With 95% probability the error is below **{_num(bound)}** ({how}).")
+    st.caption(
+        f"The release is drawn on a lattice (grid {power_of_two(grid)}) with exact discrete noise of the same guarantee, so "
+        "no floating-point hole can give the data away (Mironov 2012; the Audit page shows the attack); the "
+        "simulations below use fast floating-point noise of the same law."
+    )
 
     sims = result.simulate_errors(state.trials(), state.rng(SALT + "-sims"))
-    j = int(np.argmax(result.true_value)) if query == "Histogram" else None
+    j = int(np.argmax(result.true_value)) if query in VECTOR_QUERIES else None
     errors = sims[:, j] if j is not None else sims
-    grid = np.linspace(errors.min(), errors.max(), 200)
-    density = result.approx_error_pdf(grid) if query == "Mean" else mech.pdf(grid)
+    grid_x = np.linspace(errors.min(), errors.max(), 200)
+    density = result.approx_error_pdf(grid_x) if query == "Mean" else mech.pdf(grid_x)
     left, right = st.columns([1.6, 1])
     left.plotly_chart(
         charts.error_histogram(
             errors,
-            grid,
+            grid_x,
             density,
-            f"Error of the {query.lower()}"
-            + (f" in bin {labels[j]}" if j is not None else "")
+            f"Error of the {query.lower().rstrip('…')}"
+            + (f" of {labels[j]}" if j is not None else "")
             + f" over {state.trials():,} releases",
             density_name="first-order law" if query == "Mean" else "noise density",
         ),
@@ -219,8 +286,20 @@ def show_release(query, column, result, code: str) -> None:
         _num(result.approx_std if query == "Mean" else mech.std),
         help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.",
     )
+    slug = query.lower().replace(" ", "_").rstrip("…")
     right.download_button(
-        "Noisy result (CSV)", to_safe_csv(table), file_name=f"central_{query.lower()}.csv", mime="text/csv"
+        "Release (CSV)",
+        to_safe_csv(release),
+        file_name=f"central_{slug}_release.csv",
+        mime="text/csv",
+        help="What one would publish: the noisy answer, no true value.",
+    )
+    right.download_button(
+        "Noisy result (CSV)",
+        to_safe_csv(table),
+        file_name=f"central_{slug}.csv",
+        mime="text/csv",
+        help="The true answer beside the noisy one, as shown. Never publish the true column.",
     )
     right.download_button("Python snippet", code, file_name="central_snippet.py", mime="text/x-python")
     with right:
@@ -270,6 +349,94 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
         f"At ε = {eps:g}{part}, the analytic Gaussian's σ is **{analytic.sigma / laplace.std:.2f}×** the Laplace "
         "std, and it also pays δ. The Gaussian pays off when many queries are composed (see the Accountant page)."
     )
+
+
+def noise_controls(prefix: str):
+    """The noise, ε and δ widgets of a count view (shared keys with the numeric queries: one setting per page)."""
+    c2, c3, c4 = st.columns([1, 1.6, 1.2])
+    with c2:
+        noise = widgets.select(
+            "Noise",
+            ("Laplace", "Gaussian"),
+            "cen_mechanism",
+            "Laplace gives pure ε-DP; Gaussian gives (ε, δ)-DP with the analytic calibration.",
+        ).lower()
+    with c3:
+        eps = widgets.epsilon_slider("cen_epsilon")
+    with c4:
+        delta = widgets.delta_slider("cen_delta", help="δ of the Gaussian mechanism; Laplace noise has δ = 0.")
+    return noise, eps, delta, c3
+
+
+def condition_count() -> None:
+    frame_ = state.dataset().frame
+    columns = [c for c in frame_.columns if c in set(state.categorical_columns()) | set(state.numeric_columns())]
+    if not columns:
+        st.info("This dataset has no column to count with a condition; upload one on the Data page.")
+        return
+    c1, c2, c3 = st.columns([1, 0.7, 1])
+    with c1:
+        column = widgets.select("Column", columns, "cen_where_column", "Count the rows whose value meets a condition.")
+    series = frame_[column]
+    numeric = is_numeric(series)
+    with c2:
+        condition = widgets.select(
+            "Condition",
+            NUMBER_CONDITIONS if numeric else TEXT_CONDITIONS,
+            "cen_where_condition",
+            "Chosen from a list: nothing typed is evaluated.",
+        )
+    with c3:
+        if numeric:
+            lo, hi = suggest_bounds(series)
+            value = st.number_input(
+                "Value",
+                value=float(np.round((lo + hi) / 2, 1)),
+                key=f"cen_where_value_{column}",
+                bind="query-params",
+                help="The condition is public: fix it before looking at the data.",
+            )
+        else:
+            _, labels, _ = state.encoded(column)
+            offered = [v for v in labels if v not in (OTHER_LABEL, MISSING_LABEL)]
+            value = widgets.select("Value", offered, f"cen_where_value_{column}", "One of the column's values.")
+    noise, eps, delta, slot = noise_controls("cen")
+    mask = condition_mask(series, condition, value)
+    seed = state.seed_words(SALT)
+    result = releases.count_matching(mask, eps, seed, noise, delta)
+    with slot:
+        accuracy_popover("Count where…", noise, delta, None, None, None, None, result)
+    label = f"{column} {condition} {value}"
+    code = snippets.count_matching(state.dataset(), column, condition, value, eps, seed, noise, delta)
+    show_release("Count where…", label, result, code)
+    compare("Count where…", eps, delta, None, None, None, error_curves("Count where…", None, None, None, None, delta))
+
+
+def category_histogram() -> None:
+    columns = widgets.fitting_columns("categorical")
+    if not columns:
+        return
+    c1, _ = st.columns([1, 2.8])
+    with c1:
+        column = widgets.select(
+            "Categorical column", columns, "cen_category_column", "Every category's count gets the noise of one count."
+        )
+    noise, eps, delta, slot = noise_controls("cen")
+    codes, labels, note = state.encoded(column)
+    if note:
+        st.caption(md(note))
+    seed = state.seed_words(SALT)
+    result = releases.category_counts(codes, labels, eps, seed, noise, delta)
+    with slot:
+        accuracy_popover("Category counts", noise, delta, None, None, None, None, result)
+    st.caption(
+        "The same column can be released locally (Local DP page) and centrally (here): the Compare page sets "
+        "them side by side at one ε."
+    )
+    code = snippets.category_counts(state.dataset(), column, eps, seed, noise, delta)
+    show_release("Category counts", column, result, code, labels=labels)
+    curves = error_curves("Category counts", None, None, None, None, delta)
+    compare("Category counts", eps, delta, None, None, None, curves)
 
 
 def most_common() -> None:
@@ -408,6 +575,10 @@ def render() -> None:
     )
     if query == "Most common value":
         most_common()
+    elif query == "Count where…":
+        condition_count()
+    elif query == "Category counts":
+        category_histogram()
     else:
         numeric_query(query)
     explain()

@@ -8,6 +8,7 @@ import pytest
 
 from explorer.columns import (
     categorical_columns,
+    condition_mask,
     encode_categories,
     numeric_columns,
     numeric_values,
@@ -103,3 +104,23 @@ def test_numeric_values_and_bounds():
         numeric_values(pd.Series(["a"], name="t"))
     with pytest.raises(DatasetError, match="no numbers"):
         suggest_bounds(pd.Series([np.nan, np.inf], name="v"))
+
+
+def test_condition_masks_from_lists_never_evaluate_text():
+    text = pd.Series(["Sales", "Tech", None, "Sales", "__import__('os')"], name="occupation")
+    assert condition_mask(text, "is", "Sales").tolist() == [True, False, False, True, False]
+    assert condition_mask(text, "is not", "Sales").tolist() == [
+        False,
+        True,
+        False,
+        False,
+        True,
+    ]  # missing never matches
+    ages = pd.Series([17, 50, np.nan, 90, 49.5], name="age")
+    assert condition_mask(ages, "≥", 50).tolist() == [False, True, False, True, False]
+    assert condition_mask(ages, "<", 50).tolist() == [True, False, False, False, True]
+    assert condition_mask(ages, "≠", 50).tolist() == [True, False, False, True, True]
+    with pytest.raises(ValueError, match="condition must be one of"):
+        condition_mask(ages, "is", 50)
+    with pytest.raises(ValueError, match="condition must be one of"):
+        condition_mask(text, "≥", "Sales")

@@ -1,11 +1,23 @@
 """The Central DP page: every query runs, reruns on a slider move, and shows dpcore's numbers."""
 
+import base64
+import json
+
 import numpy as np
 import pytest
 
-from dpcore import Laplace, dp_mean, dp_sum, exponential_mechanism, exponential_probabilities
-from explorer.columns import encode_categories, numeric_values, suggest_bounds
+from dpcore import (
+    Laplace,
+    dp_category_counts,
+    dp_count_matching,
+    dp_mean,
+    dp_sum,
+    exponential_mechanism,
+    exponential_probabilities,
+)
+from explorer.columns import condition_mask, encode_categories, numeric_values, suggest_bounds
 from explorer.dataset import load_demo
+from explorer.widgets import EPSILON_GRID
 from tests.apptest import PAGES, assert_clean, metric, open_page
 
 SEED = 2017  # the sidebar's default seed
@@ -21,11 +33,18 @@ def _num(x):
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
 
 
+def _values(y) -> np.ndarray:
+    """A Plotly trace's numbers, also when sent as a typed array."""
+    if isinstance(y, dict):
+        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+    return np.asarray(y, dtype=float)
+
+
 def _census(column):
     return load_demo("census").frame[column]
 
 
-@pytest.mark.parametrize("query", ["Count", "Histogram"])
+@pytest.mark.parametrize("query", ["Count", "Histogram", "Count where…", "Category counts"])
 def test_each_query_runs_clean(query):
     at = open_page("central", cen_query=query, cen_mechanism="Gaussian")
     assert_clean(at)
@@ -142,3 +161,47 @@ def test_most_common_value_opens_where_the_choice_is_uncertain():
     assert_clean(at)
     assert at.select_slider(key="cen_em_epsilon").value == 0.02
     assert 0.05 < float(metric(at, "P(true most common chosen), theory")) < 0.95
+
+
+def test_a_count_where_a_condition_holds_is_dpcores_published_count():
+    at = open_page(
+        "central", cen_query="Count where…", cen_where_column="occupation", cen_where_value_occupation="Sales"
+    )
+    assert_clean(at)
+    mask = condition_mask(_census("occupation"), "is", "Sales")
+    rng = _rng("central")
+    expected = dp_count_matching(mask, 1.0, rng).published(rng)
+    assert metric(at, "True answer") == _num(float(mask.sum()))
+    assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
+
+
+def test_category_counts_release_every_category_centrally():
+    at = open_page("central", cen_query="Category counts", cen_category_column="race")
+    assert_clean(at)
+    codes, labels, _ = encode_categories(_census("race"))
+    rng = _rng("central")
+    expected = dp_category_counts(codes, len(labels), 1.0, rng).published(rng)
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert [str(v) for v in bars[0]["x"]] == labels
+    assert np.allclose(_values(bars[1]["y"]), expected.noisy_value)
+
+
+def test_histogram_end_bins_say_when_clipped_values_were_counted_in_them():
+    at = open_page("central", cen_query="Histogram", cen_bins=10)
+    assert_clean(at)
+    values, _ = numeric_values(_census("age"))
+    lo, hi = suggest_bounds(_census("age"))
+    above = int((values > hi).sum())
+    labels = [str(v) for v in json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]]
+    assert above > 0 and labels[-1].startswith("≥ ") and labels[0].startswith("[")  # nothing below the minimum
+    assert any(f"{above:,} above {hi:g} in the last" in c.value for c in at.caption)
+
+
+def test_the_accuracy_you_need_gives_the_epsilon_and_sets_the_slider():
+    at = open_page("central", cen_query="Count", cen_accuracy=10)
+    assert_clean(at)
+    needed = Laplace.epsilon_for_accuracy(10.0)  # ±10 at 95% on a count: ε = ln(20)/10
+    assert any(f"ε = {needed:.3g}" in m.value for m in at.markdown)
+    at.button(key="cen_set").click().run()
+    assert at.select_slider(key="cen_epsilon").value == min(e for e in EPSILON_GRID if e >= needed)
+    assert float(metric(at, "95% error bound").lstrip("±")) <= 10.0  # the accuracy is met

@@ -122,3 +122,21 @@ def test_compare_snippet_prints_the_releases_the_chart_shows(query, downloads, t
     traces = traces[1:] if query.startswith("Counts") else traces  # the counts chart starts with the grey truth
     shown = np.concatenate([chart_values(trace["y"]) for trace in traces])
     assert shown.tolist() == page[numbers].to_numpy().T.ravel().tolist()
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        {"cen_query": "Count where…", "cen_where_column": "age", "cen_where_condition": "≥", "cen_where_value_age": 50},
+        {"cen_query": "Count where…", "cen_where_column": "occupation", "cen_where_value_occupation": "Sales"},
+        {"cen_query": "Category counts", "cen_category_column": "race", "cen_mechanism": "Gaussian"},
+    ],
+    ids=["age>=50", "occupation=Sales", "category-counts"],
+)
+def test_central_count_snippets_print_the_published_counts(link, downloads, tmp_path):
+    at = open_page("central", **link)
+    assert_clean(at)
+    page = csv(downloads["Noisy result (CSV)"])
+    printed = np.array(ast.literal_eval(run_snippet(downloads["Python snippet"], tmp_path)))
+    assert printed.tolist() == page["noisy"].tolist()
+    assert csv(downloads["Release (CSV)"]).iloc[:, -1].tolist() == page["noisy"].tolist()  # the release, without truth
