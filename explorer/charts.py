@@ -480,7 +480,8 @@ def audit_histograms(outputs0, outputs1, kind: str, value: float, event: str, ti
         "opacity": 0.15,
         "line": {"width": 0},
     }
-    line, note = _vline(value, f"S = {{{html.escape(event)}}}", MARK, right=kind == ">=")
+    # the label goes on the side of the line with more room
+    line, note = _vline(value, f"S = {{{html.escape(event)}}}", MARK, right=value - low < high - value)
     return _figure(
         traces,
         title,

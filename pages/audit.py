@@ -64,10 +64,10 @@ PARAMS = {
 }
 
 EXAMPLES = (
-    ("A correct Laplace count", "laplace_count", None),
-    ("A sum noised for sensitivity 1", "laplace_sum", "sensitivity_one"),
-    ("AboveThreshold reusing one noise draw", "above_threshold", "shared_query_noise"),
-    ("SUE with p and q swapped (still private)", "sue", "swapped_pq"),
+    ("Correct Laplace count", "laplace_count", None),
+    ("Sum noised for sensitivity 1", "laplace_sum", "sensitivity_one"),
+    ("AboveThreshold, one noise draw", "above_threshold", "shared_query_noise"),
+    ("SUE, p and q swapped (control)", "sue", "swapped_pq"),
 )
 
 #: Where the explorer uses the lattice release, and where it keeps floating-point noise (one home for the sentence).
@@ -244,17 +244,17 @@ def outputs_chart(result):
 
 
 def counts_table(result) -> pd.DataFrame:
-    """The counts behind the bound: the measuring runs of each input and the Clopper–Pearson bound used."""
+    """The counts behind the bound: the measuring runs of each input, and the Clopper–Pearson bound used on each."""
     big = result.larger
 
     def bound(side: int) -> str:
-        return f"≥ {result.p_lower:.5g} (lower)" if side == big else f"≤ {result.p_upper:.5g} (upper)"
+        return f"≥ {result.p_lower:.4g}" if side == big else f"≤ {result.p_upper:.4g}"
 
     return pd.DataFrame(
         {
-            "": ["measuring runs", "runs with output in S", "share in S", "P[output in S], bound used"],
-            "on x": [f"{result.trials0:,}", f"{result.hits0:,}", f"{result.rate0:.5g}", bound(0)],
-            "on x′": [f"{result.trials1:,}", f"{result.hits1:,}", f"{result.rate1:.5g}", bound(1)],
+            "": ["runs measured", "outputs in S", "share in S", "P[output in S]"],
+            "x": [f"{result.trials0:,}", f"{result.hits0:,}", f"{result.rate0:.4g}", bound(0)],
+            "x′": [f"{result.trials1:,}", f"{result.hits1:,}", f"{result.rate1:.4g}", bound(1)],
         }
     )
 
@@ -389,7 +389,7 @@ def show_result(name, broken, spec, exhibit, result, curve, actual, args) -> Non
         ),
         key="aud_gauge",
     )
-    left, right = st.columns([1.5, 1])
+    left, right = st.columns([1.35, 1])
     left.plotly_chart(outputs_chart(result), key="aud_outputs")
     with right:
         st.markdown(f"**The pair.** {md(result.neighbours)}")
