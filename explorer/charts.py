@@ -527,6 +527,19 @@ def audit_output_bars(labels, share0, share1, highlight: int | None, title="") -
     return _figure(traces, title, "", "share of runs", barmode="group", annotations=notes, legend=LEGEND_ABOVE)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _count_label(n: float) -> str:
+    """A count as a tick label: 3,000 below 10⁴, then 10⁴, 3·10⁴, … (no SI suffix, no 1e+06)."""
+    if n < 1e4:
+        return f"{n:,.0f}"
+    exponent = int(np.floor(np.log10(n) + 1e-9))
+    mantissa = round(n / 10.0**exponent)
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if mantissa == 1 else f"{mantissa}·{power}"
+
+
 def audit_bound_curve(
     trials, bounds, claimed: float, point: tuple[int, float] | None = None, actual: float | None = None, title=""
 ) -> go.Figure:
@@ -567,12 +580,14 @@ def audit_bound_curve(
         notes.append(note)
         ys.append(actual)
     xs = np.concatenate([trials, [point[0]] if point else []]).astype(float)
+    ticks = _log_ticks(xs, (1, 3))
+    ticks["ticktext"] = [_count_label(t) for t in ticks["tickvals"]]
     return _figure(
         traces,
         title,
         "runs on each input (log scale)",
         "lower bound on ε",
-        xaxis={"type": "log", **_log_ticks(xs, (1, 3))},
+        xaxis={"type": "log", **ticks},
         yaxis={"range": [0, 1.15 * max(ys)]},
         shapes=shapes,
         annotations=notes,

@@ -133,7 +133,7 @@ def test_a_control_exhibit_that_keeps_its_claim_is_not_refuted_and_says_why():
 AUDITS = [
     # (link, dpcore arguments); each changes what the page must pass on: ε, k, δ, a broken exhibit, the seed
     (
-        {"aud_mechanism": "grr", "aud_grr_epsilon": 2, "aud_grr_k": 7, "aud_trials": "3e4", "aud_confidence": 0.99},
+        {"aud_mechanism": "grr", "aud_grr_epsilon": 2, "aud_grr_k": 7, "aud_trials": 30000, "aud_confidence": 0.99},
         dict(name="grr", epsilon=2.0, trials=30_000, confidence=0.99, k=7),
     ),
     (
@@ -149,7 +149,7 @@ AUDITS = [
         dict(name="above_threshold", epsilon=1.0, trials=3000, broken="no_threshold_noise"),
     ),
     (
-        {"aud_mechanism": "coin_flip", "aud_coin_flip_epsilon": 1, "aud_trials": "1e6"},
+        {"aud_mechanism": "coin_flip", "aud_coin_flip_epsilon": 1, "aud_trials": 1000000},
         dict(name="coin_flip", epsilon=1.0, trials=1_000_000),  # ln 3 ≈ 1.0986 is above the claim of 1: refuted
     ),
 ]
@@ -169,21 +169,22 @@ def test_the_shown_audit_is_dpcores_for_the_same_arguments_and_seed(link, args, 
     assert row["epsilon_lower"] == result.epsilon_lower and row["p_lower"] == result.p_lower
     assert row["confidence"] == result.confidence and row["runs_per_input"] == result.trials
     assert bool(row["refuted"]) == result.violated
-    curve = lower_bound_curve(name, epsilon, rng=page_rng("audit-curve", seed), **args)
+    curve_args = {**args, "trials": min(args["trials"], 10**6)}  # the page draws its curve up to 10^6 runs
+    curve = lower_bound_curve(name, epsilon, rng=page_rng("audit-curve", seed), **curve_args)
     shown = csv(downloads["Bound curve (CSV)"])
     assert shown["runs_per_input"].tolist() == curve.trials.tolist()
     assert shown["epsilon_lower"].tolist() == curve.epsilon_lower.tolist()
 
 
 def test_the_coin_flip_claimed_below_ln3_is_refuted_at_a_million_runs():
-    at = open_page("audit", aud_mechanism="coin_flip", aud_coin_flip_epsilon=1, aud_trials="1e6")
+    at = open_page("audit", aud_mechanism="coin_flip", aud_coin_flip_epsilon=1, aud_trials=1000000)
     result = audit("coin_flip", 1.0, trials=1_000_000, rng=page_rng("audit"))
     assert result.violated and 1.0 < result.epsilon_lower <= math.log(3)  # the true ε is ln 3
     assert any("the claim is below the mechanism's true ε, or chance" in m.value for m in at.markdown)
 
 
 def test_the_python_shown_reproduces_the_audit(tmp_path):
-    at = open_page("audit", aud_mechanism="oue", aud_oue_k=5, aud_trials="3e4", seed=11)
+    at = open_page("audit", aud_mechanism="oue", aud_oue_k=5, aud_trials=30000, seed=11)
     (code,) = [c.value for c in at.code]
     path = tmp_path / "audit_snippet.py"
     path.write_text(code, encoding="utf-8")
@@ -224,7 +225,7 @@ def test_a_link_with_every_pick_reproduces_the_view():
     link = {
         "aud_mechanism": "exponential",
         "aud_broken": "monotone_scale",
-        "aud_trials": "3e4",  # the slider's label, as the URL carries it
+        "aud_trials": "30000",
         "aud_confidence": "0.9",
         "aud_exponential_epsilon": "0.5",
         "aud_exponential_monotone_scale_candidates": "10",
@@ -326,7 +327,8 @@ def test_a_mechanism_view_links_to_the_audit_of_its_mechanism_with_its_settings(
         ({"aud_mechanism": "laplace_cont"}, "aud_mechanism"),
         ({"aud_mechanism": "<script>alert(1)</script>"}, "aud_mechanism"),
         ({"aud_trials": "50"}, "aud_trials"),
-        ({"aud_trials": "1e9"}, "aud_trials"),
+        ({"aud_trials": "1000000000"}, "aud_trials"),
+        ({"aud_trials": "12345"}, "aud_trials"),
         ({"aud_trials": "lots"}, "aud_trials"),
         ({"aud_confidence": "1.5"}, "aud_confidence"),
         ({"aud_confidence": "0"}, "aud_confidence"),
@@ -406,3 +408,22 @@ def test_the_gauge_marks_a_known_true_epsilon_and_an_infinite_one():
     infinite = charts.audit_gauge(1.0, 6.9, 0.95, actual=math.inf)
     assert "true ε of this bug = ∞ →" in [a.text for a in infinite.layout.annotations]
     assert infinite.layout.xaxis.range[1] == pytest.approx(1.3 * 6.9)
+
+
+def test_counts_on_the_curve_axis_read_as_numbers():
+    fig = charts.audit_bound_curve([100, 3000, 100_000], [0.1, 0.5, 0.9], 1.0, point=(3_000_000, 0.95))
+    ticks = dict(zip(fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext))
+    assert ticks[100] == "100" and ticks[3000] == "3,000" and ticks[100_000] == "10⁵" and ticks[3_000_000] == "3·10⁶"
+
+
+@pytest.mark.parametrize("link", [{}, {"aud_mechanism": "sparse", "aud_broken": "no_cutoff"}])
+def test_the_page_warns_against_reading_the_highest_point_of_the_curve_exactly_when_it_is_above(link):
+    at = open_page("audit", **link)
+    name, broken = link.get("aud_mechanism", "laplace_count"), link.get("aud_broken")
+    result = audit(name, 1.0, trials=TRIALS, rng=page_rng("audit"), broken=broken)
+    curve = lower_bound_curve(name, 1.0, trials=TRIALS, rng=page_rng("audit-curve"), broken=broken)
+    expected = not result.violated and bool(np.any(curve.epsilon_lower > 1.0))
+    shown = any("picking the highest of several looks is not an audit" in c.value for c in at.caption)
+    assert shown == expected
+    if broken:
+        assert expected  # seed 2017: the broken Sparse's curve crosses the claim, its audit does not (at 10^5 runs)
