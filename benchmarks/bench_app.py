@@ -29,7 +29,15 @@ MOVES = {
     "svt": ("select_slider", "svt_epsilon", [0.5, 1.0, 2.0, 4.0]),
     "accountant": ("select_slider", "acc_epsilon", [0.5, 1.0, 2.0, 4.0]),
     "compare": ("select_slider", "cmp_epsilon", [0.5, 1.0, 2.0, 4.0]),
+    # every move a claim not audited before: a fresh audit and curve of 10^5 runs per input, no cache hit
+    "audit": (
+        "number_input",
+        "aud_laplace_count_epsilon",
+        [0.5, 0.6, 0.7, 0.8, 0.9, 1.1, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0],
+    ),
 }
+#: pages whose target is not the default 300 ms
+TARGETS = {"audit": "< 1 s"}
 
 
 def time_reruns(page: str, reruns: int) -> tuple[list[float], list[float]]:
@@ -66,7 +74,8 @@ def main() -> None:
             ms = sorted(t * 1000 for t in moved)
             p90 = ms[int(0.9 * (len(ms) - 1))]
             lines.append(
-                f"| {page} | `{move[1]}` | {statistics.median(ms):.0f} ms | {p90:.0f} ms | {med_idle:.0f} ms | < 300 ms |"
+                f"| {page} | `{move[1]}` | {statistics.median(ms):.0f} ms | {p90:.0f} ms | {med_idle:.0f} ms "
+                f"| {TARGETS.get(page, '< 300 ms')} |"
             )
         else:
             lines.append(f"| {page} | — | — | — | {med_idle:.0f} ms | < 300 ms |")

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.laplace import laplace_sum_pdf, sample_laplace
+from dpcore.laplace import Laplace, laplace_sum_pdf, sample_laplace
+from dpcore.lattice import lattice_mechanism
 from dpcore.svt import _trial_blocks, above_threshold_trials, naive_scale
 from dpcore.validation import (
     as_generator,
@@ -291,7 +292,7 @@ class AutoMeanResult:
 
 
 def auto_mean(
-    values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise"
+    values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise", lattice: bool = False
 ) -> AutoMeanResult:
     """A mean with no bounds given: SVT picks the clipping bound, then noisy sum over noisy count.
 
@@ -316,11 +317,19 @@ def auto_mean(
     trials : int, optional
         When given, every field of the result holds ``trials`` independent runs.
     nan : {"raise", "drop"}
+    lattice : bool, default False
+        Release the noisy sum and count on a lattice with exact noise of the same ε
+        (:func:`dpcore.lattice.lattice_mechanism`): for the one mean to publish
+        (a single run only); False keeps the fast floating-point noise.
     """
     arr, dropped = check_numeric_array(values, "values", nan=nan)
     cand = _check_candidates(candidates)
     epsilon = check_epsilon(epsilon)
     rng = as_generator(rng)
+    if lattice and trials is not None:
+        raise ValueError(
+            "lattice must be False when trials are simulated (the lattice is for the one release), got True"
+        )
     size = 1 if trials is None else check_int(trials, "trials", minimum=1)
     third = _part(epsilon)
     _check_sums_fit(cand, arr.size)
@@ -335,8 +344,12 @@ def auto_mean(
     n = arr.size
     # add/remove one record: the sum of clip(x, 0, b) has sensitivity max(|0|, |b|) = b, the count 1
     # (dpcore.neighbours.ADD_REMOVE); Laplace scale sensitivity / (ε/3)
-    noisy_sum = true_sum + sample_laplace(rng, bound / third, size=size)
-    noisy_count = n + sample_laplace(rng, 1.0 / third, size=size)
+    if lattice:  # sensitivity b: scale b/(ε/3), as below; the count: 1/(ε/3)
+        noisy_sum = lattice_mechanism(Laplace(bound[0] / third, bound[0])).release(true_sum, rng)
+        noisy_count = lattice_mechanism(Laplace(1.0 / third, 1.0)).release(np.array([float(n)]), rng)
+    else:
+        noisy_sum = true_sum + sample_laplace(rng, bound / third, size=size)
+        noisy_count = n + sample_laplace(rng, 1.0 / third, size=size)
     noisy_mean = np.clip(noisy_sum / np.maximum(noisy_count, 1.0), 0.0, bound)
     true_mean = true_sum / n
     if trials is None:

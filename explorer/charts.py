@@ -449,3 +449,273 @@ def values_against_truth(values: dict, truth: float, title="", y="") -> go.Figur
     ]
     shape, note = _hline(truth, f"true: {truth:,.6g}", {"color": TRUE, "dash": "dash", "width": 2})
     return _figure(traces, title, "", y, height=340, shapes=[shape], annotations=[note])
+
+
+# ---------------------------------------------------------------------- the Audit page
+
+#: A lower bound at or below the claim (consistent with it), and one above it (the claim refuted).
+BELOW_CLAIM = "#2b8a3e"
+ABOVE_CLAIM = "#c92a2a"
+
+
+def _claim_colour(bound: float, claimed: float) -> str:
+    return ABOVE_CLAIM if bound > claimed else BELOW_CLAIM
+
+
+def audit_gauge(claimed: float, lower: float, confidence: float, actual: float | None = None, title="") -> go.Figure:
+    """The claimed ε against the audit's lower bound: a bar from 0 to the bound, its one-sided confidence region.
+
+    The bar is green when the bound is at or below the claim, red above it. The
+    region right of the bound (shaded) is where the true ε lies with probability
+    ``confidence``; the claim is refuted when its line falls left of that region.
+    ``actual``: the true ε when known (a broken exhibit), drawn dotted (``inf``: an arrow at the right edge).
+    """
+    colour = _claim_colour(lower, claimed)
+    finite = [v for v in (claimed, lower, actual) if v is not None and np.isfinite(v)]
+    top = 1.3 * max(finite + [1e-9])
+    claim, claim_note = _vline(claimed, f"claimed ε = {claimed:g}", {**MARK, "width": 2.5})
+    claim_note.update({"xanchor": "center", "yanchor": "bottom", "font": {"size": 13}})  # above the plot
+    region = {
+        "type": "rect",
+        "xref": "x",
+        "x0": lower,
+        "x1": top,
+        "yref": "y",
+        "y0": -0.4,
+        "y1": 0.4,
+        "fillcolor": colour,
+        "opacity": 0.12,
+        "line": {"width": 0},
+    }
+    shapes, notes = [region, claim], [claim_note]
+    if actual is not None:
+        finite_actual = bool(np.isfinite(actual))
+        label = f"true ε of this bug = {actual:g}" if finite_actual else "true ε of this bug = ∞ →"
+        note = {
+            "text": label,
+            "showarrow": False,
+            "xref": "x" if finite_actual else "paper",
+            "x": actual if finite_actual else 1,
+            "xanchor": "center" if finite_actual else "right",
+            "yref": "paper",
+            "y": 0,
+            "yanchor": "bottom",  # inside the plot, under the bar
+            "font": {"color": ABOVE_CLAIM},
+        }
+        if finite_actual:
+            shapes.append(_vline(actual, None, {"color": ABOVE_CLAIM, "dash": "dot", "width": 2})[0])
+        notes.append(note)
+    bar = {
+        "type": "bar",
+        "orientation": "h",
+        "x": [lower],
+        "y": [0],
+        "width": [0.5],
+        "marker": {"color": colour},
+        "text": [f"lower bound {lower:.3f}"],
+        "textposition": "inside" if lower > 0.3 * top else "outside",
+        "insidetextanchor": "end",
+        "name": "lower bound",
+        "hovertemplate": "lower bound on ε: %{x:.4f}<extra></extra>",
+    }
+    return _figure(
+        [bar],
+        title,
+        "ε",
+        "",
+        height=200,
+        xaxis={"range": [0, top], "zeroline": True, "side": "bottom"},
+        yaxis={"visible": False, "range": [-0.5, 0.5]},
+        shapes=shapes,
+        annotations=notes,
+        showlegend=False,
+        margin={"l": 10, "r": 10, "t": 60, "b": 30},
+    )
+
+
+def audit_histograms(outputs0, outputs1, kind: str, value: float, event: str, title="", x_title="output") -> go.Figure:
+    """The outputs on x and on x′ as overlaid histograms (shares, shared bins), the event ``S`` shaded.
+
+    ``kind``: ``">="`` (S lies right of ``value``) or ``"<"`` (left of it).
+    """
+    out0 = np.asarray(outputs0, dtype=float).ravel()
+    out1 = np.asarray(outputs1, dtype=float).ravel()
+    both = np.concatenate([out0, out1])
+    low, high = float(both.min()), float(both.max())
+    low, high = min(low, value), max(high, value)
+    size = (high - low) / 60 or 1.0
+    traces = [
+        {
+            "type": "histogram",
+            "x": values,
+            "histnorm": "probability",
+            "name": f"{name} ({values.size:,} runs)",
+            "xbins": {"start": low, "end": high + size, "size": size},
+            "marker": {"color": PALETTE[i]},
+            "opacity": 0.6,
+        }
+        for i, (name, values) in enumerate((("on x", out0), ("on x′", out1)))
+    ]
+    pad = 0.02 * (high - low or 1.0)
+    x0, x1 = (value, high + pad) if kind == ">=" else (low - pad, value)
+    region = {
+        "type": "rect",
+        "xref": "x",
+        "x0": x0,
+        "x1": x1,
+        "yref": "y domain",
+        "y0": 0,
+        "y1": 1,
+        "fillcolor": "#fab005",
+        "opacity": 0.15,
+        "line": {"width": 0},
+    }
+    # the label goes on the side of the line with more room
+    line, note = _vline(value, f"S = {{{html.escape(event)}}}", MARK, right=value - low < high - value)
+    return _figure(
+        traces,
+        title,
+        x_title,
+        "share of runs",
+        barmode="overlay",
+        shapes=[region, line],
+        annotations=[note],
+        xaxis={"range": [low - pad, high + pad]},
+    )
+
+
+def audit_output_bars(labels, share0, share1, highlight: int | None, title="") -> go.Figure:
+    """Share of runs giving each output, on x and on x′ side by side; the event's output ``highlight`` outlined."""
+    labels = [html.escape(str(v)) for v in labels]
+    outline = [3 if i == highlight else 0 for i in range(len(labels))]
+    traces = [
+        {
+            "type": "bar",
+            "x": labels,
+            "y": np.asarray(share),
+            "name": name,
+            "marker": {"color": PALETTE[i], "line": {"color": "#212529", "width": outline}},
+        }
+        for i, (name, share) in enumerate((("on x", share0), ("on x′", share1)))
+    ]
+    notes = []
+    if highlight is not None:
+        notes.append(
+            {
+                "text": "S",
+                "x": labels[highlight],
+                "xref": "x",
+                "y": max(float(np.asarray(share0)[highlight]), float(np.asarray(share1)[highlight])),
+                "yref": "y",
+                "yanchor": "bottom",
+                "showarrow": True,
+                "arrowhead": 2,
+                "ay": -24,
+                "font": {"size": 13},
+            }
+        )
+    return _figure(traces, title, "", "share of runs", barmode="group", annotations=notes, legend=LEGEND_ABOVE)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _count_label(n: float) -> str:
+    """A count as a tick label: 3,000 below 10⁴, then 10⁴, 3·10⁴, … (no SI suffix, no 1e+06)."""
+    if n < 1e4:
+        return f"{n:,.0f}"
+    exponent = int(np.floor(np.log10(n) + 1e-9))
+    mantissa = round(n / 10.0**exponent)
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if mantissa == 1 else f"{mantissa}·{power}"
+
+
+def audit_bound_curve(
+    trials, bounds, claimed: float, point: tuple[int, float] | None = None, actual: float | None = None, title=""
+) -> go.Figure:
+    """The lower bound at growing numbers of runs (log x), each point green at or below the claim, red above.
+
+    ``point``: (runs, bound) of the audit shown above the curve, drawn as a star.
+    """
+    trials = np.asarray(trials)
+    bounds = np.asarray(bounds, dtype=float)
+    traces = [
+        {
+            "type": "scatter",
+            "x": trials,
+            "y": bounds,
+            "mode": "lines+markers",
+            "name": "lower bound with the first n runs",
+            "line": {"color": "#adb5bd", "width": 2},
+            "marker": {"color": [_claim_colour(b, claimed) for b in bounds], "size": 9},
+        }
+    ]
+    if point is not None:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [point[0]],
+                "y": [point[1]],
+                "mode": "markers",
+                "name": "the audit above",
+                "marker": {"color": _claim_colour(point[1], claimed), "size": 16, "symbol": "star"},
+            }
+        )
+    shape, note = _hline(claimed, f"claimed ε = {claimed:g}", {**MARK, "width": 2})
+    shapes, notes = [shape], [note]
+    ys = [claimed, *bounds[np.isfinite(bounds)]] + ([point[1]] if point else [])
+    if actual is not None and np.isfinite(actual):
+        shape, note = _hline(actual, f"true ε of this bug = {actual:g}", {"color": ABOVE_CLAIM, "dash": "dot"})
+        shapes.append(shape)
+        notes.append(note)
+        ys.append(actual)
+    xs = np.concatenate([trials, [point[0]] if point else []]).astype(float)
+    ticks = _log_ticks(xs, (1, 3))
+    ticks["ticktext"] = [_count_label(t) for t in ticks["tickvals"]]
+    return _figure(
+        traces,
+        title,
+        "runs on each input (log scale)",
+        "lower bound on ε",
+        xaxis={"type": "log", **ticks},
+        yaxis={"range": [0, 1.15 * max(ys)]},
+        shapes=shapes,
+        annotations=notes,
+    )
+
+
+def impossible_shares(epsilons, series: dict, current: float | None = None, title="") -> go.Figure:
+    """Share of outputs on x that x′ cannot produce, per sampler, over ε (log x) with its confidence interval.
+
+    ``series``: name -> (share, lower, upper) arrays, one value per ε; the first is drawn red, the next green.
+    """
+    colours = (ABOVE_CLAIM, BELOW_CLAIM, *PALETTE)
+    traces = []
+    for i, (name, (share, lower, upper)) in enumerate(series.items()):
+        share, lower, upper = (np.asarray(v, dtype=float) for v in (share, lower, upper))
+        traces.append(
+            {
+                "type": "scatter",
+                "x": np.asarray(epsilons),
+                "y": share,
+                "mode": "lines+markers",
+                "name": name,
+                "line": {"color": colours[i], "width": 2.5},
+                "error_y": {"type": "data", "symmetric": False, "array": upper - share, "arrayminus": share - lower},
+            }
+        )
+    shapes, notes = [], []
+    if current is not None:
+        shape, note = _vline(current, f"ε = {current:g}", MARK)
+        shapes.append(shape)
+        notes.append(note)
+    return _figure(
+        traces,
+        title,
+        "ε (log scale)",
+        "share of outputs impossible on x′",
+        xaxis={"type": "log", **_log_ticks(np.asarray(epsilons, dtype=float))},
+        yaxis={"range": [-0.05, 1.05], "tickformat": ".0%"},
+        shapes=shapes,
+        annotations=notes,
+    )

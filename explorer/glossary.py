@@ -37,6 +37,10 @@ TERMS = {
     "sensitivity is bounded. The bounds must be chosen without looking at the data; clipping adds bias.",
     "Audit (lower bound)": "Running a mechanism many times on two neighbouring inputs measures how far apart its "
     "outputs are: a statistical lower bound on its ε. It can refute a privacy claim, never prove one.",
+    "Floating-point attack": "Textbook Laplace noise x + b·ln(u) computed in doubles leaves holes: most outputs "
+    "on one input cannot occur on its neighbour, so one output can reveal the input and no finite ε holds "
+    "(Mironov 2012). Releasing on a power-of-two grid with exact integer noise closes the holes; the explorer "
+    "publishes its noisy answers that way and keeps fast floating-point noise for simulations (Audit page).",
 }
 
 

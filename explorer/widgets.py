@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
+from dpcore.audit import CATALOGUE
 from explorer import state
 from explorer.markup import md, plain_sentence
 
@@ -17,6 +19,10 @@ __all__ = [
     "epsilon_for_accuracy",
     "whole_number",
     "fitting_columns",
+    "AUDIT_PAGE",
+    "AUDIT_MECHANISM",
+    "audit_key",
+    "audit_link",
 ]
 
 # eps on a log scale: 1-1.25-1.5-2-2.5-3-4-5-6-8 per decade, 0.01 .. 10
@@ -140,3 +146,52 @@ def fitting_columns(kind: str) -> list[str]:
     if not found:
         st.info(_NO_COLUMN[kind])
     return found
+
+
+# ---------------------------------------------------------------------- links to the Audit page
+
+#: The Audit page's script, as registered in app.py.
+AUDIT_PAGE = "pages/audit.py"
+#: URL key of the Audit page's mechanism picker (its other keys come from :func:`audit_key`).
+AUDIT_MECHANISM = "aud_mechanism"
+
+
+def audit_key(name: str, param: str, broken: str | None = None) -> str:
+    """The Audit page's widget and URL key of a parameter of the audit ``name`` (a key of dpcore.audit.CATALOGUE).
+
+    The claimed ε is kept per mechanism (a broken variant audits the same claim);
+    the other parameters per variant, whose defaults differ (a broken exhibit's pair shows its bug).
+    """
+    variant = f"_{broken}" if broken and param != "epsilon" else ""
+    return f"aud_{name}{variant}_{param}"
+
+
+def _url_value(key: str, value) -> str:
+    """A setting as the Audit page's widget reads it from the URL."""
+    if key == "delta":
+        return f"{value:.0e}"  # the labels of delta_slider's options
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value))
+    return repr(float(value))  # every digit: a claim of ln 3 stays ln 3
+
+
+def audit_link(name: str, epsilon: float, *, label: str = "Audit this mechanism", **params) -> None:
+    """A link that opens the Audit page on ``name`` with this claimed ε and these parameters.
+
+    ``name`` is a key of :data:`dpcore.audit.CATALOGUE`; ``params`` may name any of
+    the page's settings: those the audit does not take, and None values, are left
+    out, so a view can pass what it has (``delta=None`` for Laplace noise).
+    """
+    spec = CATALOGUE[name]
+    query = {AUDIT_MECHANISM: name, audit_key(name, "epsilon"): _url_value("epsilon", float(epsilon))}
+    for key, value in params.items():
+        if key in spec.params and value is not None:
+            query[audit_key(name, key)] = _url_value(key, value)
+    st.page_link(
+        AUDIT_PAGE,
+        label=label,
+        icon=":material/fact_check:",
+        query_params=query,
+        help=f"Runs {spec.title} many times on two neighbouring inputs with these settings and measures a lower "
+        "bound on its ε: a bound above the claim would refute it.",
+    )

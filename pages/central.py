@@ -170,6 +170,7 @@ def numeric_query(query: str) -> None:
     show_release(
         query, column, result, snippets.central_query(state.dataset(), column, query.lower(), eps, seed, **options)
     )
+    widgets.audit_link(f"{noise}_{query.lower().replace('histogram', 'count')}", eps, **options)
     compare(query, eps, delta, lower, upper, split, curves)
 
 
@@ -530,6 +531,7 @@ def most_common() -> None:
     right.download_button("Python snippet", code, file_name="central_mode.py", mime="text/x-python")
     with right:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
         budget.record_release(PureDP(eps), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
+        widgets.audit_link("exponential", eps, candidates=k, sensitivity=RELATION.counting_query_sensitivity)
 
 
 def explain() -> None:

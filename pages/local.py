@@ -104,6 +104,7 @@ def frequencies() -> None:
     code = snippets.local_counts(state.dataset(), column, kind, eps, seed, project)
     right.download_button("Python snippet", code, file_name="ldp_snippet.py", mime="text/x-python")
     budget.record_release(mech, label=f"{kind} ε={eps:g} on {column}", key="ldp")
+    widgets.audit_link(kind.lower(), eps, k=k)
 
     st.subheader("Which oracle, at which ε?")
     grid_eps = np.geomspace(0.05, 10, 60)
@@ -157,6 +158,7 @@ def coin_flip_story() -> None:
             r"\quad \varepsilon = \ln\frac{3/4}{1/4} = \ln 3 \approx 1.0986"
         )
         st.caption(f"It is GRR with k = 2 and ε = ln 3: p = {m.p:g}, q = {m.q:g}.")
+        widgets.audit_link("coin_flip", m.epsilon)
 
 
 def ldp_mean() -> None:
@@ -201,6 +203,7 @@ def ldp_mean() -> None:
         "Bounds suggested from the data are themselves not private; fix them from domain knowledge in a real release."
         + (f" {dropped:,} missing values were left out." if dropped else "")
     )
+    widgets.audit_link("ldp_mean", eps, lower=lower, upper=upper)
 
 
 def render() -> None:

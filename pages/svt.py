@@ -108,10 +108,11 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
         "A b below the smallest lossless bound clips records (bias); a b far above it inflates the noise "
         "of the sum. The lossless bound is read from the data, for reference only."
     )
+    widgets.audit_link("above_threshold", eps, label="Audit AboveThreshold at this ε", sensitivity=QUERY_SENSITIVITY)
 
 
 def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str) -> None:
-    one = auto_mean(values, cand, eps, state.rng("svt-mean"))
+    one = auto_mean(values, cand, eps, state.rng("svt-mean"), lattice=True)  # the one mean published
     sims = auto_mean(values, cand, eps, state.rng("svt-mean-sims"), trials=state.trials())
     a, b, c, d = st.columns(4)
     a.metric("True mean (no clipping)", f"{one.unclipped_value:,.3f}")
@@ -161,6 +162,9 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
         mime="text/csv",
     )
     budget.record_release(PureDP(eps), label=f"SVT automatic mean ε={eps:g} on {column}", key="svt_mean")
+    widgets.audit_link(
+        "above_threshold", eps, label="Audit AboveThreshold, which picks the bound", sensitivity=QUERY_SENSITIVITY
+    )
 
 
 def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int]:
@@ -252,6 +256,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         "Recorded as a generic ε-DP release (binary randomized response at ε: the worst case among ε-DP "
         "mechanisms under RDP and zCDP, Bun & Steinke 2016, Prop. 3.3)."
     )
+    widgets.audit_link("sparse", eps, label="Audit Sparse with this c and ε", c=c)
     return n_queries, c
 
 

@@ -43,8 +43,9 @@ PAGES = {
     "Sparse vector": "svt",
     "Accountant": "accountant",
     "Compare": "compare",
+    "Audit": "audit",
 }
-CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare"}
+CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit"}
 UPLOAD = (
     "colour,score,hours\n"
     + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))
@@ -161,6 +162,37 @@ def test_a_tab_is_part_of_the_link(page, browser, app_url):
     wait_for_page(other)
     assert other.locator('[data-testid="stMetric"]', has_text="Queries passed").inner_text() == shown
     assert other.locator('[data-testid="stMetric"]', has_text="Chosen bound").count() == 0  # the walk's tab did not run
+    other.context.close()
+
+
+def test_audit_opens_from_a_mechanism_page_with_its_settings_and_its_link_reproduces_it(page, browser, app_url):
+    def bound(p) -> str:
+        return (
+            p.locator('[data-testid="stMetric"]', has_text="Lower bound on ε")
+            .locator('[data-testid="stMetricValue"]')
+            .inner_text()
+        )
+
+    page.goto(f"{app_url}/local?ldp_mechanism=OUE&ldp_epsilon=2")
+    wait_for_page(page)
+    page.locator('[data-testid="stPageLink"] a', has_text="Audit this mechanism").locator("visible=true").first.click()
+    page.wait_for_url(re.compile(r"/audit\?.*aud_mechanism=oue"), timeout=30_000)
+    wait_for_page(page)
+    assert_no_error(page)
+    assert "aud_oue_epsilon=2" in page.url and "aud_oue_k=" in page.url, page.url
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert "OUE: unary encoding" in text and "Not refuted." in text
+    page.get_by_role("button", name="Sum noised for sensitivity 1").click()  # an exhibit: the URL follows
+    page.wait_for_url(re.compile(r"aud_broken=sensitivity_one"), timeout=30_000)
+    wait_for_page(page)
+    assert_no_error(page)
+    assert "aud_mechanism=laplace_sum" in page.url
+    assert "Refuted." in page.locator('[data-testid="stMain"]').inner_text()
+    shown = bound(page)
+    other = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    other.goto(page.url)
+    wait_for_page(other)
+    assert bound(other) == shown and float(shown) > 1
     other.context.close()
 
 

@@ -8,6 +8,7 @@ import pytest
 from scipy.integrate import trapezoid
 
 from dpcore import (
+    LADDER_CANDIDATES,
     Laplace,
     auto_mean,
     choose_clipping_bound,
@@ -235,3 +236,16 @@ def test_candidates_whose_clipped_sums_overflow_are_refused():
     # huge data with small candidates is fine: the sums read are of clipped values
     np.testing.assert_array_equal(clipping_queries(values, [1.0, 2.0]), [-3.0, -3.0])
     assert np.all(np.isfinite(clipping_queries(values, [limit / 2])))
+
+
+def test_the_automatic_mean_to_publish_is_drawn_on_a_lattice():
+    from dpcore.lattice import lattice_mechanism
+
+    values = np.random.default_rng(4).integers(0, 90, 3000).astype(float)
+    one = auto_mean(values, LADDER_CANDIDATES, 1.0, 9, lattice=True)
+    plain = auto_mean(values, LADDER_CANDIDATES, 1.0, 9)
+    assert one.bound == plain.bound and one.true_value == plain.true_value  # the same AboveThreshold run
+    assert one.noisy_value != plain.noisy_value and 0.0 <= one.noisy_value <= one.bound
+    with pytest.raises(ValueError, match="lattice must be False when trials are simulated"):
+        auto_mean(values, LADDER_CANDIDATES, 1.0, 9, trials=10, lattice=True)
+    assert lattice_mechanism(Laplace(one.bound / (1.0 / 3), one.bound)).epsilon <= 1.0 / 3 + 1e-12
