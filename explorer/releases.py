@@ -37,6 +37,7 @@ from dpcore.neighbours import REPLACE_ONE
 
 __all__ = [
     "local_counts",
+    "local_mean",
     "central_query",
     "most_common",
     "range_queries",
@@ -66,6 +67,13 @@ def local_counts(codes, labels, oracle, epsilon, seed, valid_histogram=False):
     if valid_histogram:  # post-processing: free in privacy, biased
         estimate = project_to_histogram(estimate, codes.size)
     return pd.DataFrame({"value": labels, "noisy count": estimate})
+
+
+def local_mean(values, lower, upper, epsilon, seed):
+    """One local-DP release of a numeric column's mean: every person rounds their value to a bound, then randomizes it."""
+    mechanism = LDPMean(epsilon, lower, upper)
+    reports = mechanism.perturb(values, np.random.default_rng(seed))  # one bit leaves each device
+    return mechanism.estimate(reports)
 
 
 def central_query(

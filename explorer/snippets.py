@@ -16,6 +16,7 @@ from explorer.dataset import Dataset
 
 __all__ = [
     "local_counts",
+    "local_mean",
     "central_query",
     "count_matching",
     "category_counts",
@@ -153,4 +154,15 @@ def category_counts(ds: Dataset, column: str, epsilon: float, seed, noise, delta
         releases.category_counts,
         f"category_counts(codes, labels, {epsilon!r}, {list(seed)!r}, {noise!r}, {delta!r})",
         "print(np.atleast_1d(release.noisy_value).tolist())",
+    )
+
+
+def local_mean(ds: Dataset, column: str, lower: float, upper: float, epsilon: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.local_mean` (prints the estimate)."""
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})  # missing values are left out\n",
+        releases.local_mean,
+        f"local_mean(values, {lower!r}, {upper!r}, {epsilon!r}, {list(seed)!r})",
+        "print(release)",
     )

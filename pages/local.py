@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import GRR, OUE, SUE, Laplace, LDPMean, coin_flip_rr
+from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, coin_flip_rr
 from dpcore.neighbours import REPLACE_ONE
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
@@ -55,6 +55,14 @@ def frequencies() -> None:
         bind="query-params",
         help="Projects the estimates onto non-negative counts summing to n (Norm-Sub). Free in privacy, but biased.",
     )
+    with c3:
+        widgets.epsilon_for_accuracy(
+            "ldp",
+            "ldp_epsilon",
+            lambda x: ORACLES[kind].epsilon_for_accuracy(x, true),
+            float(f"{bound.max():.2g}"),
+            "every count",
+        )
     seed = state.seed_words("ldp-release")
     release = releases.local_counts(codes, labels, kind, eps, seed, valid_histogram=project)
     shown = release["noisy count"].to_numpy()
@@ -193,16 +201,81 @@ def ldp_mean() -> None:
     with c3:
         eps = widgets.epsilon_slider("ldpm_epsilon")
     mech = LDPMean(eps, lower, upper)
-    sims = mech.simulate(values, state.rng("ldpm"), trials=state.trials())
+    trials = state.trials()
+    seed = state.seed_words("ldpm-release")
+    estimate = releases.local_mean(values, lower, upper, eps, seed)
     true_clipped = mech.clipped_mean(values)
+    bound = mech.error_bound(values)
+    with c3:
+        widgets.epsilon_for_accuracy(
+            "ldpm",
+            "ldpm_epsilon",
+            lambda x: LDPMean.epsilon_for_accuracy(x, values, lower, upper),
+            float(f"{bound:.2g}"),
+            "the mean",
+        )
     a, b, c = st.columns(3)
     a.metric("True mean (clipped)", f"{true_clipped:,.3f}")
-    b.metric("One LDP estimate", f"{sims[0]:,.3f}", f"{sims[0] - true_clipped:+,.3f}")
-    c.metric("95% error bound", f"±{mech.error_bound(values):,.3f}")
+    b.metric(
+        "One LDP estimate", f"{estimate:,.3f}", f"{estimate - true_clipped:+,.3f}", delta_color="off", delta_arrow="off"
+    )
+    c.metric("95% error bound", f"±{bound:,.3f}")
     st.caption(
         "Bounds suggested from the data are themselves not private; fix them from domain knowledge in a real release."
         + (f" {dropped:,} missing values were left out." if dropped else "")
     )
+    errors = mech.simulate(values, state.rng("ldpm"), trials=trials) - true_clipped
+    grid = np.linspace(errors.min(), errors.max(), 200)
+    left, right = st.columns([1.6, 1])
+    left.plotly_chart(
+        charts.error_histogram(
+            errors,
+            grid,
+            Gaussian(mech.std(values)).pdf(grid),
+            f"Error of the LDP mean of {column} over {trials:,} releases",
+            density_name="normal approximation",
+        ),
+        key="ldpm_hist",
+    )
+    right.metric("Empirical std of the error", f"{errors.std(ddof=1):,.4g}")
+    right.metric("Theoretical std (exact variance)", f"{mech.std(values):,.4g}")
+    approximation = mech.simulation_error(values, trials)
+    if approximation > 0:
+        right.caption(
+            f"Simulated from a normal approximation of how many people round up (too many distinct values to "
+            f"simulate exactly): any probability of it differs from the exact law by at most {approximation:.2%} "
+            "(Berry–Esseen bound)."
+        )
+    right.download_button(
+        "Release (CSV)",
+        to_safe_csv(
+            pd.DataFrame(
+                {"column": [column], "lower": [lower], "upper": [upper], "epsilon": [eps], "noisy mean": [estimate]}
+            )
+        ),
+        file_name="ldp_mean_release.csv",
+        mime="text/csv",
+        help="What the collector would publish: the estimate, no true mean.",
+    )
+    right.download_button(
+        "Teaching table (CSV)",
+        to_safe_csv(
+            pd.DataFrame(
+                {
+                    "column": [column],
+                    "true clipped mean": [true_clipped],
+                    "noisy mean": [estimate],
+                    "95% error bound": [bound],
+                }
+            )
+        ),
+        file_name="ldp_mean.csv",
+        mime="text/csv",
+    )
+    code = snippets.local_mean(state.dataset(), column, lower, upper, eps, seed)
+    right.download_button("Python snippet", code, file_name="ldp_mean_snippet.py", mime="text/x-python")
+    with right:
+        budget.record_release(mech, label=f"LDP mean ε={eps:g} on {column}", key="ldpm")
     widgets.audit_link("ldp_mean", eps, lower=lower, upper=upper)
 
 

@@ -6,7 +6,7 @@ import pytest
 from dpcore import GRR, OUE, SUE
 from explorer.columns import encode_categories
 from explorer.dataset import load_demo
-from tests.apptest import assert_clean, metric, open_page
+from tests.apptest import PAGES, assert_clean, metric, open_page
 
 MEAN_TAB = "Mean of a number"
 
@@ -89,3 +89,25 @@ def test_each_column_keeps_its_own_bounds():
     assert at.number_input(key=f"ldpm_upper_{other}").value != 70.0
     at.selectbox(key="ldpm_column").set_value(first).run()
     assert_clean(at)
+
+
+def test_the_accuracy_you_need_gives_the_oracle_epsilon_and_sets_the_slider():
+    at = open_page("local", ldp_mechanism="OUE", ldp_accuracy=500)
+    assert_clean(at)
+    column = at.selectbox(key="ldp_column").value
+    codes, labels, _ = encode_categories(load_demo("census").frame[column])
+    needed = OUE.epsilon_for_accuracy(500.0, np.bincount(codes, minlength=len(labels)))
+    assert any(f"ε = {needed:.3g}" in m.value for m in at.markdown)
+    at.button(key="ldp_set").click().run()
+    assert at.select_slider(key="ldp_epsilon").value >= needed
+
+
+def test_many_distinct_values_are_simulated_approximately_and_the_page_says_how_well():
+    rows = "\n".join(f"{np.sqrt(i + 2):.12f}" for i in range(30_000))  # 30,000 distinct floats
+    at = open_page("data", trials=10_000)
+    at.file_uploader(key="data_upload").upload("floats.csv", f"x\n{rows}\n".encode(), "text/csv").run()
+    at.query_params["ldp_view"] = "Mean of a number"
+    at.switch_page(PAGES["local"]).run()
+    assert_clean(at)
+    notes = [c.value for c in at.caption if "normal approximation" in c.value]
+    assert notes and "at most" in notes[0]

@@ -140,3 +140,11 @@ def test_central_count_snippets_print_the_published_counts(link, downloads, tmp_
     printed = np.array(ast.literal_eval(run_snippet(downloads["Python snippet"], tmp_path)))
     assert printed.tolist() == page["noisy"].tolist()
     assert csv(downloads["Release (CSV)"]).iloc[:, -1].tolist() == page["noisy"].tolist()  # the release, without truth
+
+
+def test_local_mean_snippet_prints_the_estimate_the_page_shows(downloads, tmp_path):
+    at = open_page("local", ldp_view="Mean of a number", ldpm_epsilon=2)
+    assert_clean(at)
+    printed = float(run_snippet(downloads["Python snippet"], tmp_path))
+    assert printed == csv(downloads["Release (CSV)"])["noisy mean"].iloc[0]
+    assert metric(at, "One LDP estimate") == f"{printed:,.3f}"
