@@ -22,12 +22,14 @@ from dpcore import (
     Laplace,
     LDPMean,
     auto_mean,
+    choose_clipping_bound,
     dp_category_counts,
     dp_count,
     dp_count_matching,
     dp_histogram,
     dp_mean,
     dp_sum,
+    evenly_spaced_candidates,
     exponential_mechanism,
     naive_range_query,
     project_to_histogram,
@@ -43,6 +45,8 @@ __all__ = [
     "range_queries",
     "count_matching",
     "category_counts",
+    "clipping_bound",
+    "automatic_mean",
     "compare_counts",
     "compare_means",
     "COUNT_MECHANISMS",
@@ -143,6 +147,18 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
     )
     table.attrs["threshold"] = threshold  # public, as the ranges
     return table
+
+
+def clipping_bound(values, largest, n_candidates, epsilon, seed):
+    """One release of a clipping bound: AboveThreshold walks evenly spaced candidates up to ``largest`` (ε-DP)."""
+    candidates = evenly_spaced_candidates(largest, n_candidates)  # fixed before looking at the data
+    return choose_clipping_bound(values, candidates, epsilon, np.random.default_rng(seed))
+
+
+def automatic_mean(values, largest, n_candidates, epsilon, seed):
+    """One release of a mean with no bounds given: SVT picks the bound, then noisy sum over noisy count (ε/3 each)."""
+    candidates = evenly_spaced_candidates(largest, n_candidates)
+    return auto_mean(values, candidates, epsilon, np.random.default_rng(seed), lattice=True)
 
 
 def compare_counts(codes, labels, mechanisms, epsilon, delta, seed):

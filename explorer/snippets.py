@@ -22,6 +22,8 @@ __all__ = [
     "category_counts",
     "most_common",
     "range_queries",
+    "clipping_bound",
+    "automatic_mean",
     "compare_counts",
     "compare_means",
 ]
@@ -165,4 +167,26 @@ def local_mean(ds: Dataset, column: str, lower: float, upper: float, epsilon: fl
         releases.local_mean,
         f"local_mean(values, {lower!r}, {upper!r}, {epsilon!r}, {list(seed)!r})",
         "print(release)",
+    )
+
+
+def clipping_bound(ds: Dataset, column: str, largest: float, n_candidates: int, epsilon: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.clipping_bound` (prints the chosen bound)."""
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})\n",
+        releases.clipping_bound,
+        f"clipping_bound(values, {largest!r}, {n_candidates!r}, {epsilon!r}, {list(seed)!r})",
+        "print(release)",
+    )
+
+
+def automatic_mean(ds: Dataset, column: str, largest: float, n_candidates: int, epsilon: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.automatic_mean` (prints the published mean and the bound it chose)."""
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})\n",
+        releases.automatic_mean,
+        f"automatic_mean(values, {largest!r}, {n_candidates!r}, {epsilon!r}, {list(seed)!r})",
+        "print(release.noisy_value, release.bound)",
     )

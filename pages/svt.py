@@ -21,7 +21,7 @@ from dpcore import (
 from dpcore.accounting import PureDP
 from dpcore.clipping import QUERY_SENSITIVITY, evenly_spaced_candidates
 from dpcore.empirical import empirical_error_bound
-from dpcore.svt import above_threshold_scales, naive_scale
+from dpcore.svt import above_threshold_scales, naive_scale, svt_epsilon_for_accuracy
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
@@ -53,9 +53,10 @@ def candidate_bounds(column: str) -> np.ndarray:
     return evenly_spaced_candidates(largest, N_CANDIDATES)
 
 
-def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
+def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str) -> None:
     answers = clipping_queries(values, cand)
-    chosen = choose_clipping_bound(values, cand, eps, state.rng("svt-bound"))
+    seed = state.seed_words("svt-bound")
+    chosen = releases.clipping_bound(values, float(cand[-1]), cand.size, eps, seed)
     scales = above_threshold_scales(eps, QUERY_SENSITIVITY)
     naive = naive_scale(eps, cand.size, QUERY_SENSITIVITY)  # ε/k to each of the k queries
     fig = charts.curves(
@@ -108,11 +109,30 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float) -> None:
         "A b below the smallest lossless bound clips records (bias); a b far above it inflates the noise "
         "of the sum. The lossless bound is read from the data, for reference only."
     )
+    right.download_button(
+        "Release (CSV)",
+        to_safe_csv(pd.DataFrame({"column": [column], "epsilon": [eps], "chosen bound": [chosen]})),
+        file_name="svt_bound_release.csv",
+        mime="text/csv",
+        help="What one would publish: the chosen bound.",
+    )
+    right.download_button(
+        "The walk (CSV)",
+        to_safe_csv(pd.DataFrame({"candidate b": cand, "q_b (exact)": answers, "chosen": cand == chosen})),
+        file_name="svt_walk.csv",
+        mime="text/csv",
+        help="Every candidate with its exact q_b, as on the chart. The q_b are read from the data: never publish them.",
+    )
+    code = snippets.clipping_bound(state.dataset(), column, float(cand[-1]), cand.size, eps, seed)
+    right.download_button("Python snippet", code, file_name="svt_bound_snippet.py", mime="text/x-python")
+    with right:
+        budget.record_release(PureDP(eps), label=f"SVT clipping bound ε={eps:g} on {column}", key="svt_walk")
     widgets.audit_link("above_threshold", eps, label="Audit AboveThreshold at this ε", sensitivity=QUERY_SENSITIVITY)
 
 
 def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str) -> None:
-    one = auto_mean(values, cand, eps, state.rng("svt-mean"), lattice=True)  # the one mean published
+    seed = state.seed_words("svt-mean")
+    one = releases.automatic_mean(values, float(cand[-1]), cand.size, eps, seed)  # the one mean published
     sims = auto_mean(values, cand, eps, state.rng("svt-mean-sims"), trials=state.trials())
     a, b, c, d = st.columns(4)
     a.metric("True mean (no clipping)", f"{one.unclipped_value:,.3f}")
@@ -154,13 +174,31 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
     right.metric("Theoretical std (delta method)", f"{sims.approx_error_std():,.4f}")
     right.metric("Median clipping bias", f"{np.median(sims.true_value - sims.unclipped_value):+,.4f}")
     right.download_button(
-        "Noisy mean (CSV)",
+        "Release (CSV)",
         to_safe_csv(
             pd.DataFrame({"column": [column], "epsilon": [eps], "bound": [one.bound], "noisy_mean": [one.noisy_value]})
         ),
         file_name="svt_auto_mean.csv",
         mime="text/csv",
+        help="What one would publish: the noisy mean and the bound it chose (both private).",
     )
+    right.download_button(
+        "Teaching table (CSV)",
+        to_safe_csv(
+            pd.DataFrame(
+                {
+                    "column": [column],
+                    "true mean": [one.unclipped_value],
+                    "noisy mean": [one.noisy_value],
+                    "95% of simulated errors within ±": [spread],
+                }
+            )
+        ),
+        file_name="svt_auto_mean_teaching.csv",
+        mime="text/csv",
+    )
+    code = snippets.automatic_mean(state.dataset(), column, float(cand[-1]), cand.size, eps, seed)
+    right.download_button("Python snippet", code, file_name="svt_mean_snippet.py", mime="text/x-python")
     budget.record_release(PureDP(eps), label=f"SVT automatic mean ε={eps:g} on {column}", key="svt_mean")
     widgets.audit_link(
         "above_threshold", eps, label="Audit AboveThreshold, which picks the bound", sensitivity=QUERY_SENSITIVITY
@@ -198,6 +236,15 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         help="Ranges [a, b] drawn at random (page seed) between the column's suggested bounds.",
     )
     lo, hi = suggest_bounds(state.dataset().frame[column])
+    answer_bound = Laplace(svt_noise_scales(n_queries, c, eps).answer).error_bound()
+    widgets.epsilon_for_accuracy(
+        "svt",
+        "svt_epsilon",
+        lambda x: svt_epsilon_for_accuracy(x, n_queries, c),
+        float(f"{answer_bound:.2g}"),
+        "each answered count",
+        extra=f" (c = {c}: the answers share ε/2)",
+    )
     seeds = [state.seed_words(salt) for salt in ("svt-ranges", "svt-release", "svt-naive")]
     table = releases.range_queries(values, lo, hi, n_queries, share, c, eps, seeds)
     true, threshold = table["true count"].to_numpy(), table.attrs["threshold"]
@@ -321,7 +368,7 @@ def render() -> None:
         ["Choosing a clipping bound", "Automatic mean", "Range queries"], key="svt_view", bind="query-params"
     )
     views = (
-        (tab_walk, lambda cand: clipping_walk(values, cand, eps)),
+        (tab_walk, lambda cand: clipping_walk(values, cand, eps, column)),
         (tab_mean, lambda cand: automatic_mean(values, cand, eps, column)),
     )
     for tab, view in views:

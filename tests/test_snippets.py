@@ -148,3 +148,16 @@ def test_local_mean_snippet_prints_the_estimate_the_page_shows(downloads, tmp_pa
     printed = float(run_snippet(downloads["Python snippet"], tmp_path))
     assert printed == csv(downloads["Release (CSV)"])["noisy mean"].iloc[0]
     assert metric(at, "One LDP estimate") == f"{printed:,.3f}"
+
+
+def test_svt_walk_and_automatic_mean_snippets_print_the_releases(downloads, tmp_path):
+    at = open_page("svt", svt_epsilon=0.5)
+    assert_clean(at)
+    assert float(run_snippet(downloads["Python snippet"], tmp_path)) == float(
+        metric(at, "Chosen bound, one release (AboveThreshold)")
+    )
+    at = open_page("svt", svt_view="Automatic mean", svt_epsilon=2)
+    assert_clean(at)
+    mean, bound = map(float, run_snippet(downloads["Python snippet"], tmp_path).split())
+    release = csv(downloads["Release (CSV)"])
+    assert (mean, bound) == (release["noisy_mean"].iloc[0], release["bound"].iloc[0])
