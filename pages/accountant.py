@@ -153,6 +153,13 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
         delta_color="off",
     )
     right.caption("Same mechanism, same data, same releases: only the accounting differs.")
+    right.download_button(
+        "The curves (CSV)",
+        to_safe_csv(df.assign(accounting=df["method"].map(NAMES))),
+        file_name="accountant_curves.csv",
+        mime="text/csv",
+        help="ε after k releases under every accounting, as on the chart.",
+    )
     top = df.loc[df["method"] == "advanced", "epsilon"].max()
     if top > sane:
         st.caption(
@@ -281,6 +288,76 @@ def planner(delta, k, conversion, zcdp_conversion):
         f"carry {family} noise with {noise} = **{best['noise per query']:,.4g}**: with 95% probability each answer is within "
         f"**±{best['95% error bound per query']:,.4g}** of the truth. Basic composition would need ±{basic['95% error bound per query']:,.4g}."
     )
+    st.download_button(
+        "The plan (CSV)", to_safe_csv(shown), file_name="accountant_plan.csv", mime="text/csv", key="acc_plan_csv"
+    )
+    plan_from_accuracy(family, delta, k, sens, best["95% error bound per query"], conversion, zcdp_conversion)
+
+
+@st.cache_data(max_entries=32, show_spinner="Planning…")
+def accuracy_plan(family, accuracy, k, delta, sensitivity, conversion, zcdp_conversion) -> pd.DataFrame:
+    """The smallest total ε of k releases whose every answer is within ±accuracy (95%), under each accounting."""
+    with warnings.catch_warnings():  # an RDP optimum on the grid's edge is valid; the curve section says so
+        warnings.simplefilter("ignore", accounting.OrderGridEdgeWarning)
+        table = accounting.plan_epsilon(
+            family.lower(),
+            accuracy,
+            k,
+            delta,
+            sensitivity=sensitivity,
+            conversion=conversion,
+            zcdp_conversion=zcdp_conversion,
+        )
+    return pd.DataFrame(  # plain arrays: the table's attrs hold the mechanism, which a dataframe cannot show
+        {
+            "accounting": table["method"].map(NAMES).to_numpy(),
+            "epsilon": table["epsilon"].to_numpy(),
+            "noise": table["noise"].to_numpy(),
+        }
+    )
+
+
+def plan_from_accuracy(family, delta, k, sens, default, conversion, zcdp_conversion) -> None:
+    st.markdown("**The other way round: from the accuracy you need to the total ε of the plan**")
+    target = st.number_input(
+        f"I need each of the {k:,} answers within ± (at 95%)",
+        min_value=0.0,
+        value=float(f"{default:.2g}"),
+        key="acc_plan_accuracy",
+        bind="query-params",
+        help="In the answers' units. The table gives the smallest total ε that allows it, under each accounting.",
+    )
+    if target <= 0:
+        st.caption("Enter an accuracy above 0.")
+        return
+    try:
+        table = accuracy_plan(family, target, k, delta, sens, conversion, zcdp_conversion)
+    except ValueError as exc:
+        st.error(f"No plan for this accuracy. {md(plain_sentence(exc))}")
+        return
+    noise = "scale b" if family == "Laplace" else "σ"
+    shown = table.rename(columns={"epsilon": f"total ε for {k:,} answers", "noise": f"{family} {noise} per answer"})
+    st.dataframe(shown.style.format("{:,.4g}", subset=list(shown.columns[1:])), hide_index=True, key="acc_acc_table")
+    best = table.loc[table["epsilon"].idxmin()]
+    on_grid = [e for e in widgets.EPSILON_GRID if e >= best["epsilon"] * (1 - 1e-12)]
+    st.markdown(
+        f"Each answer within ±{target:,.4g} needs {family} noise with {noise} = {best['noise']:,.4g}; "
+        f"counted by {best['accounting']}, the {k:,} answers then cost **ε = {best['epsilon']:.4g}** in total"
+        + (
+            f", where basic composition charges {table.iloc[0]['epsilon']:.4g}."
+            if best["accounting"] != table.iloc[0]["accounting"]
+            else "."
+        )
+    )
+    c1, c2 = st.columns(2)
+    if on_grid:
+        c1.button(
+            f"Set the total ε above to {on_grid[0]:g}",
+            key="acc_plan_set",
+            on_click=lambda: st.session_state.__setitem__("acc_plan_epsilon", on_grid[0]),
+            help="The smallest total ε of the slider that meets the accuracy under the best accounting.",
+        )
+    c2.download_button("This plan (CSV)", to_safe_csv(shown), file_name="accountant_accuracy_plan.csv", mime="text/csv")
 
 
 def ledger_section(mech, label, k):

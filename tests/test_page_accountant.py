@@ -2,6 +2,7 @@
 
 import warnings
 
+import numpy as np
 import pytest
 
 from dpcore import GRR, Gaussian, Laplace, accounting
@@ -125,3 +126,30 @@ def test_an_accounting_that_cannot_reach_the_target_is_named_not_fatal():
     assert any("No plan under RDP: epsilon must be above 0.01476" in c.value for c in at.caption)
     sigma = accounting.plan_noise("gaussian", 0.01, 1e-10, 1, "exact").sigma
     assert any(f"σ = **{sigma:,.4g}**" in t for t in _texts(at))
+
+
+def test_from_the_accuracy_you_need_to_the_total_epsilon_of_a_plan():
+    at = open_page("accountant", acc_plan_noise="Gaussian", acc_k=20, acc_plan_accuracy=5)
+    assert_clean(at)
+    expected = accounting.plan_epsilon("gaussian", 5.0, 20, 1e-5)
+    shown = [d.value for d in at.dataframe if any("total ε for" in c for c in d.value.columns)][0]
+    assert np.allclose(shown.iloc[:, 1].to_numpy(), expected["epsilon"].to_numpy(), rtol=1e-12)
+    best = float(expected["epsilon"].min())
+    assert any(f"ε = {best:.4g}" in m.value for m in at.markdown)
+    at.button(key="acc_plan_set").click().run()
+    assert at.select_slider(key="acc_plan_epsilon").value >= best
+
+
+def test_the_ledger_lists_each_entry_with_its_own_cost_removes_one_and_exports():
+    at = open_page("accountant", acc_mechanism="Laplace", acc_epsilon=0.5, acc_k=2)
+    at.button(key="spend_acc").click().run()
+    at.select_slider(key="acc_epsilon").set_value(1.0).run()
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    entries = _entries(at)
+    assert entries["ε on its own"].tolist() == [1.0, 2.0] and entries["δ on its own"].tolist() == [0.0, 0.0]
+    assert metric(at, "ε spent") == "3" and metric(at, "δ spent") == "0"  # pure releases: their sum, no δ
+    at.selectbox(key="acc_remove_entry").set_value(1).run()
+    at.button(key="acc_remove").click().run()
+    assert _entries(at)["ε on its own"].tolist() == [2.0] and metric(at, "ε spent") == "2"
+    assert any("this browser tab only" in c.value for c in at.caption)
