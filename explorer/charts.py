@@ -6,11 +6,9 @@ import html
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
 
 # Streamlit's theme draws the charts; a Plotly template under it changed only hairlines and added
-# 6.5 KB of JSON to every chart, to build, send and parse on every rerun
-pio.templates.default = "none"
+# 6.5 KB of JSON to every chart, to build, send and parse on every rerun: every figure names "none".
 
 TRUE = "#868e96"
 NOISY = "#3b5bdb"
@@ -62,11 +60,14 @@ def _figure(traces: list, title: str, x: str, y: str, height: int = 420, xaxis=N
     """
     spec = {
         "title": {"text": html.escape(title), "x": 0, "xanchor": "left", "font": {"size": 15}},
-        "xaxis": {"title": {"text": x}, **(xaxis or {})},
-        "yaxis": {"title": {"text": y}, **(yaxis or {})},
+        # no SI suffixes (a density of 0.0004 would read "400μ"): plain numbers unless an axis asks otherwise
+        "xaxis": {"title": {"text": x}, "exponentformat": "none", **(xaxis or {})},
+        "yaxis": {"title": {"text": y}, "exponentformat": "none", **(yaxis or {})},
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         "legend": LEGEND_BELOW,
+        # per figure, not pio.templates.default: Streamlit sets that global to its own theme when it loads
+        "template": "none",
         **layout,
     }
     return go.Figure(_clean({"data": traces, "layout": spec}))

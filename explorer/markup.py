@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["md", "sentence", "plain_sentence", "PARAMETER_WORDS", "power_of_two"]
+__all__ = ["md", "sentence", "plain_sentence", "PARAMETER_WORDS", "power_of_two", "number"]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
 
@@ -141,3 +141,16 @@ def power_of_two(x: float) -> str:
     if math.isfinite(exponent) and exponent == int(exponent):
         return "2" + str(int(exponent)).translate(_SUPERSCRIPT)
     return f"{x:g}"
+
+
+def number(x: float) -> str:
+    """A number as a reader wants it: thousands separated, four significant digits, huge ones in scientific form.
+
+    >>> number(32561.0), number(0.012345), number(3e300), number(float("inf"))
+    ('32,561', '0.01235', '3e+300', '∞')
+    """
+    if not math.isfinite(x):
+        return "∞" if x > 0 else ("−∞" if x < 0 else "undefined")
+    if abs(x) >= 1e9:
+        return f"{x:.3g}"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"

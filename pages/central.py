@@ -36,7 +36,7 @@ from explorer.columns import (
     suggest_bounds,
 )
 from explorer.export import to_safe_csv
-from explorer.markup import md, plain_sentence, power_of_two
+from explorer.markup import md, number, plain_sentence, power_of_two
 
 QUERIES = ("Count", "Sum", "Mean", "Histogram", "Count where…", "Category counts", "Most common value")
 #: queries whose answer is one count per bin or category (the others release one number)
@@ -47,8 +47,7 @@ CONFIDENCE = 0.95
 SALT = "central"
 
 
-def _num(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+_num = number  # the page's number format
 
 
 def noise_part(query, eps, delta, lower, upper, split):

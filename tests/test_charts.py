@@ -81,3 +81,11 @@ def test_figures_carry_no_plotly_template():
     fig = charts.curves([1, 2], {"a": [1, 2]})
     template = json.loads(pio.to_json(fig, validate=False))["layout"].get("template", {})
     assert len(json.dumps(template)) < 100, template  # "plotly_white" was 6.5 KB
+
+
+def test_axes_never_use_si_suffixes():
+    # a density of 0.0004 must not read "400μ" (Plotly's default exponent format)
+    fig = charts.error_histogram([0.0, 1e-4, 3e-4], [0.0, 3e-4], [3000.0, 3000.0])
+    assert fig.layout.xaxis.exponentformat == "none" and fig.layout.yaxis.exponentformat == "none"
+    log = charts.curves([1, 10, 100], {"a": [1e-3, 1e-1, 10.0]}, log_y=True)
+    assert log.layout.yaxis.exponentformat == "power"  # log axes over decades keep 10ⁿ labels
