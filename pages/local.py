@@ -9,7 +9,7 @@ from dpcore.neighbours import REPLACE_ONE
 from explorer import budget, charts, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
-from explorer.markup import md
+from explorer.markup import md, number
 
 ORACLES = {"GRR": GRR, "SUE": SUE, "OUE": OUE}
 ORACLE_NAMES = {
@@ -237,8 +237,9 @@ def ldp_mean() -> None:
         ),
         key="ldpm_hist",
     )
-    right.metric("Empirical std of the error", f"{errors.std(ddof=1):,.4g}")
-    right.metric("Theoretical std (exact variance)", f"{mech.std(values):,.4g}")
+    with np.errstate(over="ignore"):  # bounds near 1e308 give errors whose squares overflow: the std is then ∞
+        right.metric("Empirical std of the error", number(float(errors.std(ddof=1))))
+    right.metric("Theoretical std (exact variance)", number(mech.std(values)))
     approximation = mech.simulation_error(values, trials)
     if approximation > 0:
         right.caption(

@@ -51,6 +51,8 @@ def test_hostile_links_give_a_page_not_a_crash(page, link):
     assert not at.exception, [e.value for e in at.exception]
     shown = [e.value for e in [*at.error, *at.warning, *at.info, *at.markdown, *at.caption, *at.subheader]]
     assert not any("Traceback" in v for v in shown)
+    # an impossible value gets a sentence about that value, not the boundary's "something unexpected"
+    assert not any("Something unexpected" in e.value for e in at.error), [e.value for e in at.error]
     # user text reaches Markdown only escaped: no raw tag survives for the renderer
     assert not any("<script>" in v for v in shown), [v for v in shown if "<script>" in v]
 
