@@ -1,9 +1,46 @@
 """Overview: what the explorer shows and where to start."""
 
+import numpy as np
 import streamlit as st
 
-from explorer import frame, state
+from dpcore import GRR, Laplace
+from explorer import charts, frame, state
 from explorer.markup import md
+
+EPS = np.geomspace(0.05, 10, 40)
+
+
+def price_of_trust(n: int) -> None:
+    """The first chart a visitor sees: one count's 95% error against ε, trusted curator or none.
+
+    It also has the browser load the charting code while the Overview is read, so the
+    first mechanism page opens as fast as a warm one.
+    """
+    half = np.array([n // 2, n - n // 2])  # a yes/no question answered yes by half the people
+    series = {
+        "central Laplace (trusted curator)": [Laplace.from_epsilon(e).error_bound() for e in EPS],
+        "GRR, local (nobody trusted)": [float(GRR(e, 2).error_bound(half)[0]) for e in EPS],
+    }
+    left, right = st.columns([1.5, 1])
+    left.plotly_chart(
+        charts.curves(
+            EPS,
+            series,
+            1.0,
+            f"95% error of one count of {n:,} people, against ε",
+            y_title="± count (log)",
+            log_y=True,
+            current_label="ε = 1",
+        ),
+        key="home_price",
+    )
+    gap = float(GRR(1.0, 2).error_bound(half)[0]) / Laplace.from_epsilon(1.0).error_bound()
+    right.markdown(
+        f"**The price of privacy, in one picture.** Smaller ε (left) means more noise. At every ε, randomizing "
+        f"each person's answer (local) costs far more accuracy than letting a trusted curator add the noise "
+        f"(central): about **{gap:,.0f}×** at ε = 1 for {n:,} people, because every answer carries "
+        "its own noise. The pages below show why, and what to do about it."
+    )
 
 
 def render() -> None:
@@ -19,6 +56,7 @@ def render() -> None:
         f"Active dataset: {md(ds.name)} ({ds.n_rows:,} rows). Upload your own CSV on the Data page.",
         icon=":material/table_view:",
     )
+    price_of_trust(ds.n_rows)
     c1, c2, c3 = st.columns(3)
     with c1:
         st.subheader("Local or central?")
@@ -40,6 +78,7 @@ def render() -> None:
         )
         st.page_link("pages/accountant.py", label="Accountant", icon=":material/calculate:")
         st.page_link("pages/compare.py", label="Compare mechanisms", icon=":material/compare_arrows:")
+        st.page_link("pages/audit.py", label="Audit a privacy claim", icon=":material/policy:")
     with st.expander("Which mechanism, at which ε? Rules of thumb the pages let you check", expanded=True):
         st.markdown(
             "- **Is there a curator you trust with the raw data?** Then release centrally: the error of a count is "
