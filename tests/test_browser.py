@@ -107,7 +107,17 @@ def first_metric(p) -> str:
     return p.locator('[data-testid="stMetricValue"]').first.inner_text()
 
 
-def test_walk_every_page_after_an_upload(page):
+def offsite_targets(p, base: str) -> list[str]:
+    """Every image, frame, stylesheet or link in the page that points to another host (none may)."""
+    return p.evaluate(
+        """(base) => [...document.querySelectorAll('img[src], iframe[src], link[href], a[href], source[src]')]
+            .map(e => e.src || e.href)
+            .filter(u => u && !u.startsWith(base) && !/^(data|blob|about|javascript):/.test(u))""",
+        base,
+    )
+
+
+def test_walk_every_page_after_an_upload(page, app_url):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     upload(page, "walk.csv", UPLOAD)
     assert "walk.csv" in sidebar_text(page)
@@ -119,6 +129,7 @@ def test_walk_every_page_after_an_upload(page):
         if label in CHART_PAGES:
             assert page.locator(".js-plotly-plot").count() > 0, f"no chart drawn on {label}"
         assert "walk.csv" in sidebar_text(page), f"{label} lost the uploaded dataset"
+        assert not offsite_targets(page, app_url), (label, offsite_targets(page, app_url))
         full_page_screenshot(page, ARTIFACTS / f"{path or 'home'}.png")
 
 
@@ -218,7 +229,7 @@ def test_two_sessions_see_only_their_own_data_and_ledger(browser, app_url):
 
 
 def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url):
-    cells = ['=HYPERLINK("http://x")', "@SUM(A1)", "+1+1", "<img src=x onerror=alert(1)>"]
+    cells = ['=HYPERLINK("http://x")', "@SUM(A1)", "![p](http://example.invalid/p.png)", "<img src=x onerror=alert(1)>"]
     raw = (
         "<script>alert(2)</script>,note\n"
         + "\n".join(f'{i},"{cells[i % 4].replace(chr(34), chr(34) * 2)}"' for i in range(40))
@@ -226,6 +237,7 @@ def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url)
     ).encode()
     upload(page, "<b>hostile</b>.csv", raw)
     assert_no_error(page)
+    assert not offsite_targets(page, app_url)
     assert page.locator("img[src='x']").count() == 0  # a cell was not rendered as HTML
     assert page.locator('[data-testid="stMain"] b', has_text="hostile").count() == 0  # nor the file name
     assert "<b>hostile</b>.csv" in sidebar_text(page)  # shown as the text it is
@@ -242,6 +254,15 @@ def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url)
     labels = [line.split(",")[0].strip('"') for line in text.splitlines()[1:]]
     assert labels and all(label[0] not in "=+-@" for label in labels), labels
     assert any(label.startswith("'=HYPERLINK") for label in labels), (page.url, labels)
+    assert not offsite_targets(page, app_url)
+    # the most common value, a category value shown as a metric: text, never a fetched image
+    page.locator(NAV_LINK, has_text="Central DP").click()
+    wait_for_page(page)
+    page.locator('[data-testid="stRadio"] label', has_text="Most common value").click()
+    wait_for_page(page)
+    assert_no_error(page)
+    assert not offsite_targets(page, app_url), offsite_targets(page, app_url)
+    assert page.locator('[data-testid="stMain"] img').count() == 0
 
 
 def test_a_browser_among_protocol_sessions_stays_alive_and_correct(app_url):
