@@ -19,7 +19,7 @@ def price_of_trust(n: int) -> None:
     half = np.array([n // 2, n - n // 2])  # a yes/no question answered yes by half the people
     series = {
         "central Laplace (trusted curator)": [Laplace.from_epsilon(e).error_bound() for e in EPS],
-        "GRR, local (nobody trusted)": [float(GRR(e, 2).error_bound(half)[0]) for e in EPS],
+        "GRR, local (nobody trusted)": [float(GRR(e, half.size).error_bound(half)[0]) for e in EPS],
     }
     left, right = st.columns([1.5, 1])
     left.plotly_chart(
@@ -34,7 +34,7 @@ def price_of_trust(n: int) -> None:
         ),
         key="home_price",
     )
-    gap = float(GRR(1.0, 2).error_bound(half)[0]) / Laplace.from_epsilon(1.0).error_bound()
+    gap = float(GRR(1.0, half.size).error_bound(half)[0]) / Laplace.from_epsilon(1.0).error_bound()
     right.markdown(
         f"**The price of privacy, in one picture.** Smaller ε (left) means more noise. At every ε, randomizing "
         f"each person's answer (local) costs far more accuracy than letting a trusted curator add the noise "

@@ -102,3 +102,16 @@ def test_a_link_names_its_data_and_says_so_when_this_tab_has_other_data():
     at.switch_page(PAGES["local"]).run()
     assert_clean(at)
     assert not at.warning and at.query_params["data"] == f"mine.csv~{fingerprint}"
+
+
+def test_no_page_decides_a_privacy_fact():
+    # pages lay out: a sensitivity, a noise scale, a stand-in mechanism or sampled noise belongs in dpcore, by name
+    facts = re.compile(r"sensitivity\s*=\s*[0-9]|sqrt\(\s*2|GRR\([^)]*,\s*2\s*\)|[0-9]\s*/\s*eps")
+    noise = re.compile(r"np\.random\.(laplace|normal|binomial)|math\.exp|np\.exp\(")
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "pages").glob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if facts.search(line) or noise.search(line)
+    ]
+    assert not found, found
