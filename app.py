@@ -21,6 +21,7 @@ PAGES = [
     st.Page("pages/svt.py", title="Sparse vector", icon=":material/manage_search:", url_path="svt"),
     st.Page("pages/accountant.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/learning.py", title="Learning", icon=":material/model_training:", url_path="learning"),
 ]
 page = frame.navigation(PAGES)
 fill_sidebar = frame.sidebar(PAGES)

@@ -22,19 +22,20 @@ from dpcore import (
     dp_mean,
     dp_sum,
     exponential_mechanism,
+    learning,
     naive_range_query,
     project_to_histogram,
     range_query_svt,
 )
 
-__all__ = ["local_counts", "central_query", "most_common", "range_queries", "IMPORTS"]
+__all__ = ["local_counts", "central_query", "most_common", "range_queries", "split_clients", "private_model", "IMPORTS"]
 
 #: The import lines a snippet needs for these functions (kept beside the imports above; a test checks they match).
 IMPORTS = (
     "import numpy as np\n"
     "import pandas as pd\n\n"
     "from dpcore import (GRR, OUE, SUE, dp_count, dp_histogram, dp_mean, dp_sum, exponential_mechanism,\n"
-    "                    naive_range_query, project_to_histogram, range_query_svt)\n"
+    "                    learning, naive_range_query, project_to_histogram, range_query_svt)\n"
 )
 
 
@@ -94,3 +95,45 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
     )
     table.attrs["threshold"] = threshold  # public, as the ranges
     return table
+
+
+def split_clients(X, y, feature_names, clients, seed):
+    """The clients of federated learning: the rows sharing a value of a one-hot encoded column, or m random shares.
+
+    ``clients`` is a column name (one client per category of that feature, read from its one-hot block) or a
+    number m (the rows dealt at random into m clients, from a stream of its own derived from the run's seed).
+    Returns the list of (X_k, y_k) and each client's name.
+    """
+    if isinstance(clients, str):
+        block = [i for i, name in enumerate(feature_names) if name.startswith(clients + "=")]
+        parts = learning.split_by_group(X, y, np.argmax(X[:, block], axis=1))  # each row has one 1 in its block
+        names = [feature_names[i][len(clients) + 1 :] for i in block]
+        present = np.unique(np.argmax(X[:, block], axis=1))  # categories seen only in the test rows have no client
+        return parts, [names[i] for i in present]
+    parts = learning.split_at_random(X, y, clients, np.random.default_rng([*seed, 1]))
+    return parts, [f"client {k + 1}" for k in range(len(parts))]
+
+
+def private_model(method, X, y, feature_names, settings, seed, draws=3, X_test=None, y_test=None):
+    """Train a private logistic regression: noisy gradient descent, DP-SGD or DP-FedAvg (client-level).
+
+    ``draws`` independent noise draws train at once, to show the spread; each is a separate (ε, δ)-DP run, and the
+    release is draw 0 alone: its weights and the (ε, δ) they cost. The test rows only feed the history's accuracy
+    (a teaching diagnostic, not a release). Returns the TrainingResult and the release table.
+    """
+    settings = dict(settings)
+    rng = np.random.default_rng(seed)
+    test = {"X_test": X_test, "y_test": y_test, "draws": draws}
+    if method == "noisy gradient descent":
+        result = learning.noisy_gradient_descent(X, y, rng=rng, **settings, **test)
+    elif method == "DP-SGD":
+        result = learning.dp_sgd(X, y, rng=rng, **settings, **test)
+    else:
+        clients, _ = split_clients(X, y, feature_names, settings.pop("clients"), seed)
+        result = learning.dp_fedavg(clients, rng=rng, **settings, **test)
+    weights = np.atleast_2d(result.weights)[0]
+    names = [*feature_names, "(intercept)"] if result.fit_intercept else list(feature_names)
+    release = pd.DataFrame(
+        {"parameter": [*names, "epsilon", "delta"], "value": [*weights.tolist(), result.epsilon, result.delta]}
+    )
+    return result, release

@@ -14,7 +14,7 @@ import inspect
 from explorer import releases
 from explorer.dataset import Dataset
 
-__all__ = ["local_counts", "central_query", "most_common", "range_queries"]
+__all__ = ["local_counts", "central_query", "most_common", "range_queries", "private_model"]
 
 _HEADER = '''"""Reproduce a DP Explorer release: same data, same seed, same numbers.
 
@@ -30,12 +30,13 @@ def _load(ds: Dataset) -> str:
 
 
 def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
+    functions = function if isinstance(function, tuple) else (function,)  # the release and the helpers it calls
     return (
         _HEADER
         + releases.IMPORTS
         + "from explorer.columns import encode_categories, numeric_values\n"
         + "from explorer.dataset import load_csv, load_demo\n\n\n"
-        + inspect.getsource(function)
+        + "\n\n".join(inspect.getsource(f) for f in functions)
         + "\n\n"
         + _load(ds)
         + "\n"
@@ -93,4 +94,29 @@ def range_queries(ds: Dataset, column: str, lower, upper, n_queries, threshold_s
         releases.range_queries,
         f"range_queries(values, {args})",
         'print(release[["range", "passed SVT", "SVT answer"]].to_csv(index=False))',
+    )
+
+
+def private_model(
+    ds: Dataset, target: str, label: dict, columns, split_seed, method: str, settings: dict, seed, draws: int
+) -> str:
+    """The snippet of :func:`explorer.releases.private_model`: the features prepared as on the page, then the run.
+
+    ``label`` holds ``positive`` or ``threshold`` (what label 1 means); ``columns`` are the feature columns.
+    Prints the release: draw 0's weights and the (ε, δ) they cost.
+    """
+    options = "".join(f", {k}={v!r}" for k, v in label.items() if v is not None)
+    prepare = (
+        "from explorer.features import prepare_features  # not private: the scaling statistics are read from the data\n\n"
+        f"features = prepare_features(ds.frame, {target!r}{options}, features={list(columns)!r}, "
+        f"rng=np.random.default_rng({list(split_seed)!r}))\n"
+        "X, y, X_test, y_test = features.X_train, features.y_train, features.X_test, features.y_test\n"
+    )
+    return _build(
+        ds,
+        prepare,
+        (releases.split_clients, releases.private_model),
+        f"private_model({method!r}, X, y, features.feature_names, {settings!r}, {list(seed)!r}, draws={draws!r}, "
+        "X_test=X_test, y_test=y_test)",
+        "result, weights = release\nprint(weights.to_csv(index=False))",
     )

@@ -37,6 +37,7 @@ PAGES = {
     "svt": "pages/svt.py",
     "accountant": "pages/accountant.py",
     "compare": "pages/compare.py",
+    "learning": "pages/learning.py",
 }
 
 

@@ -43,8 +43,9 @@ PAGES = {
     "Sparse vector": "svt",
     "Accountant": "accountant",
     "Compare": "compare",
+    "Learning": "learning",
 }
-CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare"}
+CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Learning"}
 UPLOAD = (
     "colour,score,hours\n"
     + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))
