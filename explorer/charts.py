@@ -377,13 +377,15 @@ def band_curves(
     hlines=(),
     y_range=None,
     height=400,
+    y_format=None,
 ) -> go.Figure:
     """Lines over shaded bands: for each name, a central line (a mean over noise draws) and its spread (min to max).
 
     ``series``: name -> dict with ``x``, ``y`` and optionally ``low``, ``high`` (the band), ``dash`` (bool),
     ``colour`` (an index into :data:`PALETTE`). ``marks``: (x, label) pairs drawn as dashed vertical lines, labels
     at the top (marks at the same x share one label). ``hlines``: (y, label) pairs drawn as dotted horizontal
-    lines (a baseline), labels at the left end. ``y_range``: [low, high] of the y axis.
+    lines (a baseline), labels at the left end. ``y_range``: [low, high] of the y axis; ``y_format``: a d3
+    format for its tick labels (``".1%"`` for shares).
     """
     traces = []
     for i, (name, s) in enumerate(series.items()):
@@ -455,6 +457,8 @@ def band_curves(
         xs = np.concatenate([np.asarray(s["x"], dtype=float) for s in series.values()]) if series else np.ones(1)
         xaxis = {"type": "log", **_log_ticks(xs[xs > 0])}
     yaxis = {"range": list(y_range)} if y_range is not None else {}
+    if y_format:
+        yaxis["tickformat"] = y_format
     return _figure(
         traces, title, x_title, y_title, height=height, xaxis=xaxis, yaxis=yaxis, shapes=shapes, annotations=notes
     )
