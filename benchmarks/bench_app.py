@@ -29,11 +29,37 @@ MOVES = {
     "svt": ("select_slider", "svt_epsilon", [0.5, 1.0, 2.0, 4.0]),
     "accountant": ("select_slider", "acc_epsilon", [0.5, 1.0, 2.0, 4.0]),
     "compare": ("select_slider", "cmp_epsilon", [0.5, 1.0, 2.0, 4.0]),
+    "learning": ("select_slider", "lrn_ngd_epsilon", [0.02, 0.03, 0.05, 0.1]),
+    # the Learning page trains models: rows where every move is to a value not seen before (nothing cached)
+    "learning, every ε new": (
+        "select_slider",
+        "lrn_ngd_epsilon",
+        [0.01, 0.04, 0.06, 0.08, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6],
+    ),
+    "learning · DP-SGD, every ε new": (
+        "select_slider",
+        "lrn_sgd_epsilon",
+        [0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.25, 1.5, 2.0, 2.5, 3.0],
+    ),
+    "learning · FedAvg, every σ new": (
+        "number_input",
+        "lrn_fed_sigma",
+        [0.6, 0.7, 0.8, 0.9, 1.1, 1.2, 1.3, 1.4, 1.6, 1.7, 1.8, 1.9],
+    ),
 }
+#: rows measured on a view a link names: row -> (page, query parameters)
+LINKS = {
+    "learning, every ε new": ("learning", {}),
+    "learning · DP-SGD, every ε new": ("learning", {"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run"}),
+    "learning · FedAvg, every σ new": ("learning", {"lrn_view": "Federated averaging"}),
+}
+#: the rerun target of a row, when it is not the common one
+TARGETS = {row: 500 for row in MOVES if row.startswith("learning")}
 
 
 def time_reruns(page: str, reruns: int) -> tuple[list[float], list[float]]:
-    at = open_page(page)
+    name, query = LINKS.get(page, (page, {}))
+    at = open_page(name, **query)
     idle, moved = [], []
     for i in range(reruns):
         start = time.perf_counter()
@@ -65,8 +91,9 @@ def main() -> None:
         if moved:
             ms = sorted(t * 1000 for t in moved)
             p90 = ms[int(0.9 * (len(ms) - 1))]
+            target = TARGETS.get(page, 300)
             lines.append(
-                f"| {page} | `{move[1]}` | {statistics.median(ms):.0f} ms | {p90:.0f} ms | {med_idle:.0f} ms | < 300 ms |"
+                f"| {page} | `{move[1]}` | {statistics.median(ms):.0f} ms | {p90:.0f} ms | {med_idle:.0f} ms | < {target} ms |"
             )
         else:
             lines.append(f"| {page} | — | — | — | {med_idle:.0f} ms | < 300 ms |")

@@ -20,6 +20,7 @@ import streamlit as st
 from dpcore import learning
 from dpcore.accounting import OrderGridEdgeWarning, dpsgd_epsilon, epsilon_curve, plan_dpsgd
 from explorer import releases
+from explorer.columns import is_numeric
 from explorer.features import Features, prepare_features
 
 __all__ = [
@@ -67,7 +68,7 @@ FED_SIGMAS = (0.5, 0.7, 1.0, 1.5, 2.5)
 #: Norms of the model a single client sends in the tutorial demonstration.
 ADVERSARY_SCALES = (0.0, 1.0, 10.0, 100.0, 1000.0)
 #: Points of a history chart: each reads the training and test rows once.
-HISTORY_POINTS = 25
+HISTORY_POINTS = 20
 #: Entries kept by each cache.
 CACHE = 16
 
@@ -107,11 +108,14 @@ def prepared(dataset_key, target, positive, threshold, columns, split_seed, _fra
 
 
 def default_target(frame: pd.DataFrame) -> str:
-    """``income`` when there is one (the census demo, Adult), else the first two-valued column, else the first."""
+    """``income`` when there is one (the census demo, Adult), else the first two-valued column, else the first
+    numeric one (cut at its median), else the first column."""
     if "income" in frame.columns:
         return "income"
-    two = [c for c in frame.columns if frame[c].nunique(dropna=True) == 2]
-    return two[0] if two else str(frame.columns[0])
+    counts = {str(c): frame[c].nunique(dropna=True) for c in frame.columns}
+    two = [c for c, k in counts.items() if k == 2]
+    numeric = [c for c, k in counts.items() if k > 2 and is_numeric(frame[c])]
+    return (two or numeric or [str(frame.columns[0])])[0]
 
 
 def spread(history: pd.DataFrame, column: str = "test_accuracy") -> pd.DataFrame:

@@ -144,7 +144,12 @@ def band(table: pd.DataFrame, x: str = "step", scale: float = 1.0, **extra) -> d
     return {"x": table[x] * scale, "y": table["mean"], "low": table["low"], "high": table["high"], **extra}
 
 
-def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where) -> None:
+def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where, noise: tuple[float, float, str]) -> None:
+    """The private model's accuracy (mean and range over the draws), the non-private one's and the baseline's.
+
+    ``noise``: the noise std on each released sum, the largest that sum can be, and what the sum adds up; said in
+    one sentence when the private model does not beat the baseline.
+    """
     where.metric(
         "Private model, test accuracy",
         _pct(acc.mean()),
@@ -162,6 +167,14 @@ def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where) -> None:
         delta_arrow="off",
         help="Always predict the most common training label. A model that does not beat it learnt nothing.",
     )
+    if acc.mean() <= base:
+        std, largest, what = noise
+        where.warning(
+            f"Here the private model does not beat the majority baseline: the noise on each sum (std {std:,.4g}) is "
+            f"{std / largest:,.3g}× the largest that sum can be ({largest:,.4g}, {what}). Raise ε, or train on more "
+            "rows.",
+            icon=":material/warning:",
+        )
 
 
 def show_table(where, table: pd.DataFrame, number: str, skip: int = 1) -> None:
@@ -341,7 +354,14 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
         ),
         key="lrn_ngd_history",
     )
-    accuracy_metrics(run["accuracy"], float(plain["test_accuracy"].iloc[-1]), base, right)
+    n = t.n_train
+    accuracy_metrics(
+        run["accuracy"],
+        float(plain["test_accuracy"].iloc[-1]),
+        base,
+        right,
+        (noise.sigma, n * s.clip, f"{n:,} clipped gradients of norm ≤ {s.clip:g}"),
+    )
     right.metric(
         "Noise σ on each gradient sum",
         f"{noise.sigma:,.4g}",
@@ -760,7 +780,14 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
         ),
         key="lrn_sgd_history",
     )
-    accuracy_metrics(run["accuracy"], float(plain["test_accuracy"].iloc[-1]), base, right)
+    batch = plan.sampling_rate * t.n_train
+    accuracy_metrics(
+        run["accuracy"],
+        float(plain["test_accuracy"].iloc[-1]),
+        base,
+        right,
+        (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped gradients of norm ≤ {s.clip:g}"),
+    )
     right.metric(
         "ε spent (PLD)",
         f"{run['epsilon']:.4g}",
@@ -983,7 +1010,13 @@ def fed_training(t: Task, s: FedSettings) -> None:
         ),
         key="lrn_fed_history",
     )
-    accuracy_metrics(run["accuracy"], float(plain["test_accuracy"].iloc[-1]), base, right)
+    accuracy_metrics(
+        run["accuracy"],
+        float(plain["test_accuracy"].iloc[-1]),
+        base,
+        right,
+        (s.sigma * s.clip, per_round * s.clip, f"about {per_round:,.1f} clipped updates of norm ≤ {s.clip:g}"),
+    )
     curves = training.dpsgd_curves(s.sigma, s.rate, s.rounds, s.delta)
     left, right = st.columns([1.7, 1])
     with left:
@@ -1067,7 +1100,7 @@ def fed_tutorial(t: Task, s: FedSettings) -> None:
         "more than Δ."
         if over
         else f"After one round from zero weights none of the {len(real):,} honest clients moves the average by more "
-        "than Δ, but nothing stops one from doing so (right)."
+        "than Δ, but nothing stops one from doing so (below)."
     )
     st.markdown(
         f"A recipe that circulates in tutorials: average the clients' locally trained models, weighted by their "

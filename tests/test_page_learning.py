@@ -218,6 +218,9 @@ def test_federated_averaging_by_a_column_gives_one_client_per_category_and_says_
     block = [n for n in f.feature_names if n.startswith("occupation=")]
     assert metric(at, "Clients") == f"{len(block):,}"
     assert any("client-level privacy needs many clients" in m.value for m in at.markdown)  # 15 × 0.05 < 10
+    private = float(metric(at, "Private model, test accuracy").rstrip("%"))
+    assert private < float(metric(at, "Majority baseline").rstrip("%"))  # the noise swamps 0.75 updates a round
+    assert any("does not beat the majority baseline" in w.value and "1.33× the largest" in w.value for w in at.warning)
 
 
 def test_the_tutorial_recipe_is_shown_to_give_more_than_it_claims():
@@ -322,7 +325,7 @@ def _upload(raw: bytes, name: str = "x.csv", **link):
 
 
 def test_a_target_with_one_class_gets_one_sentence():
-    at = _upload(b"label,x\n" + b"".join(b"a,%d\n" % i for i in range(50)))
+    at = _upload(b"label,x\n" + b"".join(b"a,%d\n" % i for i in range(50)), lrn_target="label")
     assert "must have two classes, got only 'a'" in _one_sentence(at)
     assert at.selectbox(key="lrn_target").value == "label"  # the task's widgets stay
 
