@@ -29,6 +29,12 @@ DRAW_CHOICES = (2, 3, 5, 10)
 NGD_ITERATIONS = (1, 2, 5, 10, 20, 50, 100, 200)
 CLIPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 RATES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+#: Rounds and local steps this page trains at most (time, not privacy).
+MAX_ROUNDS = 100
+MAX_LOCAL_STEPS = 20
+#: Steps this page plans or trains at most: the accountant's and the training's time grow with T.
+MAX_PLAN_STEPS = 50_000
+MAX_TRAIN_STEPS = 2_000
 DPSGD_CALIBRATIONS = {
     "PLD": ("pld", "balle"),
     "RDP": ("rdp", "balle"),
@@ -603,7 +609,14 @@ class SGDSettings:
     clip: float
     lr: float
 
-    def plan(self, n: int):
+    def plan(self, n: int, limit: int, verb: str):
+        """The plan for n examples; refused in one sentence when it has more than ``limit`` steps (time, not privacy)."""
+        if n >= 1 and self.batch >= 1 and self.epochs > 0 and self.epochs * n / self.batch > limit:
+            raise ValueError(
+                f"{self.epochs:g} epochs of {n:,} examples in batches of {self.batch:,} are about "
+                f"{self.epochs * n / self.batch:,.0f} steps; this page will {verb} at most {limit:,}: raise the batch "
+                "size or lower the epochs"
+            )
         method, conversion = DPSGD_CALIBRATIONS[self.calibration]
         return training.planned(n, self.batch, self.epochs, self.epsilon, self.delta, method, conversion)
 
@@ -667,18 +680,17 @@ SGD_SALT = "learning-sgd"
 
 def sgd_view(t: Task) -> None:
     s = sgd_controls(t)
-    plan = s.plan(t.n_train if s.n is None else s.n)
-    train_plan = plan if s.n in (None, t.n_train) else s.plan(t.n_train)
     parts = st.tabs(list(SGD_PARTS), key="lrn_sgd_part", bind="query-params")
+    replanned = s.n not in (None, t.n_train)
     if parts[0].open:
         with parts[0]:
-            sgd_planner(t, s, plan)
+            sgd_planner(t, s, s.plan(t.n_train if s.n is None else s.n, MAX_PLAN_STEPS, "plan"))
     if parts[1].open:
         with parts[1]:
-            sgd_training(t, s, train_plan, plan is not train_plan)
+            sgd_training(t, s, s.plan(t.n_train, MAX_TRAIN_STEPS, "train"), replanned)
     if parts[2].open:
         with parts[2]:
-            sgd_frontier_part(t, s, train_plan)
+            sgd_frontier_part(t, s, s.plan(t.n_train, MAX_TRAIN_STEPS, "train"))
 
 
 def sgd_planner(t: Task, s: SGDSettings, plan) -> None:
@@ -913,13 +925,20 @@ def fed_controls(t: Task) -> FedSettings:
         help="Each client takes part in a round independently with probability q, in (0, 1].",
     )
     rounds = c4.number_input(
-        "Rounds T", value=20, step=5, key="lrn_fed_rounds", bind="query-params", help="At least 1."
+        "Rounds T",
+        value=20,
+        step=5,
+        max_value=MAX_ROUNDS,
+        key="lrn_fed_rounds",
+        bind="query-params",
+        help=f"At least 1; this page trains at most {MAX_ROUNDS}.",
     )
     c1, c2, c3, c4 = st.columns(4)
     local_steps = c1.number_input(
         "Local steps",
         value=3,
         step=1,
+        max_value=MAX_LOCAL_STEPS,
         key="lrn_fed_local",
         bind="query-params",
         help="Full-batch gradient steps each sampled client takes on its own rows (step size 1).",

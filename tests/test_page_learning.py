@@ -391,6 +391,47 @@ def test_hostile_dp_sgd_settings_get_one_sentence(link, expected):
     assert at.tabs[0].label == "Noisy gradient descent"  # the page around the view is still drawn
 
 
+@pytest.mark.parametrize(
+    "link, expected",
+    [
+        ({"lrn_sgd_epochs": 1000}, "this page will train at most 2,000"),
+        ({"lrn_sgd_part": "Planner", "lrn_sgd_n": 10**9}, "this page will plan at most 50,000"),
+    ],
+)
+def test_a_run_too_long_to_train_or_plan_gets_one_sentence(link, expected):
+    at = open_page("learning", lrn_view="DP-SGD", **{"lrn_sgd_part": "Training run", **link})
+    assert expected in _one_sentence(at)
+
+
+@pytest.mark.parametrize("key, value", [("lrn_fed_rounds", 10**6), ("lrn_fed_local", 10**4)])
+def test_federated_runs_too_long_to_train_are_refused_by_the_widget(key, value):
+    at = open_page("learning", lrn_view="Federated averaging", **{key: value})
+    assert_clean(at)
+    assert at.number_input(key=key).value < value
+    assert any(f"{key} = {value}, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+
+
+def _ends(at):
+    """(kind, key, low end, high end) of every slider, select slider and number input of the page body."""
+    ends = [("select_slider", w.key, w.options[0], w.options[-1]) for w in at.main.select_slider]
+    for w in at.main.number_input:
+        if w.disabled:
+            continue
+        ends.append(("number_input", w.key, -1e12 if w.min is None else w.min, 1e12 if w.max is None else w.max))
+    return ends
+
+
+@pytest.mark.parametrize("link", VIEW_LINKS[:1] + VIEW_LINKS[4:6] + VIEW_LINKS[7:8], ids=str)
+def test_every_widget_at_both_ends_gives_a_page_or_one_sentence(link):
+    for kind, key, low, high in _ends(open_page("learning", **link)):
+        at = open_page("learning", **link)  # each widget from the defaults: the ends of two widgets could be slow
+        for value in (low, high):
+            widget = getattr(at, kind)(key=key)
+            widget.set_value(type(widget.value)(value) if kind == "select_slider" else value).run(timeout=180)
+            assert not at.exception, (key, value, [e.value for e in at.exception])
+            assert len(at.error) <= 1 and not any("Traceback" in e.value for e in at.error), (key, value)
+
+
 def test_an_impossible_number_of_iterations_in_a_link_is_reported_not_a_crash():
     at = open_page("learning", lrn_ngd_iterations=0)
     assert_clean(at)
