@@ -6,8 +6,9 @@ clipping; the interior optimum of the number of iterations at a fixed ε), DP-SG
 dataset size, batch size, epochs and a target (ε, δ) to the noise multiplier; RDP and PLD against the
 steps) and DP-FedAvg (client-level privacy, and the tutorial recipe whose guarantee does not hold).
 Every number comes from ``dpcore.learning`` and ``dpcore.accounting``; the features are prepared by
-``explorer.features`` (their scaling statistics are read from the data, not privately). Each view's
-training runs are cached on plain arguments, so a slider move recomputes only what it changes.
+``explorer.features`` (their scaling statistics are read from the data, not privately). Each view is
+split into parts (nested tabs that also run only when open), and the training runs are cached on plain
+arguments in ``explorer.training``, so a slider move recomputes one thing.
 """
 
 from dataclasses import dataclass
