@@ -22,6 +22,7 @@ PAGES = [
     st.Page("pages/accountant.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     st.Page("pages/audit.py", title="Audit", icon=":material/fact_check:", url_path="audit"),
+    st.Page("pages/learning.py", title="Learning", icon=":material/model_training:", url_path="learning"),
 ]
 page = frame.navigation(PAGES)
 fill_sidebar = frame.sidebar(PAGES)

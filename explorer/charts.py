@@ -720,3 +720,106 @@ def impossible_shares(epsilons, series: dict, current: float | None = None, titl
         shapes=shapes,
         annotations=notes,
     )
+
+
+def _rgba(colour: str, alpha: float) -> str:
+    """A ``#rrggbb`` colour as ``rgba(r, g, b, alpha)``, for the bands under lines."""
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def band_curves(
+    series: dict,
+    title="",
+    x_title="",
+    y_title="",
+    log_x=False,
+    marks=(),
+    hlines=(),
+    y_range=None,
+    height=400,
+    y_format=None,
+) -> go.Figure:
+    """Lines over shaded bands: for each name, a central line (a mean over noise draws) and its spread (min to max).
+
+    ``series``: name -> dict with ``x``, ``y`` and optionally ``low``, ``high`` (the band), ``dash`` (bool),
+    ``colour`` (an index into :data:`PALETTE`). ``marks``: (x, label) pairs drawn as dashed vertical lines, labels
+    at the top (marks at the same x share one label). ``hlines``: (y, label) pairs drawn as dotted horizontal
+    lines (a baseline), labels at the left end. ``y_range``: [low, high] of the y axis; ``y_format``: a d3
+    format for its tick labels (``".1%"`` for shares).
+    """
+    traces = []
+    for i, (name, s) in enumerate(series.items()):
+        colour = PALETTE[s.get("colour", i) % len(PALETTE)]
+        x = np.asarray(s["x"], dtype=float)
+        group = f"g{i}"
+        if s.get("low") is not None and s.get("high") is not None:
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": x,
+                    "y": np.asarray(s["high"], dtype=float),
+                    "mode": "lines",
+                    "line": {"width": 0, "color": colour},
+                    "legendgroup": group,
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                }
+            )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": x,
+                    "y": np.asarray(s["low"], dtype=float),
+                    "mode": "lines",
+                    "line": {"width": 0, "color": colour},
+                    "fill": "tonexty",
+                    "fillcolor": _rgba(colour, 0.18),
+                    "legendgroup": group,
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                }
+            )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": x,
+                "y": np.asarray(s["y"], dtype=float),
+                "name": html.escape(name),
+                "mode": "lines+markers" if x.size <= 12 else "lines",
+                "line": {"color": colour, "width": 2.5, "dash": "dash" if s.get("dash") else None},
+                "legendgroup": group,
+            }
+        )
+    shapes, notes = [], []
+    merged: dict[float, list[str]] = {}
+    for x, label in marks:
+        merged.setdefault(float(x), []).append(label)
+    for j, (x, labels) in enumerate(merged.items()):
+        shapes.append(_vline(x, None, {**MARK, "dash": "dash" if j == 0 else "dot"})[0])
+        notes.append(
+            {
+                "x": np.log10(x) if log_x else x,  # annotations on a log axis take log10 coordinates
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "text": html.escape(" · ".join(labels)),
+                "showarrow": False,
+                "font": {"size": 12},
+            }
+        )
+    for y, label in hlines:
+        shape, note = _hline(y, html.escape(label), {"color": "#c92a2a", "dash": "dot", "width": 1.5}, above=False)
+        shapes.append(shape)
+        notes.append(note)
+    xaxis = {}
+    if log_x:
+        xs = np.concatenate([np.asarray(s["x"], dtype=float) for s in series.values()]) if series else np.ones(1)
+        xaxis = {"type": "log", **_log_ticks(xs[xs > 0])}
+    yaxis = {"range": list(y_range)} if y_range is not None else {}
+    if y_format:
+        yaxis["tickformat"] = y_format
+    return _figure(
+        traces, title, x_title, y_title, height=height, xaxis=xaxis, yaxis=yaxis, shapes=shapes, annotations=notes
+    )

@@ -31,6 +31,7 @@ from dpcore import (
     dp_sum,
     evenly_spaced_candidates,
     exponential_mechanism,
+    learning,
     naive_range_query,
     project_to_histogram,
     range_query_svt,
@@ -49,6 +50,8 @@ __all__ = [
     "automatic_mean",
     "compare_counts",
     "compare_means",
+    "split_clients",
+    "private_model",
     "COUNT_MECHANISMS",
     "MEAN_MECHANISMS",
 ]
@@ -196,3 +199,45 @@ def compare_means(values, lower, upper, mechanisms, epsilon, delta, seed):
             kind = "laplace" if name.startswith("Laplace") else "gaussian"
             noisy.append(dp_mean(values, lower, upper, epsilon, rng, mechanism=kind, delta=delta).noisy_value)
     return pd.DataFrame({"mechanism": list(mechanisms), "noisy mean": noisy})
+
+
+def split_clients(X, y, feature_names, clients, seed):
+    """The clients of federated learning: the rows sharing a value of a one-hot encoded column, or m random shares.
+
+    ``clients`` is a column name (one client per category of that feature, read from its one-hot block) or a
+    number m (the rows dealt at random into m clients, from a stream of its own derived from the run's seed).
+    Returns the list of (X_k, y_k) and each client's name.
+    """
+    if isinstance(clients, str):
+        block = [i for i, name in enumerate(feature_names) if name.startswith(clients + "=")]
+        parts = learning.split_by_group(X, y, np.argmax(X[:, block], axis=1))  # each row has one 1 in its block
+        names = [feature_names[i][len(clients) + 1 :] for i in block]
+        present = np.unique(np.argmax(X[:, block], axis=1))  # categories seen only in the test rows have no client
+        return parts, [names[i] for i in present]
+    parts = learning.split_at_random(X, y, clients, np.random.default_rng([*seed, 1]))
+    return parts, [f"client {k + 1}" for k in range(len(parts))]
+
+
+def private_model(method, X, y, feature_names, settings, seed, draws=3, X_test=None, y_test=None):
+    """Train a private logistic regression: noisy gradient descent, DP-SGD or DP-FedAvg (client-level).
+
+    ``draws`` independent noise draws train at once, to show the spread; each is a separate (ε, δ)-DP run, and the
+    release is draw 0 alone: its weights and the (ε, δ) they cost. The test rows only feed the history's accuracy
+    (a teaching diagnostic, not a release). Returns the TrainingResult and the release table.
+    """
+    settings = dict(settings)
+    rng = np.random.default_rng(seed)
+    test = {"X_test": X_test, "y_test": y_test, "draws": draws}
+    if method == "noisy gradient descent":
+        result = learning.noisy_gradient_descent(X, y, rng=rng, **settings, **test)
+    elif method == "DP-SGD":
+        result = learning.dp_sgd(X, y, rng=rng, **settings, **test)
+    else:
+        clients, _ = split_clients(X, y, feature_names, settings.pop("clients"), seed)
+        result = learning.dp_fedavg(clients, rng=rng, **settings, **test)
+    weights = np.atleast_2d(result.weights)[0]
+    names = [*feature_names, "(intercept)"] if result.fit_intercept else list(feature_names)
+    release = pd.DataFrame(
+        {"parameter": [*names, "epsilon", "delta"], "value": [*weights.tolist(), result.epsilon, result.delta]}
+    )
+    return result, release

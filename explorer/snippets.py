@@ -26,6 +26,7 @@ __all__ = [
     "automatic_mean",
     "compare_counts",
     "compare_means",
+    "private_model",
 ]
 
 _HEADER = '''"""Reproduce a DP Explorer release: same data, same seed, same numbers.
@@ -48,12 +49,13 @@ def _load(ds: Dataset) -> str:
 
 
 def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
+    functions = function if isinstance(function, tuple) else (function,)  # the release and the helpers it calls
     return (
         _HEADER
         + _imports()
         + "from explorer.columns import condition_mask, encode_categories, numeric_values\n"
         + "from explorer.dataset import load_csv, load_demo\n\n\n"
-        + inspect.getsource(function)
+        + "\n\n".join(inspect.getsource(f) for f in functions)
         + "\n\n"
         + _load(ds)
         + "\n"
@@ -189,4 +191,29 @@ def automatic_mean(ds: Dataset, column: str, largest: float, n_candidates: int, 
         releases.automatic_mean,
         f"automatic_mean(values, {largest!r}, {n_candidates!r}, {epsilon!r}, {list(seed)!r})",
         "print(release.noisy_value, release.bound)",
+    )
+
+
+def private_model(
+    ds: Dataset, target: str, label: dict, columns, split_seed, method: str, settings: dict, seed, draws: int
+) -> str:
+    """The snippet of :func:`explorer.releases.private_model`: the features prepared as on the page, then the run.
+
+    ``label`` holds ``positive`` or ``threshold`` (what label 1 means); ``columns`` are the feature columns.
+    Prints the release: draw 0's weights and the (ε, δ) they cost.
+    """
+    options = "".join(f", {k}={v!r}" for k, v in label.items() if v is not None)
+    prepare = (
+        "from explorer.features import prepare_features  # not private: the scaling statistics are read from the data\n\n"
+        f"features = prepare_features(ds.frame, {target!r}{options}, features={list(columns)!r}, "
+        f"rng=np.random.default_rng({list(split_seed)!r}))\n"
+        "X, y, X_test, y_test = features.X_train, features.y_train, features.X_test, features.y_test\n"
+    )
+    return _build(
+        ds,
+        prepare,
+        (releases.split_clients, releases.private_model),
+        f"private_model({method!r}, X, y, features.feature_names, {settings!r}, {list(seed)!r}, draws={draws!r}, "
+        "X_test=X_test, y_test=y_test)",
+        "result, weights = release\nprint(weights.to_csv(index=False))",
     )

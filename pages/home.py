@@ -79,6 +79,7 @@ def render() -> None:
         st.page_link("pages/accountant.py", label="Accountant", icon=":material/calculate:")
         st.page_link("pages/compare.py", label="Compare mechanisms", icon=":material/compare_arrows:")
         st.page_link("pages/audit.py", label="Audit a privacy claim", icon=":material/policy:")
+        st.page_link("pages/learning.py", label="Train a model privately", icon=":material/model_training:")
     with st.expander("Which mechanism, at which ε? Rules of thumb the pages let you check", expanded=True):
         st.markdown(
             "- **Is there a curator you trust with the raw data?** Then release centrally: the error of a count is "
@@ -90,6 +91,8 @@ def render() -> None:
             "k (*Accountant* shows the numbers for your k).\n"
             "- **Many yes/no questions, few yeses:** the **sparse vector technique** pays only for the yeses "
             "(*Sparse vector*).\n"
+            "- **Training a model:** clip each person's gradient and add Gaussian noise (noisy gradient descent, "
+            "DP-SGD); sampling a small batch each step makes every step cheaper to count (*Learning*).\n"
             "- **Choosing ε:** read the 95% error bound each page prints, in your data's units, and take the smallest "
             "ε whose error you can live with; then check the total with the *Accountant* for all your releases."
         )

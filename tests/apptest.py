@@ -38,6 +38,7 @@ PAGES = {
     "accountant": "pages/accountant.py",
     "compare": "pages/compare.py",
     "audit": "pages/audit.py",
+    "learning": "pages/learning.py",
 }
 
 

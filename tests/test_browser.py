@@ -44,8 +44,9 @@ PAGES = {
     "Accountant": "accountant",
     "Compare": "compare",
     "Audit": "audit",
+    "Learning": "learning",
 }
-CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit"}
+CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit", "Learning"}
 UPLOAD = (
     "colour,score,hours\n"
     + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))

@@ -161,3 +161,26 @@ def test_svt_walk_and_automatic_mean_snippets_print_the_releases(downloads, tmp_
     mean, bound = map(float, run_snippet(downloads["Python snippet"], tmp_path).split())
     release = csv(downloads["Release (CSV)"])
     assert (mean, bound) == (release["noisy_mean"].iloc[0], release["bound"].iloc[0])
+
+
+LEARNING = [
+    {},
+    {"lrn_ngd_clipping": "example", "lrn_ngd_epsilon": 0.5, "lrn_ngd_accounting": "RDP"},
+    {"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run", "lrn_sgd_batch": 512},
+    {"lrn_view": "Federated averaging", "lrn_fed_clients": "occupation", "lrn_fed_rate": 0.5},
+    {"lrn_view": "Federated averaging", "lrn_fed_m": 100},
+]
+
+
+@pytest.mark.parametrize(
+    "link", LEARNING, ids=["noisy GD", "noisy GD, example clipping", "DP-SGD", "FedAvg by column", "FedAvg"]
+)
+def test_learning_snippet_prints_the_released_weights_and_epsilon(link, downloads, tmp_path):
+    at = open_page("learning", **link)
+    assert_clean(at)
+    page = csv(downloads["Release: weights and ε (CSV)"])
+    printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
+    pd.testing.assert_frame_equal(printed, page)  # the same weights, to the last bit, and the same (ε, δ)
+    eps = page.set_index("parameter")["value"]["epsilon"]
+    shown = [m.value for m in at.metric if m.label in ("ε spent (PLD)", "Client-level ε (PLD)")]
+    assert shown == [f"{eps:.4g}"] if shown else any(f"ε = {eps:.4g}" in m.value for m in at.markdown)

@@ -16,7 +16,7 @@ from tests.browser import full_page_screenshot, launch_browser, running_app, wai
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 OUT = ROOT / "test-artifacts" / "screens"
-DEFAULT = ["", "data", "local", "central", "svt", "accountant", "compare"]
+DEFAULT = ["", "data", "local", "central", "svt", "accountant", "compare", "audit", "learning"]
 
 
 def main(paths: list[str]) -> None:

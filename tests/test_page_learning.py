@@ -1,0 +1,468 @@
+"""The Learning page: every view runs, a slider move shows dpcore's numbers, the planner, the ledger, the downloads,
+and bad input gets one sentence with nothing lost."""
+
+import io
+import os
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from dpcore import Gaussian, learning
+from dpcore.accounting import PoissonSampledGaussian, plan_dpsgd
+from explorer import releases
+from explorer.dataset import load_csv, load_demo
+from explorer.features import prepare_features
+from tests.apptest import PAGES, assert_clean, metric, open_page
+
+SEED = 2017  # the sidebar's default seed
+ADULT = pathlib.Path(
+    os.environ.get("DPX_ADULT", pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "adult.csv")
+)
+NGD_PARTS = ("Training run", "Gradient or example clipping", "Best T at this ε", "Accuracy against ε")
+SGD_PARTS = ("Planner", "Training run", "Accuracy against ε")
+FED_PARTS = ("Training run", "Accuracy against ε", "The tutorial recipe")
+VIEW_LINKS = (
+    [{"lrn_ngd_part": p} for p in NGD_PARTS]
+    + [{"lrn_view": "DP-SGD", "lrn_sgd_part": p} for p in SGD_PARTS]
+    + [{"lrn_view": "Federated averaging", "lrn_fed_part": p} for p in FED_PARTS]
+)
+
+
+def _words(salt: str) -> list[int]:
+    # what state.seed_words(salt) gives for the default seed
+    return [SEED, sum(map(ord, salt))]
+
+
+def _features(frame: pd.DataFrame | None = None, target: str = "income"):
+    """The arrays the page prepares by default: every other column, the rarer class as 1, the page's split seed."""
+    frame = load_demo("census").frame if frame is None else frame
+    columns = [c for c in frame.columns if c != target]
+    return prepare_features(frame, target, features=columns, rng=np.random.default_rng(_words("learning-split")))
+
+
+def _accuracy(result, f) -> float:
+    return float(np.mean(result.accuracy(f.X_test, f.y_test)))
+
+
+@pytest.fixture
+def offered(monkeypatch):
+    """Every download button's label and data, as the page offered them during the runs."""
+    seen: dict[str, object] = {}
+    original = DeltaGenerator.download_button
+
+    def record(self, label, data, *args, **kwargs):
+        seen[label] = data
+        return original(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", record)
+    monkeypatch.setattr(st, "download_button", lambda *a, **k: record(st._main, *a, **k))
+    return seen
+
+
+def _csv(data) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data if isinstance(data, bytes) else data.encode()), encoding="utf-8-sig")
+
+
+def _one_sentence(at) -> str:
+    """The page's single error, checked to be one plain sentence."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 1, [e.value for e in at.error]
+    text = at.error[0].value.replace("\\", "")  # Markdown escapes
+    assert "\n" not in text and text.endswith(".") and "Traceback" not in text, text
+    return text
+
+
+# --------------------------------------------------------------------------- it runs
+
+
+def test_default_view_runs_and_shows_the_private_model_above_the_baseline():
+    at = open_page("learning")
+    assert_clean(at)
+    assert at.tabs[0].label == "Noisy gradient descent"
+    keys = {w.key for w in at.select_slider}
+    assert "lrn_ngd_epsilon" in keys and "lrn_sgd_epsilon" not in keys  # only the open view ran
+    assert len(at.get("plotly_chart")) >= 2
+    private = float(metric(at, "Private model, test accuracy").rstrip("%"))
+    baseline = float(metric(at, "Majority baseline").rstrip("%"))
+    plain = float(metric(at, "Non-private, test accuracy").rstrip("%"))
+    assert private > baseline + 5 and plain > baseline + 5  # census demo: 82.7 % and 83.3 % against 75.6 %
+    text = " ".join(m.value for m in at.markdown)
+    assert "adding or removing one example" in text and "adding or removing one client" in text
+    assert "not private" in text.lower() and "held-out test rows" in text
+
+
+@pytest.mark.parametrize("link", VIEW_LINKS, ids=[" / ".join(v.values()) for v in VIEW_LINKS])
+def test_every_view_and_part_runs_clean(link):
+    at = open_page("learning", **link)
+    assert_clean(at)
+    assert at.get("plotly_chart") or at.metric
+
+
+def test_the_interior_optimum_of_the_iterations_is_found_and_marked():
+    at = open_page("learning", lrn_ngd_part="Best T at this ε")
+    assert_clean(at)
+    f = _features()
+    sweep = learning.iterations_sweep(
+        f.X_train,
+        f.y_train,
+        epsilon=0.03,
+        delta=1e-5,
+        iterations=(1, 2, 5, 10, 20, 50),
+        clip=2.0,
+        rng=np.random.default_rng(_words("learning-ngd-sweep")),
+        draws=3,
+        X_test=f.X_test,
+        y_test=f.y_test,
+        learning_rate=2.0,
+    )
+    assert metric(at, "Best T at this ε") == str(sweep.best_iterations)
+    assert sweep.best_iterations not in (1, 50)  # the defaults show an optimum inside the sweep
+    assert any(f"best number of iterations is **T = {sweep.best_iterations}**" in m.value for m in at.markdown)
+
+
+# --------------------------------------------------------------------------- the numbers are dpcore's
+
+
+def test_a_slider_move_shows_the_accuracy_dpcore_computes_for_those_arguments():
+    at = open_page("learning")
+    before = metric(at, "Private model, test accuracy")
+    at.select_slider(key="lrn_ngd_epsilon").set_value(0.1).run()
+    assert_clean(at)
+    f = _features()
+    result = learning.noisy_gradient_descent(
+        f.X_train,
+        f.y_train,
+        epsilon=0.1,
+        delta=1e-5,
+        iterations=20,
+        clip=2.0,
+        rng=np.random.default_rng(_words("learning-ngd")),
+        learning_rate=2.0,
+        draws=3,
+    )
+    after = metric(at, "Private model, test accuracy")
+    assert after == f"{_accuracy(result, f):.2%}" and after != before
+    sigma = learning.noisy_gd_noise(0.1, 1e-5, 20, 2.0).sigma
+    assert metric(at, "Noise σ on each gradient sum") == f"{sigma:,.4g}"
+
+
+def test_the_calibrating_accounting_changes_the_noise_as_dpcore_says():
+    at = open_page("learning", lrn_ngd_accounting="zCDP", lrn_ngd_iterations=50)
+    assert_clean(at)
+    sigma = learning.noisy_gd_noise(0.03, 1e-5, 50, 2.0, accounting="zcdp").sigma
+    assert metric(at, "Noise σ on each gradient sum") == f"{sigma:,.4g}"
+    assert sigma > learning.noisy_gd_noise(0.03, 1e-5, 50, 2.0, accounting="exact").sigma  # looser, more noise
+
+
+@pytest.mark.parametrize(
+    "link, method, conversion",
+    [
+        ({}, "pld", "balle"),
+        ({"lrn_sgd_epsilon": 2, "lrn_sgd_batch": 512, "lrn_sgd_epochs": 3}, "pld", "balle"),
+        (
+            {"lrn_sgd_calibration": "RDP, classic conversion", "lrn_sgd_n": 60000, "lrn_sgd_batch": 600},
+            "rdp",
+            "mironov",
+        ),
+    ],
+)
+def test_the_planner_shows_plan_dpsgd(link, method, conversion):
+    at = open_page("learning", lrn_view="DP-SGD", **link)
+    assert_clean(at)
+    n = int(link.get("lrn_sgd_n", _features().y_train.size))
+    plan = plan_dpsgd(
+        n,
+        int(link.get("lrn_sgd_batch", 256)),
+        float(link.get("lrn_sgd_epochs", 1.0)),
+        float(link.get("lrn_sgd_epsilon", 1.0)),
+        1e-5,
+        method=method,
+        conversion=conversion,
+    )
+    assert metric(at, "Noise multiplier σ") == f"{plan.noise_multiplier:.4f}"
+    assert metric(at, "Steps T = ⌈E n / B⌉") == f"{plan.steps:,}"
+    assert metric(at, "Sampling rate q = B / n") == f"{plan.sampling_rate:.4g}"
+    shown = at.dataframe[0].value["ε for this σ"].tolist()
+    assert shown == [f"{e:.4f}" for e in (plan.epsilon_pld, plan.epsilon_rdp_balle, plan.epsilon_rdp_mironov)]
+    assert any("Poisson sampling" in i.value and "not covered" in i.value for i in at.info)
+
+
+def test_dp_sgd_trains_with_the_plan_and_shows_its_pld_epsilon():
+    at = open_page("learning", lrn_view="DP-SGD", lrn_sgd_part="Training run")
+    assert_clean(at)
+    f = _features()
+    plan = plan_dpsgd(f.y_train.size, 256, 1.0, 1.0, 1e-5)
+    result = learning.dp_sgd(
+        f.X_train,
+        f.y_train,
+        noise_multiplier=plan.noise_multiplier,
+        sampling_rate=plan.sampling_rate,
+        steps=plan.steps,
+        clip=1.0,
+        rng=np.random.default_rng(_words("learning-sgd")),
+        learning_rate=2.0,
+        draws=3,
+    )
+    assert metric(at, "Private model, test accuracy") == f"{_accuracy(result, f):.2%}"
+    assert metric(at, "ε spent (PLD)") == f"{result.epsilon:.4g}"
+
+
+def test_federated_averaging_by_a_column_gives_one_client_per_category_and_says_when_there_are_too_few():
+    at = open_page("learning", lrn_view="Federated averaging", lrn_fed_clients="occupation")
+    assert_clean(at)
+    f = _features()
+    block = [n for n in f.feature_names if n.startswith("occupation=")]
+    assert metric(at, "Clients") == f"{len(block):,}"
+    assert any("client-level privacy needs many clients" in m.value for m in at.markdown)  # 15 × 0.05 < 10
+    private = float(metric(at, "Private model, test accuracy").rstrip("%"))
+    assert private < float(metric(at, "Majority baseline").rstrip("%"))  # the noise swamps 0.75 updates a round
+    assert any("does not beat the majority baseline" in w.value and "1.33× the largest" in w.value for w in at.warning)
+
+
+def test_the_tutorial_recipe_is_shown_to_give_more_than_it_claims():
+    at = open_page("learning", lrn_view="Federated averaging", lrn_fed_part="The tutorial recipe")
+    assert_clean(at)
+    f = _features()
+    clients, _ = releases.split_clients(f.X_train, f.y_train, f.feature_names, 500, _words("learning-fed"))
+    adversary = learning.adversarial_client_influence(
+        clients,
+        scales=(0.0, 1.0, 10.0, 100.0, 1000.0),
+        local_steps=3,
+        assumed_sensitivity=0.01,
+        epsilon=1.0,
+        clip=1.0,
+        X_test=f.X_test,
+        y_test=f.y_test,
+    )
+    top = adversary.iloc[-1]
+    assert top["epsilon_actual"] > 100  # the claim is ε = 1
+    text = " ".join(m.value for m in at.markdown)
+    assert f"ε = **{top['epsilon_actual']:,.4g}**, not 1" in text
+    assert f"one-round model at {top['clipped_accuracy']:.1%}" in text
+    assert metric(at, "Tutorial recipe, test accuracy")
+
+
+# --------------------------------------------------------------------------- the ledger, the link, the downloads
+
+
+def test_recording_a_noisy_gd_run_charges_its_gaussian_releases():
+    at = open_page("learning")
+    at.button(key="spend_lrn_ngd").click().run()
+    assert_clean(at)
+    (entry,) = at.session_state["ledger"].entries
+    noise = learning.noisy_gd_noise(0.03, 1e-5, 20, 2.0)
+    assert entry.count == noise.releases == 21
+    assert isinstance(entry.mechanism, Gaussian) and entry.mechanism.sigma == noise.sigma
+    assert at.session_state["ledger"].entry_cost(0).epsilon == pytest.approx(0.03, rel=1e-6)  # exact accounting
+
+
+@pytest.mark.parametrize("view, key", [("DP-SGD", "spend_lrn_sgd"), ("Federated averaging", "spend_lrn_fed")])
+def test_recording_a_dp_sgd_or_fedavg_run_charges_one_poisson_sampled_gaussian(view, key):
+    part = {"lrn_sgd_part": "Training run"} if view == "DP-SGD" else {}
+    at = open_page("learning", lrn_view=view, **part)
+    at.button(key=key).click().run()
+    assert_clean(at)
+    (entry,) = at.session_state["ledger"].entries
+    assert isinstance(entry.mechanism, PoissonSampledGaussian) and entry.count == 1
+    if view == "DP-SGD":
+        plan = plan_dpsgd(_features().y_train.size, 256, 1.0, 1.0, 1e-5)
+        assert entry.mechanism == plan.event
+    else:
+        assert entry.mechanism == PoissonSampledGaussian(1.0, 0.05, 20)
+
+
+def test_a_link_reproduces_the_view():
+    link = {"lrn_view": "Federated averaging", "lrn_fed_sigma": 1.5, "lrn_fed_m": 200, "seed": 7}
+    at = open_page("learning", **link)
+    assert_clean(at)
+    assert at.number_input(key="lrn_fed_sigma").value == 1.5
+    again = open_page("learning", **link)
+    assert [m.value for m in at.metric] == [m.value for m in again.metric]
+    assert metric(at, "Clients") == "200"
+
+
+def test_downloads_match_the_screen(offered):
+    at = open_page("learning", lrn_view="DP-SGD", lrn_sgd_part="Training run")
+    assert_clean(at)
+    release = _csv(offered["Release: weights and ε (CSV)"]).set_index("parameter")["value"]
+    assert f"{release['epsilon']:.4g}" == metric(at, "ε spent (PLD)")
+    assert release["delta"] == 1e-5
+    f = _features()
+    assert release.index[:-2].tolist() == [*f.feature_names, "(intercept)"]
+    plan = plan_dpsgd(f.y_train.size, 256, 1.0, 1.0, 1e-5)
+    result = learning.dp_sgd(
+        f.X_train,
+        f.y_train,
+        noise_multiplier=plan.noise_multiplier,
+        sampling_rate=plan.sampling_rate,
+        steps=plan.steps,
+        clip=1.0,
+        rng=np.random.default_rng(_words("learning-sgd")),
+        learning_rate=2.0,
+        draws=3,
+    )
+    np.testing.assert_array_equal(release.to_numpy()[:-2], result.weights[0])  # draw 1 is released
+    history = _csv(offered["Teaching table: accuracy history (CSV)"])
+    private = history[history["model"] == "DP-SGD"]
+    last = private[private["step"] == private["step"].max()]["test_accuracy"]
+    assert f"{last.mean():.2%}" == metric(at, "Private model, test accuracy")
+    assert "test_accuracy" not in _csv(offered["Release: weights and ε (CSV)"]).columns  # no accuracy is released
+
+
+# --------------------------------------------------------------------------- bad input: one sentence, nothing lost
+
+
+def _upload(raw: bytes, name: str = "x.csv", **link):
+    at = open_page("data", **link)
+    at.file_uploader(key="data_upload").upload(name, raw, "text/csv").run()
+    at.switch_page(PAGES["learning"]).run()
+    assert at.session_state["dataset"].name == name
+    return at
+
+
+def test_a_target_with_one_class_gets_one_sentence():
+    at = _upload(b"label,x\n" + b"".join(b"a,%d\n" % i for i in range(50)), lrn_target="label")
+    assert "must have two classes, got only 'a'" in _one_sentence(at)
+    assert at.selectbox(key="lrn_target").value == "label"  # the task's widgets stay
+
+
+def test_a_dataset_too_small_to_split_gets_one_sentence():
+    at = _upload(b"label,x\nyes,1\nno,2\n")
+    assert "enough rows with a target to split" in _one_sentence(at)
+
+
+def test_no_usable_feature_column_gets_one_sentence_and_the_choice_can_be_undone():
+    at = open_page("learning")
+    everything = [c for c in load_demo("census").frame.columns if c != "income"]
+    at.multiselect(key="lrn_leave_out").set_value(everything).run()
+    assert "at least one usable column" in _one_sentence(at)
+    at.multiselect(key="lrn_leave_out").set_value([]).run()
+    assert_clean(at)
+    assert metric(at, "Private model, test accuracy")
+
+
+def test_missing_feature_values_are_imputed_and_said():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=400)
+    label = np.where(x + rng.logistic(size=400) > 0, "yes", "no")
+    cells = [("" if i % 10 == 0 else f"{v:.3f}") for i, v in enumerate(x)]
+    raw = ("label,x\n" + "".join(f"{a},{b}\n" for a, b in zip(label, cells))).encode()
+    at = _upload(raw)
+    assert_clean(at)
+    assert any("missing value(s) of 'x' were set to its training mean" in c.value.replace("\\", "") for c in at.caption)
+    assert metric(at, "Private model, test accuracy")
+
+
+@pytest.mark.parametrize(
+    "key, bad, good, expected",
+    [
+        ("lrn_fed_rate", 1.5, 0.05, "client_rate must be in (0, 1], got 1.5"),  # a sampling rate above 1
+        ("lrn_fed_rate", 0, 0.05, "client_rate must be in (0, 1], got 0"),
+        ("lrn_fed_sigma", 0, 1.0, "noise_multiplier must be in (0, inf), got 0"),
+        ("lrn_fed_sigma", -1, 1.0, "noise_multiplier must be in (0, inf), got -1"),
+        ("lrn_fed_rounds", 0, 20, "rounds must be an integer in [1, inf], got 0"),
+        ("lrn_fed_m", 0, 500, "n_clients must be an integer in [1, "),
+    ],
+)
+def test_hostile_federated_settings_get_one_sentence_and_lose_nothing(key, bad, good, expected):
+    at = open_page("learning", lrn_view="Federated averaging", **{key: bad})
+    assert expected.lower() in _one_sentence(at).lower()
+    assert at.session_state["dataset"].name == "census.csv" and not at.session_state["ledger"].entries
+    at.number_input(key=key).set_value(good).run()
+    assert_clean(at)  # the value set right trains again
+    assert metric(at, "Private model, test accuracy")
+
+
+@pytest.mark.parametrize(
+    "link, expected",
+    [
+        ({"lrn_sgd_n": 100}, "batch_size must be an integer in [1, 100], got 256"),  # a sampling rate above 1
+        ({"lrn_sgd_epochs": 0}, "epochs must be in (0, inf), got 0"),
+        ({"lrn_sgd_batch": 0}, "batch_size must be an integer in [1, 26049], got 0"),
+    ],
+)
+def test_hostile_dp_sgd_settings_get_one_sentence(link, expected):
+    at = open_page("learning", lrn_view="DP-SGD", **link)
+    assert expected.lower() in _one_sentence(at).lower()
+    assert at.tabs[0].label == "Noisy gradient descent"  # the page around the view is still drawn
+
+
+@pytest.mark.parametrize(
+    "link, expected",
+    [
+        ({"lrn_sgd_epochs": 1000}, "this page will train at most 2,000"),
+        ({"lrn_sgd_part": "Planner", "lrn_sgd_n": 10**9}, "this page will plan at most 50,000"),
+    ],
+)
+def test_a_run_too_long_to_train_or_plan_gets_one_sentence(link, expected):
+    at = open_page("learning", lrn_view="DP-SGD", **{"lrn_sgd_part": "Training run", **link})
+    assert expected in _one_sentence(at)
+
+
+@pytest.mark.parametrize("key, value", [("lrn_fed_rounds", 10**6), ("lrn_fed_local", 10**4)])
+def test_federated_runs_too_long_to_train_are_refused_by_the_widget(key, value):
+    at = open_page("learning", lrn_view="Federated averaging", **{key: value})
+    assert_clean(at)
+    assert at.number_input(key=key).value < value
+    assert any(f"{key} = {value}, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+
+
+def _ends(at):
+    """(kind, key, low end, high end) of every slider, select slider and number input of the page body."""
+    ends = [("select_slider", w.key, w.options[0], w.options[-1]) for w in at.main.select_slider]
+    for w in at.main.number_input:
+        if w.disabled:
+            continue
+        ends.append(("number_input", w.key, -1e12 if w.min is None else w.min, 1e12 if w.max is None else w.max))
+    return ends
+
+
+@pytest.mark.parametrize("link", VIEW_LINKS[:1] + VIEW_LINKS[4:6] + VIEW_LINKS[7:8], ids=str)
+def test_every_widget_at_both_ends_gives_a_page_or_one_sentence(link):
+    for kind, key, low, high in _ends(open_page("learning", **link)):
+        at = open_page("learning", **link)  # each widget from the defaults: the ends of two widgets could be slow
+        for value in (low, high):
+            widget = getattr(at, kind)(key=key)
+            widget.set_value(type(widget.value)(value) if kind == "select_slider" else value).run(timeout=180)
+            assert not at.exception, (key, value, [e.value for e in at.exception])
+            assert len(at.error) <= 1 and not any("Traceback" in e.value for e in at.error), (key, value)
+
+
+def test_an_impossible_number_of_iterations_in_a_link_is_reported_not_a_crash():
+    at = open_page("learning", lrn_ngd_iterations=0)
+    assert_clean(at)
+    assert at.select_slider(key="lrn_ngd_iterations").value == 20
+    assert any("lrn_ngd_iterations = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+
+
+# --------------------------------------------------------------------------- Adult (beside the repository, never in it)
+
+
+def _delta(at, label: str) -> str:
+    return next(m.delta for m in at.metric if m.label == label)
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the UCI Adult extract is not beside the repository")
+@pytest.mark.parametrize(
+    "link, shown",
+    [
+        ({}, "Noise σ on each gradient sum"),
+        ({"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run"}, "ε spent (PLD)"),
+        ({"lrn_view": "Federated averaging"}, "Client-level ε (PLD)"),
+    ],
+    ids=["noisy GD", "DP-SGD", "DP-FedAvg"],
+)
+def test_on_adult_every_default_view_beats_the_majority_baseline(link, shown):
+    raw = ADULT.read_bytes()
+    f = _features(load_csv(raw, ADULT.name).frame)
+    baseline = learning.majority_baseline(f.y_train, f.y_test).accuracy
+    at = _upload(raw, ADULT.name, **link)
+    assert_clean(at)
+    assert metric(at, shown)  # the view the link named
+    private = float(metric(at, "Private model, test accuracy").rstrip("%")) / 100
+    worst = float(_delta(at, "Private model, test accuracy").split(" to ")[0].rstrip("%")) / 100  # the worst draw
+    assert private > baseline + 0.05 and worst > baseline + 0.03, (private, worst, baseline)
