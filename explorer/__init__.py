@@ -13,4 +13,7 @@ widgets, call ``dpcore`` and lay out). Modules, each findable by name:
 * :mod:`~explorer.frame`: the sidebar, the navigation, the error boundary, URL notices;
 * :mod:`~explorer.charts`: Plotly figures (they draw numbers, they compute none);
 * :mod:`~explorer.snippets`: the downloadable Python snippets, run by the tests.
+* :mod:`~explorer.training`: the Learning page's training runs, cached; its views are laid out by
+  :mod:`~explorer.learning_noisy_gd`, :mod:`~explorer.learning_dp_sgd`, :mod:`~explorer.learning_fedavg`,
+  with their shared pieces in :mod:`~explorer.learning_layout`.
 """

@@ -1,0 +1,322 @@
+"""The Learning page's DP-SGD view: its controls (``lrn_sgd_*``) and its three parts, the planner from dataset size,
+batch size, epochs and a target (ε, δ) to the noise multiplier (with RDP and PLD against the steps), the training run
+with its release, and the accuracy against ε.
+
+The plan comes from :func:`explorer.training.planned` (``dpcore.accounting.plan_dpsgd``); the step limits here are
+about time, not privacy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from dpcore.accounting import PoissonSampledGaussian
+from explorer import budget, charts, state, training, widgets
+from explorer.learning_layout import (
+    CLIPS,
+    RATES,
+    accuracy_metrics,
+    band,
+    downloads,
+    epsilon_steps_chart,
+    pct,
+    show_table,
+)
+from explorer.training import Task
+
+__all__ = [
+    "MAX_PLAN_STEPS",
+    "MAX_TRAIN_STEPS",
+    "DPSGD_CALIBRATIONS",
+    "SGD_PARTS",
+    "SGD_SALT",
+    "SGDSettings",
+    "sgd_controls",
+    "sgd_view",
+    "sgd_planner",
+    "sgd_settings",
+    "sgd_training",
+    "sgd_frontier_part",
+]
+
+#: Steps this page plans or trains at most: the accountant's and the training's time grow with T.
+MAX_PLAN_STEPS = 50_000
+MAX_TRAIN_STEPS = 2_000
+DPSGD_CALIBRATIONS = {
+    "PLD": ("pld", "balle"),
+    "RDP": ("rdp", "balle"),
+    "RDP, classic conversion": ("rdp", "mironov"),
+}
+
+
+@dataclass(frozen=True)
+class SGDSettings:
+    epsilon: float
+    delta: float
+    calibration: str
+    n: int | None
+    batch: int
+    epochs: float
+    clip: float
+    lr: float
+
+    def plan(self, n: int, limit: int, verb: str):
+        """The plan for n examples; refused in one sentence when it has more than ``limit`` steps (time, not privacy)."""
+        if n >= 1 and self.batch >= 1 and self.epochs > 0 and self.epochs * n / self.batch > limit:
+            raise ValueError(
+                f"{self.epochs:g} epochs of {n:,} examples in batches of {self.batch:,} are about "
+                f"{self.epochs * n / self.batch:,.0f} steps; this page will {verb} at most {limit:,}: raise the batch "
+                "size or lower the epochs"
+            )
+        method, conversion = DPSGD_CALIBRATIONS[self.calibration]
+        return training.planned(n, self.batch, self.epochs, self.epsilon, self.delta, method, conversion)
+
+
+def sgd_controls(t: Task) -> SGDSettings:
+    c1, c2, c3 = st.columns([1.4, 1, 1])
+    with c1:
+        eps = widgets.epsilon_slider("lrn_sgd_epsilon", label="Target ε for the whole training", default=1.0)
+    with c2:
+        delta = widgets.delta_slider("lrn_sgd_delta")
+    with c3:
+        calibration = widgets.select(
+            "Calibrate σ with",
+            list(DPSGD_CALIBRATIONS),
+            "lrn_sgd_calibration",
+            "The accountant that finds the smallest noise multiplier for the target. PLD is the tightest; RDP with "
+            "the classic conversion (Mironov 2017) is what the papers of 2016–2019 report.",
+        )
+    c1, c2, c3, c4, c5 = st.columns(5)
+    n_plan = c1.number_input(
+        "Dataset size n",
+        value=None,
+        step=1000,
+        placeholder=f"{t.n_train:,}",
+        key="lrn_sgd_n",
+        bind="query-params",
+        help=f"For the planner. Empty: this dataset's {t.n_train:,} training rows. Or plan for another size.",
+    )
+    batch = c2.number_input(
+        "Expected batch size B",
+        value=256,
+        step=32,
+        key="lrn_sgd_batch",
+        bind="query-params",
+        help="Each example joins each batch independently with probability q = B / n.",
+    )
+    epochs = c3.number_input(
+        "Epochs E",
+        value=1.0,
+        step=0.5,
+        key="lrn_sgd_epochs",
+        bind="query-params",
+        help="Passes over the data: T = ⌈E n / B⌉ steps.",
+    )
+    clip = c4.select_slider(
+        "Clipping norm C",
+        CLIPS,
+        value=1.0,
+        key="lrn_sgd_clip",
+        bind="query-params",
+        help="Each per-example gradient is clipped to norm C; the noise on the sum is σ·C.",
+    )
+    lr = c5.select_slider("Step size η", RATES, value=2.0, key="lrn_sgd_lr", bind="query-params")
+    n = None if n_plan is None else int(n_plan)
+    return SGDSettings(eps, delta, calibration, n, int(batch), float(epochs), float(clip), float(lr))
+
+
+SGD_PARTS = ("Planner", "Training run", "Accuracy against ε")
+SGD_SALT = "learning-sgd"
+
+
+def sgd_view(t: Task) -> None:
+    s = sgd_controls(t)
+    parts = st.tabs(list(SGD_PARTS), key="lrn_sgd_part", bind="query-params")
+    replanned = s.n not in (None, t.n_train)
+    if parts[0].open:
+        with parts[0]:
+            sgd_planner(t, s, s.plan(t.n_train if s.n is None else s.n, MAX_PLAN_STEPS, "plan"))
+    if parts[1].open:
+        with parts[1]:
+            sgd_training(t, s, s.plan(t.n_train, MAX_TRAIN_STEPS, "train"), replanned)
+    if parts[2].open:
+        with parts[2]:
+            sgd_frontier_part(t, s, s.plan(t.n_train, MAX_TRAIN_STEPS, "train"))
+
+
+def sgd_planner(t: Task, s: SGDSettings, plan) -> None:
+    a, b, c, d = st.columns(4)
+    a.metric("Noise multiplier σ", f"{plan.noise_multiplier:.4f}", help="The noise std on the clipped sum is σ·C.")
+    b.metric(
+        "Sampling rate q = B / n",
+        f"{plan.sampling_rate:.4g}",
+        f"n = {plan.dataset_size:,}",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    c.metric("Steps T = ⌈E n / B⌉", f"{plan.steps:,}")
+    d.metric("Noise std on the sum, σ·C", f"{plan.noise_std(s.clip):.4g}")
+    table = pd.DataFrame(
+        {
+            "accountant": [
+                "PLD (tightest)",
+                "RDP (Balle et al. 2020 conversion)",
+                "RDP, classic conversion (Mironov 2017)",
+            ],
+            "ε for this σ": [
+                plan.epsilon_pld,
+                plan.epsilon_rdp_balle,
+                plan.epsilon_rdp_mironov,
+            ],
+        }
+    )
+    left, right = st.columns([1, 1.3])
+    show_table(left, table, "{:.4f}")
+    looser = max(plan.epsilon_rdp_balle, plan.epsilon_rdp_mironov)
+    left.markdown(
+        f"Calibrated with {s.calibration}: σ = {plan.noise_multiplier:.4f} is the smallest noise multiplier for "
+        f"which {plan.steps:,} steps at q = {plan.sampling_rate:.4g} cost ε = {s.epsilon:g} at δ = {s.delta:.0e} "
+        f"under that accountant. The same run is ε = {plan.epsilon_pld:.4g} by the PLD and "
+        f"{plan.epsilon_rdp_mironov:.4g} by RDP with the classic conversion: {looser / plan.epsilon_pld:.2f}× as much "
+        "for the same noise."
+    )
+    left.info(
+        "**The guarantee is for Poisson sampling**: at every step each example joins the batch independently with "
+        "probability q, so batch sizes vary. Shuffled fixed-size batches, what most training loops do, are not "
+        "covered by this analysis.",
+        icon=":material/info:",
+    )
+    curves = training.dpsgd_curves(plan.noise_multiplier, plan.sampling_rate, plan.steps, s.delta)
+    with right:
+        epsilon_steps_chart(
+            curves,
+            plan.steps,
+            s.delta,
+            f"ε against the steps, σ = {plan.noise_multiplier:.3f}, q = {plan.sampling_rate:.3g}",
+            "steps (log)",
+            "lrn_sgd_curves",
+        )
+    published = training.published_setting()
+    right.caption(
+        "To recognise a published figure: Abadi et al. (2016) report ε = 1.26 for q = 0.01, σ = 4, T = 10,000, "
+        f"δ = 1e-5 (moments accountant). RDP with the classic conversion gives {published['RDP, classic conversion']:.4g} "
+        f"there, with the modern conversion {published['RDP']:.4g}, and the PLD {published['PLD']:.4g}."
+    )
+
+
+def sgd_settings(s: SGDSettings, plan) -> dict:
+    return {
+        "noise_multiplier": plan.noise_multiplier,
+        "sampling_rate": plan.sampling_rate,
+        "steps": plan.steps,
+        "clip": s.clip,
+        "delta": s.delta,
+        "learning_rate": s.lr,
+        "history_every": training.record_every(plan.steps),
+    }
+
+
+def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
+    if replanned:
+        st.caption(
+            f"The planner is set for n = {s.n:,}; this run follows the plan for the {t.n_train:,} training rows: "
+            f"σ = {plan.noise_multiplier:.4f}, q = {plan.sampling_rate:.4g}, T = {plan.steps:,}."
+        )
+    settings = sgd_settings(s, plan)
+    seed = state.seed_words(SGD_SALT)
+    run = training.train(t.key, "DP-SGD", settings, tuple(seed), t.draws, t.features)
+    plain = training.nonprivate(t.key, plan.steps, s.lr, t.features)
+    base = training.baseline(t)
+    left, right = st.columns([1.7, 1])
+    left.plotly_chart(
+        charts.band_curves(
+            {
+                f"DP-SGD (line: mean; band: min to max of {t.draws} draws)": band(training.spread(run["history"])),
+                "non-private (full-batch gradient descent, same steps)": band(training.spread(plain))
+                | {"low": None, "high": None, "colour": 2},
+            },
+            f"Test accuracy, DP-SGD at ε = {run['epsilon']:.3g} (PLD), δ = {s.delta:.0e} (held-out rows, for teaching)",
+            "step",
+            "test accuracy",
+            y_format=".1%",
+            hlines=[(base, f"majority baseline {base:.1%}")],
+        ),
+        key="lrn_sgd_history",
+    )
+    batch = plan.sampling_rate * t.n_train
+    accuracy_metrics(
+        run["accuracy"],
+        float(plain["test_accuracy"].iloc[-1]),
+        base,
+        right,
+        (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped gradients of norm ≤ {s.clip:g}"),
+    )
+    right.metric(
+        "ε spent (PLD)",
+        f"{run['epsilon']:.4g}",
+        f"δ = {s.delta:.0e}, add/remove one example",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.subheader("Release")
+    left, right = st.columns([1.2, 1])
+    left.markdown(
+        f"Released: the weights of draw 1, (ε = {run['epsilon']:.4g}, δ = {s.delta:.0e})-DP for adding or removing "
+        f"one example, if the {plan.steps:,} batches were Poisson samples at rate q = {plan.sampling_rate:.4g} (they "
+        "are here). Each step divides the noisy sum by the expected batch size q·n, fixed before training."
+    )
+    history = training.tidy_history(**{"DP-SGD": run["history"], "non-private": plain})
+    downloads(t, run, history, "DP-SGD", settings, seed, "dp_sgd", right)
+    with right:
+        budget.record_release(
+            PoissonSampledGaussian(plan.noise_multiplier, plan.sampling_rate, plan.steps),
+            label=f"DP-SGD, σ = {plan.noise_multiplier:.3f}, q = {plan.sampling_rate:.3g}, T = {plan.steps} "
+            f"({t.target})",
+            key="lrn_sgd",
+        )
+
+
+def sgd_frontier_part(t: Task, s: SGDSettings, plan) -> None:
+    base = training.baseline(t)
+    run = training.train(t.key, "DP-SGD", sgd_settings(s, plan), tuple(state.seed_words(SGD_SALT)), t.draws, t.features)
+    frontier = training.sgd_frontier(
+        t.key,
+        plan.sampling_rate,
+        plan.steps,
+        s.delta,
+        s.clip,
+        s.lr,
+        t.draws,
+        tuple(state.seed_words(SGD_SALT + "-frontier")),
+        t.features,
+    )
+    left, right = st.columns([1.7, 1])
+    left.plotly_chart(
+        charts.band_curves(
+            {
+                f"DP-SGD, q = {plan.sampling_rate:.3g}, T = {plan.steps:,}, σ from {training.SGD_SIGMAS[-1]:g} (left) to "
+                f"{training.SGD_SIGMAS[0]:g}": band(frontier, x="epsilon"),
+                "this run": {"x": [run["epsilon"]], "y": [run["accuracy"].mean()], "colour": 1},
+            },
+            "Test accuracy against ε (PLD): the privacy–utility frontier",
+            "ε for the whole training (log)",
+            "test accuracy",
+            y_format=".1%",
+            log_x=True,
+            marks=[(run["epsilon"], f"this run: ε = {run['epsilon']:.3g}")],
+            hlines=[(base, "majority baseline")],
+        ),
+        key="lrn_sgd_frontier",
+    )
+    right.metric(
+        "This run", pct(run["accuracy"].mean()), f"ε = {run['epsilon']:.3g}", delta_color="off", delta_arrow="off"
+    )
+    worst = frontier.iloc[0]
+    right.markdown(
+        f"Each point trains with the same q and T and one noise multiplier σ; its ε is what the PLD accountant gives. "
+        f"The most private point, σ = {worst['sigma']:g} (ε = {worst['epsilon']:.3g}), reaches {worst['mean']:.1%}, "
+        f"{100 * (worst['mean'] - base):+.1f} points from the majority baseline."
+    )

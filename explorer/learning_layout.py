@@ -1,0 +1,111 @@
+"""The pieces the Learning page's three views share: the clipping norms and step sizes offered, a run's spread as
+a band, the accuracy metrics beside the non-private model and the majority baseline, a small table formatted as text,
+the three downloads of a training run, and the chart of ε against the steps.
+
+They lay out numbers that :mod:`explorer.training` (through ``dpcore``) computed; they decide no privacy fact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import charts, snippets, state
+from explorer.export import to_safe_csv
+from explorer.training import Task
+
+__all__ = ["CLIPS", "RATES", "pct", "band", "accuracy_metrics", "show_table", "downloads", "epsilon_steps_chart"]
+
+CLIPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+RATES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def pct(x: float) -> str:
+    return f"{x:.2%}"
+
+
+def band(table: pd.DataFrame, x: str = "step", scale: float = 1.0, **extra) -> dict:
+    return {"x": table[x] * scale, "y": table["mean"], "low": table["low"], "high": table["high"], **extra}
+
+
+def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where, noise: tuple[float, float, str]) -> None:
+    """The private model's accuracy (mean and range over the draws), the non-private one's and the baseline's.
+
+    ``noise``: the noise std on each released sum, the largest that sum can be, and what the sum adds up; said in
+    one sentence when the private model does not beat the baseline.
+    """
+    where.metric(
+        "Private model, test accuracy",
+        pct(acc.mean()),
+        f"{acc.min():.1%} to {acc.max():.1%} over {acc.size} draws",
+        delta_color="off",
+        delta_arrow="off",
+        help="Mean over the noise draws, on the held-out test rows (for teaching, not a release).",
+    )
+    where.metric("Non-private, test accuracy", pct(plain))
+    where.metric(
+        "Majority baseline",
+        pct(base),
+        f"private model {100 * (acc.mean() - base):+.1f} points",
+        delta_color="off",
+        delta_arrow="off",
+        help="Always predict the most common training label. A model that does not beat it learnt nothing.",
+    )
+    if acc.mean() <= base:
+        std, largest, what = noise
+        where.warning(
+            f"Here the private model does not beat the majority baseline: the noise on each sum (std {std:,.4g}) is "
+            f"{std / largest:,.3g}× the largest that sum can be ({largest:,.4g}, {what}). Raise ε, or train on more "
+            "rows.",
+            icon=":material/warning:",
+        )
+
+
+def show_table(where, table: pd.DataFrame, number: str, skip: int = 1) -> None:
+    """A small table with its numbers formatted as text (a pandas Styler costs ~50 ms a rerun to send)."""
+    shown = table.copy()
+    for column in shown.columns[skip:]:
+        shown[column] = [number.format(v) for v in shown[column]]
+    where.dataframe(shown, hide_index=True, width="stretch")
+
+
+def downloads(t: Task, run: dict, history: pd.DataFrame, method: str, settings: dict, seed, name: str, where) -> None:
+    where.download_button(
+        "Release: weights and ε (CSV)",
+        to_safe_csv(run["release"]),
+        file_name=f"learning_{name}_release.csv",
+        mime="text/csv",
+        help="What one would publish: the weights of draw 1 and the (ε, δ) they cost. No accuracy, no data.",
+    )
+    where.download_button(
+        "Teaching table: accuracy history (CSV)",
+        to_safe_csv(history),
+        file_name=f"learning_{name}_history.csv",
+        mime="text/csv",
+        help="Loss and accuracies at each recorded step, every draw: read from the data, never publish it.",
+    )
+    code = snippets.private_model(
+        state.dataset(), t.target, t.label, t.columns, t.split_seed, method, settings, seed, t.draws
+    )
+    where.download_button("Python snippet", code, file_name=f"learning_{name}.py", mime="text/x-python")
+
+
+def epsilon_steps_chart(curves: pd.DataFrame, steps: int, delta: float, title: str, x_title: str, key: str) -> None:
+    series = {name: (curves["steps"], curves[name]) for name in curves.columns[1:]}
+    values = curves.iloc[:, 1:].to_numpy()
+    wide = values.max() > 10 * values.min()  # a log axis over less than a decade shows a single tick
+    st.plotly_chart(
+        charts.xy_curves(
+            series,
+            steps,
+            title,
+            x_title,
+            f"ε at δ = {delta:.0e}" + (" (log)" if wide else ""),
+            log_x=True,
+            log_y=wide,
+            current_label=f"this run: {steps:,}",
+            dashed=("PLD",),
+        ),
+        key=key,
+    )
