@@ -6,9 +6,12 @@ Built in code so the tests need nothing outside the repository.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from explorer.dataset import MAX_UPLOAD_BYTES
+from explorer.columns import MAX_CATEGORIES_FOR_ORACLES
+from explorer.dataset import MAX_ROWS, MAX_UPLOAD_BYTES
 
 _rng = np.random.default_rng(6)
 _ROWS = [
@@ -54,3 +57,35 @@ CORPUS: dict[str, tuple[bytes, str]] = {
     ),
     "over_the_limit.csv": (b"a\n" + b"1\n" * (MAX_UPLOAD_BYTES // 2 + 10), "limit"),
 }
+
+
+#: The file name of :func:`heavy_csv` (the sidebar and the benchmark's table show it).
+HEAVY_NAME = "heavy.csv"
+
+
+@functools.cache
+def heavy_csv() -> bytes:
+    """The heaviest upload the Data page accepts: :data:`~explorer.dataset.MAX_ROWS` rows under the byte limit.
+
+    Columns: ``x`` and ``z``, all-distinct floats (a permutation of k / 10,000 for k < 1,000,000, written with
+    four decimals in at most seven characters: a million distinct values need six digits, so a third such
+    column would take the file past the 25 MB limit); ``group``, text with :data:`~explorer.columns.MAX_CATEGORIES_FOR_ORACLES` (50)
+    values of Zipf-like frequencies, the most the frequency oracles and the one-hot features take without an
+    "(other)" merge; ``n``, whole numbers 0 to 99 (numeric, too many values to be a category); ``label``, 0/1
+    with 30% ones (the Learning page's target). About 24 MB; seeded, so every run builds the same bytes.
+    """
+    rng = np.random.default_rng(13)
+    rows = MAX_ROWS
+    x = rng.permutation(rows) / 10_000
+    z = rng.permutation(rows) / 10_000
+    weights = 1 / np.arange(1, MAX_CATEGORIES_FOR_ORACLES + 1)
+    group = rng.choice(MAX_CATEGORIES_FOR_ORACLES, rows, p=weights / weights.sum())
+    n = rng.integers(0, 100, rows)
+    label = (rng.random(rows) < 0.3).astype(np.int64)
+    lines = "\n".join(
+        f"{a:.4f},{b:.4f},g{g},{c},{y}"
+        for a, b, g, c, y in zip(x.tolist(), z.tolist(), group.tolist(), n.tolist(), label.tolist())
+    )
+    raw = ("x,z,group,n,label\n" + lines + "\n").encode()
+    assert len(raw) <= MAX_UPLOAD_BYTES, len(raw)
+    return raw

@@ -1,0 +1,358 @@
+"""Every page and view on the heaviest upload the Data page accepts: first run, rerun after a move, CPU, memory.
+
+Run: python -m benchmarks.bench_heavy [--firsts N] [--moves N] [--only NAME ...]
+Prints a table and writes benchmarks/results/heavy.md. Takes about half an hour.
+
+Issue 13 asks that the app stay responsive on the largest upload it accepts. The data:
+:func:`tests.upload_corpus.heavy_csv`, :data:`explorer.dataset.MAX_ROWS` (1,000,000) rows under the
+25 MB limit (``MAX_UPLOAD_BYTES``, ``server.maxUploadSize`` in ``.streamlit/config.toml``), two columns of
+all-distinct floats, a text column of 50 categories (the oracles' and the features' limit), a whole-number
+column and a 0/1 target. It is uploaded through the Data page's file widget in AppTest, as the tests do,
+and the sidebar's simulated trials are at their largest, 10,000 (``explorer.widgets.TRIAL_CHOICES``).
+
+Each view (every page of ``tests/apptest.py``, and every tab, query or part a link can name) is measured
+in a fresh Python process, so that one view's memory does not lie under the next:
+
+* **first run**: a new session uploads the file, opens the view by its link and runs it, with every
+  ``st.cache_data`` emptied except the upload's (a visitor's first look; the Data page's first run is
+  the upload itself, parsed anew each time);
+* **rerun after a move**: the view's main slider (ε, or the seed where there is none) set to a value
+  not seen before in the session, so no cache answers it;
+* **CPU**: ``time.process_time`` over the run (every thread: Streamlit runs the script in one);
+* **peak MB**: the larger of ``tracemalloc``'s peak (Python and numpy allocations, in one extra traced
+  first run and one extra traced move, since tracing slows the run) and the rise of the peak resident
+  memory over the resident memory before the run (``resource.getrusage`` ``ru_maxrss``, the high-water
+  mark reset through ``/proc/self/clear_refs`` before each run; without that reset the rise only shows
+  runs that beat every earlier peak, and the table says so).
+
+Target (issue 13): a rerun after a move under about 2 s of CPU and 1 GB on every page and view.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import json
+import os
+import pathlib
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = pathlib.Path(__file__).with_name("results") / "heavy.md"
+
+#: Target of a rerun after a move (issue 13).
+CPU_TARGET_S = 2.0
+MEMORY_TARGET_MB = 1_000.0
+#: The sidebar's largest number of simulated trials (explorer.widgets.TRIAL_CHOICES[-1]).
+TRIALS = 10_000
+#: Seconds AppTest waits for one run before it gives up.
+RUN_TIMEOUT = 900
+
+#: ε values of the shared ε slider (explorer.widgets.EPSILON_GRID), none of them a page's default
+_EPS = (0.5, 2.0, 4.0, 0.25, 8.0, 0.4, 6.0)
+_EPS_LOW = (0.01, 0.02, 0.05, 0.1, 0.2, 0.0125, 0.04)  # the Learning page's noisy GD (default 0.03) and the mode
+_SEEDS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class View:
+    """A page opened by a link, and the widget a visitor moves on it: (kind, key, values new to the session)."""
+
+    page: str
+    query: dict
+    move: tuple[str, str, tuple]
+
+
+def _eps(key: str, values=_EPS) -> tuple[str, str, tuple]:
+    return ("select_slider", key, values)
+
+
+_SEED_MOVE = ("number_input", "seed", _SEEDS)
+#: DP-SGD trains at most 2,000 steps (pages/learning.py MAX_TRAIN_STEPS): one epoch of the 800,000 training rows
+#: at the default batch of 256 is refused in one sentence, so the training views are opened at the largest run the
+#: page trains, batch 400 (T = 2,000).
+_SGD_AT_LIMIT = {"lrn_view": "DP-SGD", "lrn_sgd_batch": 400}
+
+VIEWS: dict[str, View] = {
+    "home": View("home", {}, _SEED_MOVE),
+    "data": View("data", {}, _SEED_MOVE),
+    "local · Frequencies of a category": View("local", {}, _eps("ldp_epsilon")),
+    "local · Mean of a number": View("local", {"ldp_view": "Mean of a number"}, _eps("ldpm_epsilon")),
+    **{
+        f"central · {q}": View("central", {"cen_query": q}, _eps("cen_epsilon"))
+        for q in ("Count", "Sum", "Mean", "Histogram", "Count where…", "Category counts")
+    },
+    "central · Most common value": View(
+        "central", {"cen_query": "Most common value"}, _eps("cen_em_epsilon", _EPS_LOW)
+    ),
+    **{
+        f"svt · {v}": View("svt", {"svt_view": v}, _eps("svt_epsilon"))
+        for v in ("Choosing a clipping bound", "Automatic mean", "Range queries")
+    },
+    "accountant": View("accountant", {}, _eps("acc_epsilon")),
+    "compare · Counts of a category": View("compare", {}, _eps("cmp_epsilon")),
+    "compare · Mean of a number": View("compare", {"cmp_query": "Mean of a number"}, _eps("cmp_epsilon")),
+    "audit · Audit a mechanism": View(
+        "audit", {}, ("number_input", "aud_laplace_count_epsilon", (0.5, 0.6, 0.7, 0.8, 0.9, 1.1, 1.2))
+    ),
+    "audit · Floating-point attack": View("audit", {"aud_view": "Floating-point attack"}, _eps("aud_fp_epsilon")),
+    **{
+        f"learning · NGD · {part}": View("learning", {"lrn_ngd_part": part}, _eps("lrn_ngd_epsilon", _EPS_LOW))
+        for part in ("Training run", "Gradient or example clipping", "Best T at this ε", "Accuracy against ε")
+    },
+    "learning · DP-SGD · Planner": View("learning", {"lrn_view": "DP-SGD"}, _eps("lrn_sgd_epsilon")),
+    **{
+        f"learning · DP-SGD · {part} (B = 400, T = 2,000)": View(
+            "learning", {**_SGD_AT_LIMIT, "lrn_sgd_part": part}, _eps("lrn_sgd_epsilon")
+        )
+        for part in ("Training run", "Accuracy against ε")
+    },
+    **{
+        f"learning · FedAvg · {part}": View(
+            "learning",
+            {"lrn_view": "Federated averaging", "lrn_fed_part": part},
+            ("number_input", "lrn_fed_sigma", (0.6, 0.7, 0.8, 0.9, 1.1, 1.2, 1.3)),
+        )
+        for part in ("Training run", "Accuracy against ε")
+    },
+    "learning · FedAvg · The tutorial recipe": View(
+        "learning", {"lrn_view": "Federated averaging", "lrn_fed_part": "The tutorial recipe"}, _eps("lrn_fed_claimed")
+    ),
+}
+
+
+# --------------------------------------------------------------------------- measuring one run
+
+
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise LookupError(field)
+
+
+def _maxrss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+
+
+def _reset_peak_rss() -> bool:
+    """Reset this process's resident-memory high-water mark (Linux ≥ 4.0); False where that is not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _clear_caches(keep_upload: bool) -> None:
+    """Empty every ``st.cache_data`` of the process, except the parsed upload's when ``keep_upload``."""
+    import streamlit as st
+    from streamlit.runtime.caching import cache_data_api
+
+    registry = getattr(getattr(cache_data_api, "_data_caches", None), "_function_caches", None)
+    if registry is None or not keep_upload:  # Streamlit moved its registry: clear all, the upload is read again
+        st.cache_data.clear()
+        return
+    for caches in list(registry.values()):
+        for cache in list(caches.values()):
+            if getattr(cache, "display_name", "") != "explorer.state.cached_upload":
+                cache.clear()
+
+
+def timed_run(at, trace: bool = False) -> dict:
+    """Run ``at`` once: wall and CPU seconds, tracemalloc's peak (if ``trace``) and the peak resident memory's rise."""
+    gc.collect()
+    reset = _reset_peak_rss()
+    before = _status_mb("VmRSS") if reset else _maxrss_mb()
+    if trace:
+        tracemalloc.start()
+    cpu, wall = time.process_time(), time.perf_counter()
+    at.run()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
+    tracemalloc.stop()
+    assert not at.exception, [e.value for e in at.exception]
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "traced_mb": traced,
+        "rss_rise_mb": max(0.0, _maxrss_mb() - before),
+        "reset": reset,
+        "errors": [e.value for e in at.error],
+    }
+
+
+def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool = False):
+    """A new session with the heavy file uploaded, on ``view``; returns the AppTest and its first run's figures."""
+    from tests.apptest import PAGES, open_page
+
+    at = open_page("data", timeout=RUN_TIMEOUT, trials=TRIALS)
+    at.file_uploader(key="data_upload").upload(name, raw, "text/csv")
+    if view.page == "data":  # the Data page's first run is the upload: parsed anew, nothing cached
+        if first_timed:
+            _clear_caches(keep_upload=False)
+            first = timed_run(at, trace)
+        else:
+            at.run()
+    else:
+        at.run()
+        for key, value in view.query.items():
+            at.query_params[key] = str(value)
+        at.switch_page(PAGES[view.page])
+        _clear_caches(keep_upload=True)
+        first = timed_run(at, trace) if first_timed else None
+        if not first_timed:
+            at.run()
+    shown = " ".join(t.value for t in at.sidebar.text)
+    assert name in shown and f"{1_000_000:,} rows" in shown, f"the heavy file is not the active dataset: {shown}"
+    assert at.session_state["trials"] == TRIALS, at.session_state["trials"]
+    return at, first
+
+
+def _move(at, view: View, i: int) -> None:
+    kind, key, values = view.move
+    widget = getattr(at, kind)(key=key)
+    widget.set_value(values[i % len(values)])
+
+
+def measure(name: str, firsts: int, moves: int) -> dict:
+    """Every figure of one view, in this process."""
+    from tests.upload_corpus import HEAVY_NAME, heavy_csv
+
+    view = VIEWS[name]
+    raw = heavy_csv()
+    first_runs, move_runs = [], []
+    for _ in range(firsts):
+        at, first = _session(view, raw, HEAVY_NAME, first_timed=True)
+        first_runs.append(first)
+        del at
+    traced_first = _session(view, raw, HEAVY_NAME, first_timed=True, trace=True)[1]
+    at, _ = _session(view, raw, HEAVY_NAME, first_timed=False)
+    for i in range(moves):
+        _move(at, view, i)
+        move_runs.append(timed_run(at))
+    _move(at, view, moves)
+    traced_move = timed_run(at, trace=True)
+    return {
+        "name": name,
+        "move": view.move[1],
+        "first": first_runs,
+        "moves": move_runs,
+        "traced_first": traced_first,
+        "traced_move": traced_move,
+    }
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
+def row(result: dict) -> tuple[str, bool]:
+    """One line of the table, and whether the view meets the target."""
+    page, _, view = result["name"].partition(" · ")
+    first_wall = [r["wall"] for r in result["first"]]
+    move_wall = [r["wall"] for r in result["moves"]]
+    first_cpu = statistics.median(r["cpu"] for r in result["first"])
+    move_cpu = statistics.median(r["cpu"] for r in result["moves"])
+    runs = [*result["first"], *result["moves"], result["traced_first"], result["traced_move"]]
+    traced = max(r["traced_mb"] for r in (result["traced_first"], result["traced_move"]))
+    rss = max(r["rss_rise_mb"] for r in runs)
+    peak = max(traced, rss)
+    ok = move_cpu < CPU_TARGET_S and peak < MEMORY_TARGET_MB
+    shown = {e for r in runs for e in r["errors"]}
+    verdict = "meets" if ok else "misses"
+    if shown:
+        verdict += " (the page says: " + " / ".join(e.replace("|", "\\|")[:90] for e in sorted(shown)) + ")"
+    return (
+        f"| {page} | {view or '—'} | {_s(statistics.median(first_wall))} / {_s(max(first_wall))} "
+        f"| `{result['move']}`: {_s(statistics.median(move_wall))} / {_s(max(move_wall))} "
+        f"| {_s(first_cpu)} / {_s(move_cpu)} | {traced:,.0f} / {rss:,.0f} "
+        f"| < {CPU_TARGET_S:g} s CPU, < {MEMORY_TARGET_MB / 1000:g} GB | {verdict} |",
+        ok,
+    )
+
+
+HEADER = (
+    "| page | view | first run, median / max | rerun after a move, median / max | CPU, first / rerun (median) "
+    "| peak MB, tracemalloc / RSS rise | target (rerun) | verdict |\n|---|---|---|---|---|---|---|---|"
+)
+
+
+def run_child(name: str, firsts: int, moves: int) -> dict:
+    """``measure`` in a fresh interpreter (its memory is the view's alone)."""
+    command = [sys.executable, "-m", "benchmarks.bench_heavy", "--child", name, "--firsts", str(firsts)]
+    done = subprocess.run(
+        [*command, "--moves", str(moves)], cwd=ROOT, capture_output=True, text=True, check=False, timeout=7200
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"{name} failed:\n{done.stderr[-3000:]}")
+    return json.loads(lines[-1][len("RESULT ") :])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--firsts", type=int, default=3, help="timed first runs per view (each a new session)")
+    parser.add_argument("--moves", type=int, default=5, help="timed reruns after a move per view")
+    parser.add_argument("--only", nargs="*", default=None, help="views to measure (names as in the table)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print("RESULT " + json.dumps(measure(args.child, args.firsts, args.moves)), flush=True)
+        return
+
+    from explorer.dataset import MAX_ROWS, MAX_UPLOAD_BYTES
+    from tests.upload_corpus import heavy_csv
+
+    names = list(VIEWS) if not args.only else [n for n in VIEWS if n in args.only]
+    lines, missed, resets = [HEADER], [], True
+    print(HEADER, flush=True)
+    started = time.perf_counter()
+    for name in names:
+        result = run_child(name, args.firsts, args.moves)
+        line, ok = row(result)
+        resets &= all(r["reset"] for r in [*result["first"], *result["moves"]])
+        lines.append(line)
+        print(line, flush=True)
+        if not ok:
+            missed.append(name)
+    size = len(heavy_csv())
+    rss_note = (
+        "RSS rise: the peak resident memory during the run (its high-water mark reset before it) less the resident "
+        "memory before it."
+        if resets
+        else "RSS rise: `ru_maxrss` after the run less before it (the high-water mark could not be reset here, so a "
+        "run below an earlier peak shows 0)."
+    )
+    text = (
+        "# Every page on the heaviest upload: measured cost\n\n"
+        f"Written by `python -m benchmarks.bench_heavy`: AppTest, one fresh process per view; the file "
+        f"`tests.upload_corpus.heavy_csv()` ({MAX_ROWS:,} rows, {size / 1e6:.1f} MB of the {MAX_UPLOAD_BYTES / 1e6:g} MB "
+        f"limit: two columns of all-distinct floats, 50 categories, a whole-number column, a 0/1 target) uploaded "
+        f"through the Data page; {TRIALS:,} simulated trials; {args.firsts} first runs (each a new session, caches "
+        f"emptied but the upload's) and {args.moves} reruns after a move to a value new to the session per view. "
+        f"Python {platform.python_version()}, {os.cpu_count()} cores shared with other work (load average "
+        f"{os.getloadavg()[0]:.1f} at the end), {(time.perf_counter() - started) / 60:.0f} min in all. "
+        f"The Data page's first run is the upload itself. {rss_note}\n\n" + "\n".join(lines) + "\n"
+    )
+    if missed:
+        text += "\nMissing the target: " + ", ".join(missed) + ".\n"
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
