@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import readme_figures
 from benchmarks.timing import median_of
 from dpcore import GRR, Gaussian, Laplace
 from dpcore.accounting import OrderGridEdgeWarning, epsilon_curve, pld_epsilon
@@ -118,3 +119,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -14,6 +14,7 @@ import pathlib
 import statistics
 import time
 
+from benchmarks import readme_figures
 from tests.apptest import open_page
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -115,3 +116,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -20,6 +20,7 @@ import time
 import numpy as np
 from scipy.stats import norm
 
+from benchmarks import readme_figures
 from benchmarks.timing import best_of
 from dpcore import Gaussian, Laplace, analytic_gaussian_sigma, dp_count, safe_release
 from dpcore.audit import BROKEN, CATALOGUE, audit, floating_point_attack, lower_bound_curve
@@ -186,3 +187,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -22,6 +22,7 @@ import statistics
 import tempfile
 import time
 
+from benchmarks import readme_figures
 from tests.browser import NAV_LINK, launch_browser, running_app, wait_for_page
 
 RESULTS = pathlib.Path(__file__).with_name("results") / "browser.md"
@@ -133,3 +134,4 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     main(parser.parse_args().repeats)
+    readme_figures.update()

@@ -13,6 +13,7 @@ import pathlib
 
 import numpy as np
 
+from benchmarks import readme_figures
 from benchmarks.timing import best_of
 from dpcore import (
     Gaussian,
@@ -87,3 +88,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -11,6 +11,7 @@ import pathlib
 
 import pandas as pd
 
+from benchmarks import readme_figures
 from benchmarks.timing import median_of
 from explorer import columns, dataset
 
@@ -52,3 +53,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import readme_figures
 from benchmarks.timing import median_of
 from dpcore.accounting import (
     DEFAULT_ORDERS,
@@ -159,3 +160,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -44,6 +44,8 @@ import sys
 import time
 import tracemalloc
 
+from benchmarks import readme_figures
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = pathlib.Path(__file__).with_name("results") / "heavy.md"
 
@@ -351,6 +353,7 @@ def main() -> None:
         text += "\nMissing the target: " + ", ".join(missed) + ".\n"
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(text)
+    readme_figures.update()
     print(text)
 
 

@@ -20,6 +20,7 @@ import tracemalloc
 
 import numpy as np
 
+from benchmarks import readme_figures
 from benchmarks.timing import best_of
 from dpcore import (
     GRR,
@@ -179,3 +180,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import readme_figures
 from benchmarks.timing import median_of
 from dpcore.accounting import OrderGridEdgeWarning, dpsgd_epsilon
 from dpcore.learning import (
@@ -444,3 +445,4 @@ def _train_groups(frame, features, column):
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()

@@ -32,6 +32,7 @@ import statistics
 import tempfile
 import time
 
+from benchmarks import readme_figures
 from tests.browser import CHROMIUM_FLAGS, app_server, chromium_path
 from tests.protocol_client import ProtocolSession
 
@@ -317,3 +318,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    readme_figures.update()
