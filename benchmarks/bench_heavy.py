@@ -199,6 +199,7 @@ def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool =
 
     at = open_page("data", timeout=RUN_TIMEOUT, trials=TRIALS)
     at.file_uploader(key="data_upload").upload(name, raw, "text/csv")
+    first = None
     if view.page == "data":  # the Data page's first run is the upload: parsed anew, nothing cached
         if first_timed:
             _clear_caches(keep_upload=False)
@@ -211,8 +212,9 @@ def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool =
             at.query_params[key] = str(value)
         at.switch_page(PAGES[view.page])
         _clear_caches(keep_upload=True)
-        first = timed_run(at, trace) if first_timed else None
-        if not first_timed:
+        if first_timed:
+            first = timed_run(at, trace)
+        else:
             at.run()
     shown = " ".join(t.value for t in at.sidebar.text)
     assert name in shown and f"{1_000_000:,} rows" in shown, f"the heavy file is not the active dataset: {shown}"

@@ -111,8 +111,10 @@ def _log_ticks(values: np.ndarray, mantissas=(1, 2, 5)) -> dict:
     return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 
 
-def true_vs_noisy_bars(labels, true, noisy, bound=None, title="True and noisy answers", y="count") -> go.Figure:
-    """Grouped bars: the truth in grey, one noisy release in colour with its error bar."""
+def true_vs_noisy_bars(
+    labels, true, noisy, bound=None, title="True and noisy answers", y="count", mechanism: str | None = None
+) -> go.Figure:
+    """Grouped bars: the truth in grey, one noisy release in its mechanism's colour with its error bar."""
     labels = [html.escape(str(v)) for v in labels]  # Plotly renders a subset of HTML in tick labels
     err = None
     if bound is not None:
@@ -130,7 +132,7 @@ def true_vs_noisy_bars(labels, true, noisy, bound=None, title="True and noisy an
                 "x": labels,
                 "y": np.asarray(noisy),
                 "name": "noisy (one release)",
-                "marker": {"color": NOISY},
+                "marker": {"color": colour_of(mechanism) if mechanism else NOISY},
                 "error_y": err,
             },
         ],
@@ -150,8 +152,9 @@ def error_histogram(
     x="noisy − true",
     density_name="theory",
     lattice: float | None = None,
+    mechanism: str | None = None,
 ) -> go.Figure:
-    """Histogram of simulated errors (as a density) with the theoretical density over it.
+    """Histogram of simulated errors (as a density, in the mechanism's colour) with the theoretical density over it.
 
     ``lattice``: spacing of the values the errors can take, if they are discrete;
     bins are then whole multiples of it, so the histogram shows no aliasing comb.
@@ -167,7 +170,7 @@ def error_histogram(
             "type": "histogram",
             "x": errors,
             "histnorm": "probability density",
-            "marker": {"color": NOISY},
+            "marker": {"color": colour_of(mechanism) if mechanism else NOISY},
             "name": f"simulated ({errors.size:,} releases)",
             "opacity": 0.55,
             "xbins": {"size": size, "start": start},
@@ -181,7 +184,7 @@ def error_histogram(
                 "y": density_y,
                 "mode": "lines",
                 "name": density_name,
-                "line": {"color": "#c92a2a", "width": 2.5},
+                "line": {"color": MARK["color"], "width": 2},  # dark reads over every mechanism's colour
             }
         )
     return _figure(traces, title, x, "density")

@@ -151,6 +151,7 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
         f"{at_k['basic']:,.4g}",
         f"{at_k['basic'] / best:,.1f}× the tight value",
         delta_color="off",
+        delta_arrow="off",
     )
     right.caption("Same mechanism, same data, same releases: only the accounting differs.")
     right.download_button(
@@ -352,7 +353,8 @@ def plan_from_accuracy(family, delta, k, sens, default, conversion, zcdp_convers
     c1, c2 = st.columns(2)
     if on_grid:
         c1.button(
-            f"Set the total ε above to {on_grid[0]:g}",
+            f"Set the total ε above to {on_grid[0]:g}"
+            + ("" if on_grid[0] == best["epsilon"] else f" (the slider's first step ≥ {best['epsilon']:.4g})"),
             key="acc_plan_set",
             on_click=lambda: st.session_state.__setitem__("acc_plan_epsilon", on_grid[0]),
             help="The smallest total ε of the slider that meets the accuracy under the best accounting.",

@@ -226,6 +226,7 @@ def show_release(query, column, result, code: str, labels=None) -> None:
                 bound,
                 f"{column}: true and noisy count per {'bin' if query == 'Histogram' else 'category'} "
                 "(bars: 95% error bound)",
+                mechanism=type(mech).__name__,
             ),
             key="cen_bars",
         )
@@ -277,6 +278,7 @@ def show_release(query, column, result, code: str, labels=None) -> None:
             + (f" of {labels[j]}" if j is not None else "")
             + f" over {state.trials():,} releases",
             density_name="first-order law" if query == "Mean" else "noise density",
+            mechanism=type(mech).__name__,
         ),
         key="cen_hist",
     )
@@ -295,7 +297,7 @@ def show_release(query, column, result, code: str, labels=None) -> None:
         help="What one would publish: the noisy answer, no true value.",
     )
     right.download_button(
-        "Noisy result (CSV)",
+        "Teaching table (CSV)",
         to_safe_csv(table),
         file_name=f"central_{slug}.csv",
         mime="text/csv",

@@ -32,11 +32,13 @@ def count_noise(name: str, eps: float, delta: float, k: int):
     return Gaussian.from_epsilon_delta(eps, delta, REPLACE_ONE.histogram_l2_sensitivity)
 
 
-def count_std(name: str, eps: float, delta: float, true: np.ndarray) -> float:
-    """Std of one count (a value with count 0: what rare values pay)."""
+def count_std(name: str, eps: float, delta: float, true: np.ndarray, j: int | None = None) -> float:
+    """Std of the count of value ``j``, or of a value with count 0 (what rare values pay) when ``j`` is None."""
     mechanism = count_noise(name, eps, delta, true.size)
     if isinstance(mechanism, (Laplace, Gaussian)):
         return mechanism.std
+    if j is not None:
+        return float(mechanism.std(true)[j])
     rare = np.zeros(true.size, dtype=np.int64)
     rare[0] = true.sum()
     return float(mechanism.std(rare)[1])
@@ -114,7 +116,7 @@ def counts(eps: float, delta: float) -> None:
     left.plotly_chart(
         charts.error_boxes(
             errors,
-            f"Error of the count of '{labels[j]}' over {trials:,} releases of each (box: middle half; whiskers: 95%)",
+            f"Error of the count of '{labels[j]}' over {trials:,} releases of each",
         ),
         key="cmp_boxes",
     )
@@ -123,7 +125,7 @@ def counts(eps: float, delta: float) -> None:
     table = pd.DataFrame(
         {
             "mechanism": chosen,
-            "std (theory)": [count_std(m, eps, delta, true) for m in chosen],
+            "std (theory)": [count_std(m, eps, delta, true, j) for m in chosen],
             "95% within ±": [bounds[m] for m in chosen],
         }
     )
@@ -139,7 +141,7 @@ def counts(eps: float, delta: float) -> None:
             GRID,
             series,
             eps,
-            f"Std of one count of '{column}' against ε (k = {len(labels)}, n = {true.sum():,})",
+            f"Std of a rare value's count of '{column}' against ε (k = {len(labels)}, n = {true.sum():,})",
             y_title="std of a count (log)",
             log_y=True,
         ),

@@ -69,7 +69,9 @@ def frequencies() -> None:
 
     st.caption(ORACLE_NAMES[kind])
     st.plotly_chart(
-        charts.true_vs_noisy_bars(labels, true, shown, bound, f"{column}: true counts and one {kind} release"),
+        charts.true_vs_noisy_bars(
+            labels, true, shown, bound, f"{column}: true counts and one {kind} release", mechanism=kind
+        ),
         key="ldp_bars",
     )
     st.markdown(
@@ -90,6 +92,7 @@ def frequencies() -> None:
             f"Error of the count of '{labels[j]}' over {state.trials():,} releases",
             density_name="normal approximation",
             lattice=1 / mech.p_minus_q,
+            mechanism=kind,
         ),
         key="ldp_hist",
     )
@@ -234,6 +237,7 @@ def ldp_mean() -> None:
             Gaussian(mech.std(values)).pdf(grid),
             f"Error of the LDP mean of {column} over {trials:,} releases",
             density_name="normal approximation",
+            mechanism="LDP mean",
         ),
         key="ldpm_hist",
     )

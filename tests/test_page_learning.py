@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import Gaussian, learning
-from dpcore.accounting import PoissonSampledGaussian, plan_dpsgd
+from dpcore.accounting import PoissonSampledGaussian, epsilon_curve, plan_dpsgd
 from explorer import releases
 from explorer.dataset import load_csv, load_demo
 from explorer.features import prepare_features
@@ -466,3 +466,20 @@ def test_on_adult_every_default_view_beats_the_majority_baseline(link, shown):
     private = float(metric(at, "Private model, test accuracy").rstrip("%")) / 100
     worst = float(_delta(at, "Private model, test accuracy").split(" to ")[0].rstrip("%")) / 100  # the worst draw
     assert private > baseline + 0.05 and worst > baseline + 0.03, (private, worst, baseline)
+
+
+def test_the_sentence_on_advanced_composition_is_read_from_the_curves_it_describes():
+    # issue 13: no trend stated that the chart contradicts; advanced composition beats sequential only for many steps
+    from explorer.learning_noisy_gd import _advanced_against_sequential
+
+    def said(sigma, releases):
+        return _advanced_against_sequential(
+            epsilon_curve(Gaussian(sigma), np.arange(1, releases + 1), 1e-5, ["basic", "advanced"]), releases - 1
+        )
+
+    assert said(420.0, 21) == "at this σ it stays above sequential composition for every T up to 20"
+    crossing = said(30.0, 2001)
+    t = int(crossing.rsplit(" ", 1)[1])
+    curve = epsilon_curve(Gaussian(30.0), np.array([t, t + 1]), 1e-5, ["basic", "advanced"])
+    by = {m: g["epsilon"].to_numpy() for m, g in curve.groupby("method")}
+    assert by["advanced"][0] >= by["basic"][0] and by["advanced"][1] < by["basic"][1]  # k = T + 1 is the first below

@@ -79,7 +79,7 @@ CENTRAL = [
 def test_central_snippet_prints_the_noisy_answer_the_page_shows(link, downloads, tmp_path):
     at = open_page("central", **link)
     assert_clean(at)
-    page = csv(downloads["Noisy result (CSV)"])
+    page = csv(downloads["Teaching table (CSV)"])
     printed = np.array(ast.literal_eval(run_snippet(downloads["Python snippet"], tmp_path)))
     assert printed.tolist() == page["noisy"].tolist()
     if link["cen_query"] != "Histogram":
@@ -136,7 +136,7 @@ def test_compare_snippet_prints_the_releases_the_chart_shows(query, downloads, t
 def test_central_count_snippets_print_the_published_counts(link, downloads, tmp_path):
     at = open_page("central", **link)
     assert_clean(at)
-    page = csv(downloads["Noisy result (CSV)"])
+    page = csv(downloads["Teaching table (CSV)"])
     printed = np.array(ast.literal_eval(run_snippet(downloads["Python snippet"], tmp_path)))
     assert printed.tolist() == page["noisy"].tolist()
     assert csv(downloads["Release (CSV)"]).iloc[:, -1].tolist() == page["noisy"].tolist()  # the release, without truth
