@@ -41,6 +41,11 @@ Loading decisions (documented here once, reported per file in
   zeros (``02139``) keep the column as text, since they are codes.
 * Infinities (``inf``, ``1e400``) are treated as missing and counted in the
   notes: no clipping bound makes them meaningful.
+* Speed: a plain table (no quote mark, no blank or empty row, every row as
+  wide as the header) is split by pandas' C parser instead of :mod:`csv`;
+  every rule above applies the same, and a test checks that both readers give
+  the same table on random files. Number formats are checked with one regular
+  expression over a column's distinct cells, not one call per cell.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ MAX_ROWS = 1_000_000
 MAX_CELLS = 10_000_000
 #: Cell spellings read as missing, compared after stripping and lower-casing.
 NA_SPELLINGS = frozenset({"", "?", "na", "n/a", "#n/a", "nan", "<na>", "null", "none", "-", "--"})
+_NA_LONGEST = max(map(len, NA_SPELLINGS))
 
 _DELIMITERS = (",", ";", "\t", "|")
 _SNIFF_CHARS = 65_536
@@ -108,8 +114,24 @@ _PLAIN = re.compile(
 )
 _THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", re.ASCII)
 _DECIMAL_COMMA = re.compile(r"[+-]?(?:[0-9]{1,3}(?:[. \u00a0\u202f][0-9]{3})+|[0-9]+)(?:,[0-9]+)?", re.ASCII)
-_LEADING_ZERO = re.compile(r"[+-]?0[0-9]", re.ASCII)
+_LEADING_ZERO = re.compile(r"^[+-]?0[0-9]", re.ASCII | re.MULTILINE)
 _EU_GROUPING = str.maketrans({".": None, " ": None, "\u00a0": None, "\u202f": None, ",": "."})
+
+
+def _every_line(*patterns: re.Pattern) -> re.Pattern:
+    """A pattern that fully matches newline-joined cells when each cell fully matches one of ``patterns``.
+
+    Each alternative must end at the end of its line (the lookahead), so the atomic group that commits to
+    the first match found loses no match: no pattern here can match a newline. The atomic groups keep the
+    regular-expression engine from stacking a backtracking point per cell.
+    """
+    one = "|".join(rf"(?{'i' if p.flags & re.IGNORECASE else ''}:{p.pattern})(?=\n|\Z)" for p in patterns)
+    return re.compile(rf"(?>{one})(?:\n(?>{one}))*+", re.ASCII)
+
+
+_ALL_PLAIN = _every_line(_PLAIN)
+_ALL_THOUSANDS = _every_line(_THOUSANDS, _PLAIN)
+_ALL_DECIMAL_COMMA = _every_line(_DECIMAL_COMMA)
 
 
 class DatasetError(ValueError):
@@ -167,17 +189,26 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
     else:
         delimiter = _sniff_delimiter(text)
 
-    rows = _parse(text, delimiter, notes)
-    if not rows:
-        raise DatasetError("The file is empty.")
-
-    header, body = _split_header(rows, notes)
-    if not body:
+    plain = _read_plain(text, delimiter)
+    if plain is not None:  # the same table the careful reader below would give, read by pandas' C parser
+        first = [str(column[0]) for column in plain]
+        if _header_is_data(first, len(plain[0]), notes):
+            header, columns = [f"column_{i + 1}" for i in range(len(first))], plain
+        else:
+            header, columns = first, [column[1:] for column in plain]
+        n_rows = len(columns[0])
+    else:
+        rows = _parse(text, delimiter, notes)
+        if not rows:
+            raise DatasetError("The file is empty.")
+        header, body = _split_header(rows, notes)
+        header, body = _fix_ragged(header, body, notes) if body else (header, body)
+        columns, n_rows = (np.array(cells, dtype=object) for cells in zip(*body)), len(body)
+    if not n_rows:
         raise DatasetError("The file has a header row but no data rows.")
-    header, body = _fix_ragged(header, body, notes)
 
     names = _clean_names(header, notes)
-    frame = _build_frame(names, body, delimiter, notes)
+    frame = _build_frame(names, columns, n_rows, delimiter, notes)
     if frame.shape[1] == 0:
         raise DatasetError("The file has no columns with a name or a value.")
     return frame, tuple(notes)
@@ -305,15 +336,64 @@ def _parse(text: str, delimiter: str, notes: list[str]) -> list[list[str]]:
 
 def _split_header(rows: list[list[str]], notes: list[str]) -> tuple[list[str], list[list[str]]]:
     """First row as header, unless it holds only numbers (then generated names)."""
-    first = [cell.strip() for cell in rows[0]]
-    if len(rows) > 1 and all(_PLAIN.fullmatch(cell) for cell in first):
+    if _header_is_data(rows[0], len(rows), notes):
         width = max(len(r) for r in rows)
+        return [f"column_{i + 1}" for i in range(width)], rows
+    return rows[0], rows[1:]
+
+
+def _header_is_data(first: list[str], records: int, notes: list[str]) -> bool:
+    """Whether the first of ``records`` rows holds only numbers, and so is data (noted)."""
+    if records > 1 and all(_PLAIN.fullmatch(cell.strip()) for cell in first):
         notes.append(
             "The first row holds only numbers, so it was read as data "
             "and the columns were named column_1, column_2, ..."
         )
-        return [f"column_{i + 1}" for i in range(width)], rows
-    return rows[0], rows[1:]
+        return True
+    return False
+
+
+def _read_plain(text: str, delimiter: str) -> list[np.ndarray] | None:
+    """Every column's cells, header row included, when the file is a plain table; None otherwise.
+
+    Plain: no quote mark, no blank or empty row, every row as wide as the first, within the limits, no cell
+    longer than the csv module's field limit. Such a file splits the same under any reader, so pandas' C
+    parser reads it (about ten times faster than :mod:`csv` with the Python loops around it, and in a
+    fraction of the memory); anything else goes to the careful reader, :func:`_parse` and :func:`_fix_ragged`.
+    """
+    if '"' in text:
+        return None
+    body = text.replace("\r\n", "\n") if "\r" in text else text
+    body = body[:-1] if body.endswith("\n") else body
+    if not body or "\r" in body or body.startswith("\n") or "\n\n" in body:
+        return None
+    records = body.count("\n") + 1
+    width = body.split("\n", 1)[0].count(delimiter) + 1
+    if records > MAX_ROWS + 1 or width > MAX_COLUMNS or width * (records - 1) > MAX_CELLS:
+        return None
+    if body.count(delimiter) != (width - 1) * records:  # a longer row would make the parser fail below
+        return None
+    if re.search(rf"^(?:[^\S\n]|{re.escape(delimiter)})*$", body, re.MULTILINE):  # a row with nothing in it
+        return None
+    if len(body) > csv.field_size_limit() and max(map(len, body.split("\n"))) > csv.field_size_limit():
+        return None
+    try:
+        frame = pd.read_csv(
+            io.StringIO(body),
+            sep=delimiter,
+            header=None,
+            dtype=object,
+            na_filter=False,
+            skipinitialspace=True,
+            quoting=csv.QUOTE_NONE,
+            skip_blank_lines=False,
+            engine="c",
+        )
+    except (ValueError, pd.errors.ParserError):  # never expected for a plain table; the careful reader decides
+        return None
+    if frame.shape != (records, width):
+        return None
+    return [frame[c].to_numpy(dtype=object) for c in frame.columns]
 
 
 def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -388,31 +468,36 @@ def _clean_names(header: list[str], notes: list[str]) -> list[str]:
     return names
 
 
-def _build_frame(names: list[str], body: list[list[str]], delimiter: str, notes: list[str]) -> pd.DataFrame:
-    """Clean every column, convert numeric ones and assemble the frame."""
+def _build_frame(names: list[str], cells_by_column, n_rows: int, delimiter: str, notes: list[str]) -> pd.DataFrame:
+    """Clean every column (an object array of its cells), convert numeric ones and assemble the frame."""
     columns: dict[str, object] = {}
     dropped_unnamed, formats, infinite, coded = [], {}, {}, []
-    for name, cells in zip(names, zip(*body)):
-        codes, uniques = pd.factorize(np.array(cells, dtype=object))
-        cleaned = [u.strip() for u in uniques]
-        present = [c for c in cleaned if c.lower() not in NA_SPELLINGS]
+    for name, cells in zip(names, cells_by_column):
+        codes, uniques = pd.factorize(cells)
+        cleaned = list(map(str.strip, uniques))
+        is_present = np.ones(len(cleaned), dtype=bool)
+        short = np.flatnonzero(np.fromiter(map(len, cleaned), dtype=np.int64, count=len(cleaned)) <= _NA_LONGEST)
+        is_present[short] = [cleaned[i].lower() not in NA_SPELLINGS for i in short]  # only short cells can be NA
+        present = list(itertools.compress(cleaned, is_present))
         if not present:
             if re.fullmatch(r"Unnamed: \d+(?:\.\d+)*", name):
                 dropped_unnamed.append(name)
             else:
                 columns[name] = pd.Series(np.full(len(codes), np.nan, dtype=object))
             continue
-        numbers, fmt = _parse_numbers(present, delimiter)
-        if numbers is not None and any(_LEADING_ZERO.match(p) for p in present):
+        joined = "\n".join(present)  # one regular-expression pass over all distinct cells, in C
+        numbers, fmt = _parse_numbers(present, joined, delimiter)
+        if numbers is not None and _LEADING_ZERO.search(joined):
             coded.append(name)
             numbers = None
         if numbers is None:
-            lookup = np.array([np.nan if c.lower() in NA_SPELLINGS else c for c in cleaned], dtype=object)
+            lookup = np.array(cleaned, dtype=object)
+            lookup[~is_present] = np.nan
             # Let pandas pick its string dtype on the few uniques, then take: fast on 30k rows.
             columns[name] = pd.Series(pd.Series(lookup).array.take(codes))
             continue
-        by_text = dict(zip(present, numbers))
-        lookup = np.array([by_text.get(c, np.nan) for c in cleaned], dtype=np.float64)
+        lookup = np.full(len(cleaned), np.nan)
+        lookup[is_present] = numbers
         values = lookup[codes]
         n_inf = int(np.isinf(values).sum())
         if n_inf:
@@ -440,21 +525,24 @@ def _build_frame(names: list[str], body: list[list[str]], delimiter: str, notes:
         )
     if coded:
         notes.append(f"Numbers with leading zeros were kept as text codes in {_listing(coded)}.")
-    return pd.DataFrame(columns, index=pd.RangeIndex(len(body))) if columns else pd.DataFrame()
+    return pd.DataFrame(columns, index=pd.RangeIndex(n_rows)) if columns else pd.DataFrame()
 
 
-def _parse_numbers(present: list[str], delimiter: str) -> tuple[list[float] | None, str]:
-    """Floats for ``present`` (distinct non-missing cells) if all are numbers in one format."""
+def _parse_numbers(present: list[str], joined: str, delimiter: str) -> tuple[np.ndarray | None, str]:
+    """Floats for ``present`` (distinct non-missing cells, ``joined`` by newlines) if all are numbers in one format."""
     formats = [
-        ("", _PLAIN, None),
-        ("thousands", _THOUSANDS, {ord(","): None}),
-        ("decimal comma", _DECIMAL_COMMA, _EU_GROUPING),
+        ("", _ALL_PLAIN, None),
+        ("thousands", _ALL_THOUSANDS, {ord(","): None}),
+        ("decimal comma", _ALL_DECIMAL_COMMA, _EU_GROUPING),
     ]
-    if delimiter == ";" and any("," in p for p in present):
+    if joined.count("\n") != len(present) - 1:  # a cell with a line break in it is no number
+        return None, ""
+    if delimiter == ";" and "," in joined:
         formats = [formats[2], formats[1]]  # a ';' file with commas in numbers: European locale first
-    for label, pattern, table in formats:
-        if all(pattern.fullmatch(p) or (label == "thousands" and _PLAIN.fullmatch(p)) for p in present):
-            return [float(p.translate(table) if table else p) for p in present], label
+    for label, every_cell, table in formats:
+        if every_cell.fullmatch(joined):
+            texts = [p.translate(table) for p in present] if table else present
+            return np.array(texts, dtype=object).astype(np.float64), label  # float(text), cell by cell, in C
     return None, ""
 
 

@@ -22,7 +22,7 @@ from explorer.learning_layout import (
     band,
     downloads,
     epsilon_steps_chart,
-    pct,
+    frontier_chart,
     show_table,
 )
 from explorer.training import Task
@@ -293,30 +293,13 @@ def sgd_frontier_part(t: Task, s: SGDSettings, plan) -> None:
         tuple(state.seed_words(SGD_SALT + "-frontier")),
         t.features,
     )
-    left, right = st.columns([1.7, 1])
-    left.plotly_chart(
-        charts.band_curves(
-            {
-                f"DP-SGD, q = {plan.sampling_rate:.3g}, T = {plan.steps:,}, σ from {training.SGD_SIGMAS[-1]:g} (left) to "
-                f"{training.SGD_SIGMAS[0]:g}": band(frontier, x="epsilon"),
-                "this run": {"x": [run["epsilon"]], "y": [run["accuracy"].mean()], "colour": 1},
-            },
-            "Test accuracy against ε (PLD): the privacy–utility frontier",
-            "ε for the whole training (log)",
-            "test accuracy",
-            y_format=".1%",
-            log_x=True,
-            marks=[(run["epsilon"], f"this run: ε = {run['epsilon']:.3g}")],
-            hlines=[(base, "majority baseline")],
-        ),
-        key="lrn_sgd_frontier",
-    )
-    right.metric(
-        "This run", pct(run["accuracy"].mean()), f"ε = {run['epsilon']:.3g}", delta_color="off", delta_arrow="off"
-    )
-    worst = frontier.iloc[0]
-    right.markdown(
-        f"Each point trains with the same q and T and one noise multiplier σ; its ε is what the PLD accountant gives. "
-        f"The most private point, σ = {worst['sigma']:g} (ε = {worst['epsilon']:.3g}), reaches {worst['mean']:.1%}, "
-        f"{100 * (worst['mean'] - base):+.1f} points from the majority baseline."
+    frontier_chart(
+        frontier,
+        run,
+        base,
+        f"DP-SGD, q = {plan.sampling_rate:.3g}, T = {plan.steps:,}, σ from {training.SGD_SIGMAS[-1]:g} (left) to "
+        f"{training.SGD_SIGMAS[0]:g}",
+        ("Test accuracy against ε (PLD): the privacy–utility frontier", "ε for the whole training (log)"),
+        "lrn_sgd_frontier",
+        "Each point trains with the same q and T and one noise multiplier σ; its ε is what the PLD accountant gives.",
     )

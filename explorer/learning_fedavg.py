@@ -15,7 +15,15 @@ import streamlit as st
 
 from dpcore.accounting import PoissonSampledGaussian
 from explorer import budget, charts, state, training, widgets
-from explorer.learning_layout import accuracy_metrics, band, downloads, epsilon_steps_chart, pct, show_table
+from explorer.learning_layout import (
+    accuracy_metrics,
+    band,
+    downloads,
+    epsilon_steps_chart,
+    frontier_chart,
+    pct,
+    show_table,
+)
 from explorer.training import Task
 
 __all__ = [
@@ -237,33 +245,15 @@ def fed_frontier_part(t: Task, s: FedSettings) -> None:
     frontier = training.fed_frontier(
         t.key, s.clients, seed, s.rounds, s.rate, s.local_steps, s.clip, s.delta, t.draws, t.features
     )
-    left, right = st.columns([1.7, 1])
-    left.plotly_chart(
-        charts.band_curves(
-            {
-                f"DP-FedAvg, q = {s.rate:g}, T = {s.rounds}, σ from {training.FED_SIGMAS[-1]:g} (left) to {training.FED_SIGMAS[0]:g}": band(
-                    frontier, x="epsilon"
-                ),
-                "this run": {"x": [run["epsilon"]], "y": [run["accuracy"].mean()], "colour": 1},
-            },
-            "Test accuracy against client-level ε (PLD)",
-            "client-level ε (log)",
-            "test accuracy",
-            y_format=".1%",
-            log_x=True,
-            marks=[(run["epsilon"], f"this run: ε = {run['epsilon']:.3g}")],
-            hlines=[(base, "majority baseline")],
-        ),
-        key="lrn_fed_frontier",
-    )
-    right.metric(
-        "This run", pct(run["accuracy"].mean()), f"ε = {run['epsilon']:.3g}", delta_color="off", delta_arrow="off"
-    )
-    worst = frontier.iloc[0]
-    right.markdown(
-        f"Each point trains the same clients, rounds and sampling with one noise multiplier σ. The most private, "
-        f"σ = {worst['sigma']:g} (ε = {worst['epsilon']:.3g}), reaches {worst['mean']:.1%}, "
-        f"{100 * (worst['mean'] - base):+.1f} points from the majority baseline."
+    frontier_chart(
+        frontier,
+        run,
+        base,
+        f"DP-FedAvg, q = {s.rate:g}, T = {s.rounds}, σ from {training.FED_SIGMAS[-1]:g} (left) to "
+        f"{training.FED_SIGMAS[0]:g}",
+        ("Test accuracy against client-level ε (PLD)", "client-level ε (log)"),
+        "lrn_fed_frontier",
+        "Each point trains the same clients, rounds and sampling with one noise multiplier σ.",
     )
 
 

@@ -15,7 +15,17 @@ from explorer import charts, snippets, state
 from explorer.export import to_safe_csv
 from explorer.training import Task
 
-__all__ = ["CLIPS", "RATES", "pct", "band", "accuracy_metrics", "show_table", "downloads", "epsilon_steps_chart"]
+__all__ = [
+    "CLIPS",
+    "RATES",
+    "pct",
+    "band",
+    "accuracy_metrics",
+    "show_table",
+    "downloads",
+    "epsilon_steps_chart",
+    "frontier_chart",
+]
 
 CLIPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 RATES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -108,4 +118,38 @@ def epsilon_steps_chart(curves: pd.DataFrame, steps: int, delta: float, title: s
             dashed=("PLD",),
         ),
         key=key,
+    )
+
+
+def frontier_chart(
+    frontier: pd.DataFrame, run: dict, base: float, name: str, titles: tuple[str, str], key: str, how: str
+) -> None:
+    """Test accuracy against ε over a ladder of noise multipliers, this run marked; a sentence on its most private point.
+
+    ``titles``: the chart's title and its x axis; ``how``: what each point holds fixed, said before the sentence.
+    """
+    left, right = st.columns([1.7, 1])
+    left.plotly_chart(
+        charts.band_curves(
+            {
+                name: band(frontier, x="epsilon"),
+                "this run": {"x": [run["epsilon"]], "y": [run["accuracy"].mean()], "colour": 1},
+            },
+            titles[0],
+            titles[1],
+            "test accuracy",
+            y_format=".1%",
+            log_x=True,
+            marks=[(run["epsilon"], f"this run: ε = {run['epsilon']:.3g}")],
+            hlines=[(base, "majority baseline")],
+        ),
+        key=key,
+    )
+    right.metric(
+        "This run", pct(run["accuracy"].mean()), f"ε = {run['epsilon']:.3g}", delta_color="off", delta_arrow="off"
+    )
+    worst = frontier.iloc[0]
+    right.markdown(
+        f"{how} The most private point, σ = {worst['sigma']:g} (ε = {worst['epsilon']:.3g}), reaches "
+        f"{worst['mean']:.1%}, {100 * (worst['mean'] - base):+.1f} points from the majority baseline."
     )
