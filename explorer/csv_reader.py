@@ -361,7 +361,7 @@ def _read_plain(text: str, delimiter: str) -> list[np.ndarray] | None:
     parser reads it (about ten times faster than :mod:`csv` with the Python loops around it, and in a
     fraction of the memory); anything else goes to the careful reader, :func:`_parse` and :func:`_fix_ragged`.
     """
-    if '"' in text:
+    if '"' in text or "\x00" in text:  # quoting rules differ between readers; C strings end at a zero byte
         return None
     body = text.replace("\r\n", "\n") if "\r" in text else text
     body = body[:-1] if body.endswith("\n") else body

@@ -151,6 +151,7 @@ def prepare_features(
     test_fraction: float = 0.2,
     rng=0,
     max_categories: int = MAX_CATEGORIES,
+    max_rows: int | None = None,
 ) -> Features:
     """Standardize numeric columns, one-hot encode categorical ones, make a 0/1 target, split.
 
@@ -176,6 +177,9 @@ def prepare_features(
         Seed of the split.
     max_categories : int, default 50
         One-hot columns per categorical feature, counting ``(other)``, in [2, inf).
+    max_rows : int, optional
+        Rows used at most (training and test together), in [3, inf): a larger table is cut to a seeded
+        random subset of this many rows, drawn before the split and independently of the values (noted).
 
     Returns
     -------
@@ -194,6 +198,8 @@ def prepare_features(
         raise ValueError(f"target must be a column of the table, got '{target}'")
     test_fraction = check_probability(test_fraction, "test_fraction")
     max_categories = check_int(max_categories, "max_categories", minimum=2)
+    if max_rows is not None:
+        max_rows = check_int(max_rows, "max_rows", minimum=3)
     if features is None:
         features = [c for c in frame.columns if c != target]
     else:
@@ -211,6 +217,14 @@ def prepare_features(
         notes.append(f"{dropped:,} row(s) without a value of '{target}' were dropped.")
     data = frame.loc[has_target, features].reset_index(drop=True)
     y_all = y_all[has_target]
+    rng = as_generator(rng)
+    if max_rows is not None and len(data) > max_rows:
+        keep = np.sort(rng.choice(len(data), size=max_rows, replace=False))
+        notes.append(
+            f"{len(data):,} rows have a target; a seeded random {max_rows:,} of them are used, drawn without "
+            "looking at their values, so that training stays fast."
+        )
+        data, y_all = data.iloc[keep].reset_index(drop=True), y_all[keep]
     train, test = _split(len(data), test_fraction, rng)
     if y_all[train].min() == y_all[train].max():
         raise ValueError(

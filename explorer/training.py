@@ -25,6 +25,7 @@ from explorer.features import Features, prepare_features
 
 __all__ = [
     "CACHE",
+    "MAX_ROWS",
     "HISTORY_POINTS",
     "SWEEP_ITERATIONS",
     "FRONTIER_EPS",
@@ -71,6 +72,10 @@ ADVERSARY_SCALES = (0.0, 1.0, 10.0, 100.0, 1000.0)
 HISTORY_POINTS = 20
 #: Entries kept by each cache.
 CACHE = 16
+#: Rows the page trains and tests on at most (a seeded random subset of a larger table, noted on the page): full-batch
+#: gradient descent costs rows × features per step, and a slider move must stay near 2 s of server CPU
+#: (benchmarks/bench_heavy.py measures it on the largest upload).
+MAX_ROWS = 125_000
 
 
 def record_every(steps: int) -> int:
@@ -104,6 +109,7 @@ def prepared(dataset_key, target, positive, threshold, columns, split_seed, _fra
         threshold=threshold,
         features=list(columns),
         rng=np.random.default_rng(list(split_seed)),
+        max_rows=MAX_ROWS,
     )
 
 

@@ -73,6 +73,25 @@ def test_split_is_seeded_and_disjoint(rng):
     assert len(np.unique(np.r_[ids_train, ids_test])) == 200 and not set(ids_train) & set(ids_test)
 
 
+def test_a_large_table_is_cut_to_a_seeded_random_subset_before_the_split(rng):
+    df = _small(rng).assign(row=np.arange(200.0))
+    whole = prepare_features(df, "label", rng=5, features=["row", "city"])
+    same = prepare_features(df, "label", rng=5, features=["row", "city"], max_rows=200)
+    assert np.array_equal(whole.X_train, same.X_train) and whole.notes == same.notes  # no cut: the split as before
+    cut = prepare_features(df, "label", rng=5, features=["row", "city"], max_rows=60)
+    assert len(cut.y_train) + len(cut.y_test) == 60 and len(cut.y_test) == 12
+    assert any("200 rows have a target; a seeded random 60 of them are used" in n for n in cut.notes), cut.notes
+    again = prepare_features(df, "label", rng=5, features=["row", "city"], max_rows=60)
+    assert np.array_equal(cut.X_train, again.X_train)  # seeded
+    # the kept rows are spread over the table, not its first 60: a column that is 'early' in the first half and
+    # 'late' in the second keeps both categories (the first 60 rows alone would make it single-valued, skipped)
+    half = df.assign(when=np.where(np.arange(200) < 100, "early", "late"))
+    spread = prepare_features(half, "label", rng=5, features=["row", "when"], max_rows=60)
+    assert {"when=early", "when=late"} <= set(spread.feature_names), spread.feature_names
+    with pytest.raises(ValueError, match=r"max_rows must be"):
+        prepare_features(df, "label", max_rows=2)
+
+
 def test_threshold_and_median_targets(rng):
     df = _small(rng)
     f = prepare_features(df, "age", threshold=40)
