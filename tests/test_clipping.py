@@ -96,6 +96,22 @@ def test_auto_mean_budget_and_shapes():
     np.testing.assert_allclose(t.true_value, [np.clip(ages, 0, b).mean() for b in t.bound], rtol=1e-12)
 
 
+def test_sorted_values_skip_the_sort_and_give_the_same_automatic_mean():
+    # a caller's sorted copy takes the one-pass path of the clipped sums; the draws are those of the shuffled data
+    # (equal up to the order of a float sum, hence the relative 1e-12)
+    from dpcore.clipping import _clipped_sums
+
+    ages = synthetic_adult_ages(seed=4)
+    shuffled = auto_mean(ages, LADDER_CANDIDATES, 0.5, 11, trials=500)
+    ordered = auto_mean(np.sort(ages), LADDER_CANDIDATES, 0.5, 11, trials=500)
+    np.testing.assert_array_equal(shuffled.bound, ordered.bound)
+    np.testing.assert_allclose(shuffled.noisy_value, ordered.noisy_value, rtol=1e-12)
+    bounds = np.asarray(LADDER_CANDIDATES, dtype=float)
+    want = [np.clip(ages, 0, b).sum() for b in bounds]
+    for data in (ages, np.sort(ages), np.sort(ages)[::-1].copy()):
+        np.testing.assert_allclose(_clipped_sums(data, bounds), want, rtol=1e-12)
+
+
 def test_auto_mean_spends_a_third_on_each_part():
     ages = synthetic_adult_ages(seed=2)
     cand = np.arange(1, 150, 5)

@@ -263,3 +263,19 @@ def test_a_million_distinct_values_at_ten_thousand_trials_is_cheap_in_memory():
     assert sims.shape == (10_000,)
     assert peak < 256 * 2**20  # the exact sampler would need 10¹⁰ int64 = 75 GiB
     assert 0 < m.simulation_error(values, 10_000) < 0.001
+
+
+@pytest.mark.parametrize("trials", [10, 100_000])  # the exact path and the normal path
+def test_sorted_values_take_the_one_pass_levels_and_give_the_same_draws(trials):
+    # a caller may pass sorted values to skip the sort: the levels, counts and draws are those of the shuffled values
+    from dpcore.ldp_mean import _levels
+
+    values = np.random.default_rng(3).integers(0, 50, 5_000) / 2.0
+    mech = LDPMean(1.0, 0.0, 25.0)
+    shuffled = mech.simulate(values, np.random.default_rng(9), trials=trials)
+    ordered = mech.simulate(np.sort(values), np.random.default_rng(9), trials=trials)
+    np.testing.assert_array_equal(shuffled, ordered)
+    for t in (np.sort(values), values, np.array([0.5]), np.array([-0.0, 0.0, 1.0])):
+        got, want = _levels(t), np.unique(t, return_counts=True)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
