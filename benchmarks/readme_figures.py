@@ -33,7 +33,13 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "app.md": ("local |", "accountant |", "learning, every ε new", "learning · DP-SGD"),
     "browser.md": ("First chart page", "The same page, warm", "A new session landing"),
     "load.md": ("protocol clients, 5 pages",),
-    "heavy.md": ("local | Mean of a number", "compare | Mean of a number", "learning | DP-SGD · Training run"),
+    "heavy.md": (
+        "data |",
+        "local | Mean of a number",
+        "compare | Mean of a number",
+        "learning | NGD · Gradient or example clipping",
+        "learning | DP-SGD · Training run",
+    ),
 }
 
 
