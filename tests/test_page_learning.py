@@ -2,8 +2,6 @@
 and bad input gets one sentence with nothing lost."""
 
 import io
-import os
-import pathlib
 
 import numpy as np
 import pandas as pd
@@ -14,14 +12,11 @@ from streamlit.delta_generator import DeltaGenerator
 from dpcore import Gaussian, learning
 from dpcore.accounting import PoissonSampledGaussian, epsilon_curve, plan_dpsgd
 from explorer import releases
-from explorer.dataset import load_csv, load_demo
+from explorer.dataset import load_demo
 from explorer.features import prepare_features
 from tests.apptest import PAGES, assert_clean, metric, open_page
 
 SEED = 2017  # the sidebar's default seed
-ADULT = pathlib.Path(
-    os.environ.get("DPX_ADULT", pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "adult.csv")
-)
 NGD_PARTS = ("Training run", "Gradient or example clipping", "Best T at this ε", "Accuracy against ε")
 SGD_PARTS = ("Planner", "Training run", "Accuracy against ε")
 FED_PARTS = ("Training run", "Accuracy against ε", "The tutorial recipe")
@@ -437,35 +432,6 @@ def test_an_impossible_number_of_iterations_in_a_link_is_reported_not_a_crash():
     assert_clean(at)
     assert at.select_slider(key="lrn_ngd_iterations").value == 20
     assert any("lrn_ngd_iterations = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
-
-
-# --------------------------------------------------------------------------- Adult (beside the repository, never in it)
-
-
-def _delta(at, label: str) -> str:
-    return next(m.delta for m in at.metric if m.label == label)
-
-
-@pytest.mark.skipif(not ADULT.exists(), reason="the UCI Adult extract is not beside the repository")
-@pytest.mark.parametrize(
-    "link, shown",
-    [
-        ({}, "Noise σ on each gradient sum"),
-        ({"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run"}, "ε spent (PLD)"),
-        ({"lrn_view": "Federated averaging"}, "Client-level ε (PLD)"),
-    ],
-    ids=["noisy GD", "DP-SGD", "DP-FedAvg"],
-)
-def test_on_adult_every_default_view_beats_the_majority_baseline(link, shown):
-    raw = ADULT.read_bytes()
-    f = _features(load_csv(raw, ADULT.name).frame)
-    baseline = learning.majority_baseline(f.y_train, f.y_test).accuracy
-    at = _upload(raw, ADULT.name, **link)
-    assert_clean(at)
-    assert metric(at, shown)  # the view the link named
-    private = float(metric(at, "Private model, test accuracy").rstrip("%")) / 100
-    worst = float(_delta(at, "Private model, test accuracy").split(" to ")[0].rstrip("%")) / 100  # the worst draw
-    assert private > baseline + 0.05 and worst > baseline + 0.03, (private, worst, baseline)
 
 
 def test_the_sentence_on_advanced_composition_is_read_from_the_curves_it_describes():
