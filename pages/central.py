@@ -94,21 +94,7 @@ def numeric_query(query: str) -> None:
         column = widgets.select(
             "Numeric column", columns, "cen_column", "Numeric columns only; missing values are left out."
         )
-    with c2:
-        noise = widgets.select(
-            "Noise",
-            ("Laplace", "Gaussian"),
-            "cen_mechanism",
-            "Laplace gives pure ε-DP; Gaussian gives (ε, δ)-DP with the analytic calibration.",
-        ).lower()
-    with c3:
-        eps = widgets.epsilon_slider("cen_epsilon")
-    with c4:
-        delta = widgets.delta_slider(
-            "cen_delta",
-            help="δ of the Gaussian mechanism (also used by the comparison below); "
-            "Laplace noise has δ = 0. Keep it well below 1/n.",
-        )
+    noise, eps, delta = noise_controls(c2, c3, c4)
     values, dropped = numeric_values(ds.frame[column])
     lower = upper = bins = split = None
     if query != "Count":
@@ -353,21 +339,24 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
     )
 
 
-def noise_controls(prefix: str):
-    """The noise, ε and δ widgets of a count view (shared keys with the numeric queries: one setting per page)."""
-    c2, c3, c4 = st.columns([1, 1.6, 1.2])
-    with c2:
+def noise_controls(c_noise, c_epsilon, c_delta) -> tuple[str, float, float]:
+    """The noise, ε and δ widgets of every query view, in the given columns (one setting per page: the same keys)."""
+    with c_noise:
         noise = widgets.select(
             "Noise",
             ("Laplace", "Gaussian"),
             "cen_mechanism",
             "Laplace gives pure ε-DP; Gaussian gives (ε, δ)-DP with the analytic calibration.",
         ).lower()
-    with c3:
+    with c_epsilon:
         eps = widgets.epsilon_slider("cen_epsilon")
-    with c4:
-        delta = widgets.delta_slider("cen_delta", help="δ of the Gaussian mechanism; Laplace noise has δ = 0.")
-    return noise, eps, delta, c3
+    with c_delta:
+        delta = widgets.delta_slider(
+            "cen_delta",
+            help="δ of the Gaussian mechanism (also used by the Laplace-or-Gaussian comparison); "
+            "Laplace noise has δ = 0. Keep it well below 1/n.",
+        )
+    return noise, eps, delta
 
 
 def condition_count() -> None:
@@ -402,7 +391,8 @@ def condition_count() -> None:
             _, labels, _ = state.encoded(column)
             offered = [v for v in labels if v not in (OTHER_LABEL, MISSING_LABEL)]
             value = widgets.select("Value", offered, f"cen_where_value_{column}", "One of the column's values.")
-    noise, eps, delta, slot = noise_controls("cen")
+    c2, slot, c4 = st.columns([1, 1.6, 1.2])
+    noise, eps, delta = noise_controls(c2, slot, c4)
     mask = condition_mask(series, condition, value)
     seed = state.seed_words(SALT)
     result = releases.count_matching(mask, eps, seed, noise, delta)
@@ -423,7 +413,8 @@ def category_histogram() -> None:
         column = widgets.select(
             "Categorical column", columns, "cen_category_column", "Every category's count gets the noise of one count."
         )
-    noise, eps, delta, slot = noise_controls("cen")
+    c2, slot, c4 = st.columns([1, 1.6, 1.2])
+    noise, eps, delta = noise_controls(c2, slot, c4)
     codes, labels, note = state.encoded(column)
     if note:
         st.caption(md(note))
