@@ -4,13 +4,14 @@ import time
 
 import streamlit as st
 
-from explorer import frame, state
+from explorer import frame, state, uploads
 
 started = time.perf_counter()
 
 st.set_page_config(page_title="DP Explorer", page_icon=frame.FAVICON, layout="wide")
 frame.leave_legacy_discovery()
 state.init_session()
+uploads.install()  # once per server process: what one session may keep of its uploads
 link_values = st.query_params.to_dict()  # before the widgets drop values they refuse
 
 PAGES = [

@@ -6,9 +6,9 @@
 Loading decisions (documented here once, reported per file in
 :attr:`Dataset.notes`):
 
-* Size: files over :data:`MAX_UPLOAD_BYTES` (25 MB), with more than
+* Size: files over :data:`MAX_UPLOAD_BYTES` (25 MiB), with more than
   :data:`MAX_ROWS` data rows or more than :data:`MAX_CELLS` cells are refused
-  (the last two bound memory: a 25 MB file of one-byte rows would otherwise
+  (the last two bound memory: a 25 MiB file of one-byte rows would otherwise
   take gigabytes as Python lists).
 * Encoding: a byte-order mark decides (UTF-8, UTF-16, UTF-32); otherwise
   UTF-16 without a mark is recognised by its zero bytes, then strict UTF-8,
@@ -72,8 +72,10 @@ __all__ = [
     "read_csv",
 ]
 
-#: Largest upload accepted, in bytes (25 MB, with 1 MB = 1,000,000 bytes).
-MAX_UPLOAD_BYTES = 25_000_000
+_MIB = 1024 * 1024
+#: Largest upload accepted, in bytes: 25 MiB = 26,214,400 bytes, what Streamlit's file uploader lets through
+#: (``server.maxUploadSize = 25`` in ``.streamlit/config.toml``, an integer number of MiB; a test checks they agree).
+MAX_UPLOAD_BYTES = 25 * _MIB
 #: Columns kept from a wider file (the first ones; a note says so).
 MAX_COLUMNS = 1_000
 #: Data rows accepted.
@@ -171,8 +173,10 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
     max_bytes = check_int(max_bytes, "max_bytes", minimum=1)
     raw = bytes(raw)
     if len(raw) > max_bytes:
-        size = math.ceil(len(raw) / 1e5) / 10  # round up so it never reads as equal to the limit
-        raise DatasetError(f"The file is {size:.1f} MB; the limit is {max_bytes / 1e6:g} MB.")
+        if max_bytes < _MIB:
+            raise DatasetError(f"The file is {len(raw):,} bytes; the limit is {max_bytes:,} bytes.")
+        size = math.ceil(len(raw) / _MIB * 10) / 10  # round up so it never reads as equal to the limit
+        raise DatasetError(f"The file is {size:.1f} MiB; the limit is {max_bytes / _MIB:g} MiB.")
     if not raw.strip():
         raise DatasetError("The file is empty.")
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import dataset, frame, state
+from explorer import dataset, frame, state, uploads
 from explorer.markup import md
 
 
@@ -17,16 +17,18 @@ def choose_dataset() -> None:
     with right:
         st.subheader("Upload a CSV")
         upload = st.file_uploader(
-            f"CSV up to {dataset.MAX_UPLOAD_BYTES / 1e6:g} MB; UTF-8, UTF-16 or Latin-1; comma, semicolon, tab or pipe.",
+            f"CSV up to {dataset.MAX_UPLOAD_BYTES / 2**20:g} MiB; UTF-8, UTF-16 or Latin-1; comma, semicolon, tab or pipe.",
             type=["csv", "tsv", "txt"],
             key="data_upload",
             help="The file stays in this browser session only; nobody else sees it.",
         )
         if upload is not None and state.new_upload(upload.file_id):
+            uploads.release_older(upload.file_id)  # files replaced or left behind: no widget uses them
             try:
                 state.activate(state.cached_upload(upload.getvalue(), upload.name))
                 st.success(f"Loaded {md(upload.name)}.")
             except dataset.DatasetError as exc:
+                uploads.release(upload.file_id)  # Streamlit would keep a refused file until the session ends
                 state.set_upload_error(
                     f"{md(upload.name)} was not loaded: {md(exc)} The previous dataset is still active."
                 )

@@ -7,6 +7,8 @@ the repository.
 from __future__ import annotations
 
 import codecs
+import pathlib
+import tomllib
 
 import numpy as np
 import pandas as pd
@@ -17,6 +19,7 @@ from explorer.csv_reader import MAX_CELLS, MAX_COLUMNS, MAX_ROWS, MAX_UPLOAD_BYT
 from explorer.dataset import Dataset, load_csv
 from explorer.export import to_safe_csv
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 PROFILE_COLUMNS = ["column", "kind", "missing", "distinct", "min", "max", "top_values", "fits", "note"]
 
 
@@ -61,12 +64,21 @@ def test_known_binary_formats_get_a_specific_sentence(magic, word):
     assert word in _refusal(magic + np.random.default_rng(1).bytes(500))
 
 
+def test_upload_limit_is_what_streamlit_enforces_from_config_toml():
+    # Streamlit reads server.maxUploadSize as an integer number of MiB and refuses a file over
+    # maxUploadSize * 1024 * 1024 bytes (the upload route and the uploader widget both)
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert isinstance(config["server"]["maxUploadSize"], int)
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_UPLOAD_BYTES == 26_214_400
+
+
 def test_file_over_the_size_limit_is_refused_before_reading():
-    raw = b"a,b\n" + b"1,2\n" * (MAX_UPLOAD_BYTES // 4)  # one byte over the limit
-    assert len(raw) > MAX_UPLOAD_BYTES
-    message = _refusal(raw)
-    assert "limit is 25 MB" in message and "MB" in message.split(";")[0]
-    assert "limit is 0.001 MB" in _refusal(b"a\n" + b"1\n" * 600, max_bytes=1000)
+    raw = b"a,b\n" + b"1,2\n" * (MAX_UPLOAD_BYTES // 4)  # 4 bytes over the limit
+    assert len(raw) == MAX_UPLOAD_BYTES + 4
+    assert _refusal(raw) == "The file is 25.1 MiB; the limit is 25 MiB."  # rounded up, never "25.0"
+    assert load_csv(b"a\n1\n", "at_the_limit.csv", max_bytes=4).n_rows == 1  # the limit itself is allowed
+    assert _refusal(b"a\n1\n", max_bytes=3) == "The file is 4 bytes; the limit is 3 bytes."
+    assert _refusal(b"a\n" + b"1\n" * 600, max_bytes=1000) == "The file is 1,202 bytes; the limit is 1,000 bytes."
 
 
 def test_too_many_rows_or_cells_is_refused_before_using_memory():
