@@ -9,6 +9,7 @@ import streamlit as st
 
 from dpcore import Gaussian, Laplace
 from dpcore.accounting import BudgetError, BudgetLedger, Charge
+from dpcore.accounting.ledger import LedgerFullError
 from explorer import state
 from explorer.markup import md
 
@@ -56,8 +57,9 @@ def record_release(mechanisms, count: int = 1, label: str = "", key: str = "", r
     """A button that records one release (or several together, all or none) in the session's ledger.
 
     ``mechanisms`` is one mechanism or a sequence of mechanisms released
-    together (the sum and the count of a mean). A spend over the budget is
-    refused in one sentence and the ledger is left unchanged.
+    together (the sum and the count of a mean). A spend over the budget, or
+    past the ledger's number of entries, is refused in one sentence and the
+    ledger is left unchanged.
     """
     if not st.button("Record this release in the budget", key=f"spend_{key}", help="Adds it to the sidebar's ledger."):
         return
@@ -66,6 +68,12 @@ def record_release(mechanisms, count: int = 1, label: str = "", key: str = "", r
         state.ledger().spend_all(parts, label=label, count=count, release_delta=release_delta)
     except BudgetError as exc:
         st.warning(md(refusal_sentence(exc)))
+        return
+    except LedgerFullError as exc:
+        st.warning(
+            f"Not recorded: this tab's ledger is full (it keeps at most {exc.max_entries:,} entries); download it "
+            "and start a new ledger on the Accountant page to record more."
+        )
         return
     st.toast(f"Recorded: {md(label)}")
 
@@ -93,37 +101,42 @@ def describe(mechanism) -> str:
     return f"{type(mechanism).__name__}, ε = {mechanism.epsilon:g}"
 
 
+def _entry_columns(led: BudgetLedger) -> dict[str, list]:
+    """The ledger's table by column: one value per recorded entry (its own cost as the ledger computed it once)."""
+    entries, own = led.entries, led.entry_costs()
+    return {
+        "#": list(range(1, len(entries) + 1)),
+        "label": [entry.label for entry in entries],
+        "count": [entry.count for entry in entries],
+        "release": [describe(entry.mechanism) for entry in entries],
+        "ε on its own": [charge.epsilon for charge in own],
+        "δ on its own": [charge.delta for charge in own],
+        "counted by": [charge.accounting for charge in own],
+    }
+
+
 def ledger_table(led: BudgetLedger) -> pd.DataFrame:
     """One row per recorded entry: what it was and what it costs on its own (its tightest accounting)."""
-    rows = []
-    for i, entry in enumerate(led.entries):
-        own = led.entry_cost(i)
-        rows.append(
-            {
-                "#": i + 1,
-                "label": entry.label,
-                "count": entry.count,
-                "release": describe(entry.mechanism),
-                "ε on its own": own.epsilon,
-                "δ on its own": own.delta,
-                "counted by": own.accounting,
-            }
-        )
-    columns = ["#", "label", "count", "release", "ε on its own", "δ on its own", "counted by"]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(_entry_columns(led))
 
 
 def ledger_json(led: BudgetLedger) -> str:
-    """The ledger as JSON: its budget, what all entries cost together (and by which accounting), and each entry."""
+    """The ledger as JSON: its budget, what all entries cost together (and by which accounting), and each entry.
+
+    Indented, each entry on a line of its own (a ledger may hold thousands).
+    """
     charge = led.charge()
-    table = ledger_table(led)
-    return json.dumps(
+    head = json.dumps(
         {
             "budget": {"epsilon": led.epsilon, "delta": led.delta, "method": led.method},
             "spent": {"epsilon": charge.epsilon, "delta": charge.delta, "accounting": charge.accounting},
             "candidates": {name: {"epsilon": b.epsilon, "delta": b.delta} for name, b in charge.candidates},
-            "entries": json.loads(table.to_json(orient="records", force_ascii=False)),
         },
         indent=2,
         ensure_ascii=False,
     )
+    columns = _entry_columns(led)
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder for every row
+    rows = [encode(dict(zip(columns, row))) for row in zip(*columns.values())]
+    entries = "[\n    " + ",\n    ".join(rows) + "\n  ]" if rows else "[]"
+    return head.removesuffix("\n}") + f',\n  "entries": {entries}\n}}'

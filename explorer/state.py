@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_DEMO",
     "DEFAULT_SEED",
     "DEFAULT_TRIALS",
+    "LEDGER_MAX_ENTRIES",
     "LINKED_DATA",
     "DATA_PARAM",
     "init_session",
@@ -81,6 +82,12 @@ DEFAULT_SEED = 2017
 DEFAULT_TRIALS = 1_000
 
 
+#: The most entries the session's ledger keeps: it bounds what one tab can pile into the server's memory and
+#: into the Accountant page's table, far beyond what a student records by hand (a rerun with this many costs
+#: under 1.5× one with none: benchmarks/results/ledger.md).
+LEDGER_MAX_ENTRIES = 2_000
+
+
 def init_session() -> None:
     """Give a new session its demo dataset and an empty privacy-budget ledger."""
     if DATASET not in st.session_state:
@@ -88,7 +95,7 @@ def init_session() -> None:
         activate(cached_demo(DEFAULT_DEMO))
         st.session_state[LINKED_DATA] = linked
     if LEDGER not in st.session_state:
-        replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="best"))
+        replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="best", max_entries=LEDGER_MAX_ENTRIES))
 
 
 def activate(ds: Dataset) -> None:

@@ -4,10 +4,12 @@ import pytest
 from dpcore import GRR, OUE, Gaussian, Laplace
 from dpcore.accounting import (
     DEFAULT_ORDERS,
+    LEDGER_ACCOUNTINGS,
     LEDGER_METHODS,
     Budget,
     BudgetError,
     BudgetLedger,
+    Charge,
     LedgerEntry,
     PoissonSampledGaussian,
     PureDP,
@@ -18,6 +20,8 @@ from dpcore.accounting import (
     rdp_to_dp,
     zcdp_to_dp,
 )
+from dpcore.accounting.ledger import LedgerFullError
+from dpcore.accounting.per_release import accountable, accounting_for, release_epsilon, release_rdp, release_rho
 from dpcore.gdp import gdp_epsilon
 
 
@@ -302,3 +306,142 @@ def test_the_refusal_names_the_accounting_that_gave_the_total():
     with pytest.raises(BudgetError, match=r"best accounting, basic composition being the tightest") as info:
         ledger.spend(PureDP(0.5))
     assert info.value.total.accounting == "basic" and info.value.total.epsilon == pytest.approx(1.3)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The running totals against a from-scratch reference: the ledger's accountings as they were computed before the
+# totals existed, every accounting summed over every entry on each call.
+
+
+def _reference(method: str, budget: Budget, entries) -> Charge:
+    """What ``entries`` cost together under ``method``, summed from scratch (the ledger's rules, written out)."""
+    if not entries:
+        return Charge(0.0, 0.0, "")
+    releases = [(accountable(e.mechanism), e) for e in entries]
+    bounds = {}
+    eps = delta = 0.0
+    for m, e in releases:  # basic: the (ε_i, δ_i) add up, if every release has one
+        pure = accounting_for(m).pure_epsilon(m)
+        if pure is not None:
+            eps += e.count * pure
+        elif e.release_delta is None:
+            break
+        else:
+            eps += e.count * float(release_epsilon(m, e.release_delta)[()])
+            delta += e.count * e.release_delta
+    else:
+        bounds["basic"] = Budget(eps, delta)
+    rdp = sum(e.count * release_rdp(m, DEFAULT_ORDERS) for m, e in releases)
+    bounds["rdp"] = Budget(rdp_to_dp(DEFAULT_ORDERS, rdp, budget.delta, warn=False)[0], budget.delta)
+    rho = sum(e.count * release_rho(m) for m, e in releases)
+    bounds["zcdp"] = Budget(float(zcdp_to_dp(rho, budget.delta)), budget.delta)
+    mus = [accounting_for(m).gdp_mu(m) for m, _ in releases]
+    if all(mu is not None for mu in mus):
+        mu = np.sqrt(sum(e.count * mu * mu for mu, (_, e) in zip(mus, releases)))
+        bounds["exact"] = Budget(float(gdp_epsilon(mu, budget.delta)), budget.delta)
+    candidates = tuple((a, bounds[a]) for a in LEDGER_ACCOUNTINGS[method] if a in bounds)
+    fitting = [(b.epsilon, b.delta, a) for a, b in candidates if b.delta <= budget.delta * (1 + 1e-9)]
+    if not fitting:
+        return Charge(np.inf, min(b.delta for _, b in candidates), candidates[0][0], candidates)
+    eps, delta, accounting = min(fitting)
+    return Charge(eps, delta, accounting, candidates)
+
+
+def _assert_same_charge(got: Charge, want: Charge):
+    # the running totals add the same terms in the same order as the reference: equal up to rounding
+    assert got.accounting == want.accounting
+    assert [a for a, _ in got.candidates] == [a for a, _ in want.candidates]
+    assert got.budget == pytest.approx(want.budget, rel=1e-12, abs=0.0)
+    for (_, g), (_, w) in zip(got.candidates, want.candidates):
+        assert g == pytest.approx(w, rel=1e-12, abs=0.0)
+
+
+def _random_releases(rng) -> tuple[list, float | None]:
+    """One or two releases of mixed kinds (with or without a per-release δ) and the release_delta to spend them at."""
+    pool = [
+        lambda: Laplace.from_epsilon(float(rng.choice([0.05, 0.2, 1.0]))),
+        lambda: Gaussian.from_epsilon_delta(float(rng.choice([0.1, 0.5])), 1e-7),  # its own δ
+        lambda: Gaussian(float(rng.choice([4.0, 10.0]))),  # a per-release δ only if release_delta is given
+        lambda: GRR(float(rng.choice([0.1, 0.3])), int(rng.choice([2, 5]))),
+        lambda: OUE(0.2, 8),
+        lambda: PureDP(float(rng.choice([0.05, 0.4]))),
+        lambda: PoissonSampledGaussian(noise_multiplier=2.0, sampling_rate=0.05, steps=20),
+    ]
+    n = 2 if rng.random() < 0.25 else 1
+    releases = [pool[int(rng.integers(len(pool)))]() for _ in range(n)]
+    return releases, (1e-7 if rng.random() < 0.5 else None)
+
+
+@pytest.mark.parametrize("method", LEDGER_METHODS)
+@pytest.mark.parametrize("seed", range(4))
+def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and_refusals(method, seed):
+    rng = np.random.default_rng(seed)
+    cap = int(rng.choice([4, 6])) if seed % 2 else None
+    budget = Budget(5.0, 1e-5)
+    ledger = BudgetLedger(*budget, method=method, max_entries=cap)
+    refused = full = removed = 0
+    for _ in range(40):
+        before = ledger.entries
+        if before and rng.random() < 0.15:
+            ledger.remove(int(rng.integers(len(before))))
+            removed += 1
+        elif before and rng.random() < 0.03:
+            ledger.reset()
+        else:
+            releases, release_delta = _random_releases(rng)
+            count = int(rng.choice([1, 1, 2, 5, 60, 2000]))  # 60 or 2000 of a release: often over the budget
+            kwargs = {"count": count, "release_delta": release_delta}
+            try:
+                ledger.spend_all(releases, label="x", **kwargs) if len(releases) > 1 else ledger.spend(
+                    releases[0], label="x", **kwargs
+                )
+            except BudgetError:
+                refused += 1
+                assert ledger.entries == before
+                new = tuple(ledger._entry(m, count, "x", release_delta) for m in releases)
+                fits = _reference(method, budget, before + new)
+                assert fits.epsilon > budget.epsilon * (1 + 1e-9) or fits.delta > budget.delta * (1 + 1e-9)
+            except LedgerFullError as exc:
+                full += 1
+                assert ledger.entries == before and len(before) + len(releases) > cap == exc.max_entries
+                assert str(exc) == f"ledger entries must be at most {cap}, got {len(before) + len(releases)}"
+            except ValueError as exc:  # a Gaussian without a δ under basic accounting alone
+                assert method == "basic" and "release_delta must be given" in str(exc)
+                assert ledger.entries == before
+            else:
+                assert ledger.entries[: len(before)] == before and len(ledger.entries) == len(before) + len(releases)
+        entries = ledger.entries
+        want = _reference(method, budget, entries)
+        _assert_same_charge(ledger.charge(), want)
+        _assert_same_charge(ledger.cost(entries), want)  # the ledger's own from-scratch path
+        assert ledger.spent() == ledger.charge().budget
+        for i, entry in enumerate(entries):
+            _assert_same_charge(ledger.entry_cost(i), _reference(method, budget, [entry]))
+        probe = Laplace.from_epsilon(0.3)
+        after = _reference(method, budget, entries + (LedgerEntry(probe, 2),))
+        room = cap is None or len(entries) < cap
+        fits = room and after.epsilon <= budget.epsilon * (1 + 1e-9) and after.delta <= budget.delta * (1 + 1e-9)
+        assert ledger.can_spend(probe, 2) == fits
+    assert refused and removed and (full or cap is None)  # the sequence went through every path
+
+
+def test_a_ledger_refuses_a_spend_past_max_entries_and_stays_unchanged():
+    ledger = BudgetLedger(5.0, 1e-5, "basic", max_entries=3)
+    assert ledger.max_entries == 3 and BudgetLedger(5.0, 1e-5).max_entries is None
+    ledger.spend(PureDP(0.1), label="a").spend_all([PureDP(0.1), PureDP(0.1)], label="b")
+    before = (ledger.entries, ledger.charge())
+    with pytest.raises(ValueError, match=r"^ledger entries must be at most 3, got 4$") as info:
+        ledger.spend(PureDP(0.1))
+    assert isinstance(info.value, LedgerFullError) and not isinstance(info.value, BudgetError)
+    assert (info.value.max_entries, info.value.entries) == (3, 4)
+    assert (ledger.entries, ledger.charge()) == before
+    assert not ledger.can_spend(PureDP(0.1)) and ledger.max_count(PureDP(0.1)) == 0
+    ledger.remove(0)
+    assert ledger.can_spend(PureDP(0.1), count=10) and ledger.max_count(PureDP(0.1)) == 48  # (5 - 0.2) / 0.1
+    with pytest.raises(LedgerFullError, match="got 4"):
+        ledger.spend_all([PureDP(0.1), PureDP(0.1)])
+    assert "max_entries=3" in repr(ledger)
+    with pytest.raises(ValueError, match=r"max_entries must be an integer in \[1, inf\], got 0"):
+        BudgetLedger(5.0, 1e-5, max_entries=0)
+    with pytest.raises(TypeError, match="max_entries must be an integer, got '3'"):
+        BudgetLedger(5.0, 1e-5, max_entries="3")

@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from dpcore.accounting._numerics import as_orders
 from dpcore.accounting.per_release import accountable, accounting_for, release_epsilon, release_rdp, release_rho
 from dpcore.accounting.rdp import DEFAULT_ORDERS, rdp_to_dp
@@ -31,7 +33,16 @@ from dpcore.accounting.zcdp import zcdp_to_dp
 from dpcore.gdp import gdp_epsilon
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int
 
-__all__ = ["LEDGER_METHODS", "LEDGER_ACCOUNTINGS", "Budget", "Charge", "LedgerEntry", "BudgetError", "BudgetLedger"]
+__all__ = [
+    "LEDGER_METHODS",
+    "LEDGER_ACCOUNTINGS",
+    "Budget",
+    "Charge",
+    "LedgerEntry",
+    "BudgetError",
+    "LedgerFullError",
+    "BudgetLedger",
+]
 
 #: Accounting methods a ledger can use. Each charges the smallest of the valid bounds it names; basic
 #: composition is a valid bound for every set of releases, so every method includes it (k pure ε₀
@@ -122,6 +133,22 @@ class BudgetError(ValueError):
         )
 
 
+class LedgerFullError(ValueError):
+    """A spend refused because the ledger already holds its ``max_entries`` entries (the ledger is unchanged).
+
+    Attributes
+    ----------
+    max_entries : int
+        The ledger's cap on its number of entries.
+    entries : int
+        How many entries the ledger would have held with the refused spend.
+    """
+
+    def __init__(self, max_entries: int, entries: int):
+        self.max_entries, self.entries = max_entries, entries
+        super().__init__(f"ledger entries must be at most {max_entries}, got {entries}")
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One recorded spend: ``count`` releases of ``mechanism``.
@@ -144,6 +171,66 @@ class LedgerEntry:
     count: int
     label: str = ""
     release_delta: float | None = None
+
+
+class _PerRelease(NamedTuple):
+    """What one release of an entry adds to each accounting (computed once, when the entry is recorded).
+
+    ``epsilon`` is its ε under basic composition (its pure ε, or its ε at the entry's ``release_delta``)
+    and ``delta`` the δ that goes with it (0 for a pure release); ``epsilon`` is None when basic
+    composition does not apply (a Gaussian without a per-release δ). ``rdp``, ``rho`` and ``mu`` are its
+    RDP curve at the ledger's orders, its zCDP ρ and its μ-GDP μ; each is None when that accounting is not
+    among the ledger method's, and ``mu`` also when the release is not a Gaussian.
+    """
+
+    epsilon: float | None
+    delta: float
+    rdp: np.ndarray | None
+    rho: float | None
+    mu: float | None
+
+
+class _Totals:
+    """The running sums of every accounting over some entries, each entry adding ``count × value`` in turn.
+
+    Entries are folded in the order they were recorded, with the same operations a pass over all of them
+    performs, so a total kept up to date spend by spend is the total recomputed from scratch, bit for bit.
+    A fold returns a new object (:meth:`plus`); the ledger's own totals change only by replacement.
+    """
+
+    __slots__ = ("entries", "basic_epsilon", "basic_delta", "basic_applies", "rdp", "rho", "mu2", "all_gaussian")
+
+    def __init__(self):
+        self.entries = 0
+        self.basic_epsilon = self.basic_delta = 0.0
+        self.basic_applies = True  # False once a release has no per-release δ
+        self.rdp = None  # the summed RDP curve, None before the first entry (or when the method has no RDP)
+        self.rho = 0.0
+        self.mu2 = 0.0  # Σ count·μ², while every release is Gaussian
+        self.all_gaussian = True
+
+    def plus(self, releases) -> _Totals:
+        """These totals with ``releases`` (pairs of :class:`_PerRelease` and count) folded in, in order."""
+        new = _Totals.__new__(_Totals)
+        for name in self.__slots__:
+            setattr(new, name, getattr(self, name))
+        for unit, count in releases:
+            new.entries += 1
+            if unit.epsilon is None:
+                new.basic_applies = False
+            elif new.basic_applies:
+                new.basic_epsilon += count * unit.epsilon
+                new.basic_delta += count * unit.delta
+            if unit.rdp is not None:
+                term = count * unit.rdp
+                new.rdp = term if new.rdp is None else new.rdp + term  # never in place: copies share the array
+            if unit.rho is not None:
+                new.rho += count * unit.rho
+            if unit.mu is None:
+                new.all_gaussian = False
+            elif new.all_gaussian:
+                new.mu2 += count * unit.mu * unit.mu
+        return new
 
 
 class BudgetLedger:
@@ -183,6 +270,15 @@ class BudgetLedger:
     release: the budget's δ is the δ at which ε is measured, so a charge by
     them reports the budget's δ.
 
+    Every accounting above is a sum over the releases (of ε's and δ's, RDP
+    curves, ρ's, μ²'s) converted at the end, so the ledger keeps each sum as a
+    running total, updated by each spend: :meth:`charge`, :meth:`spend` and
+    :meth:`can_spend` cost the same with two thousand entries as with none.
+    What each release adds is computed once, when it is recorded, and so is
+    each entry's own cost (:meth:`entry_cost`); :meth:`remove` and
+    :meth:`reset` sum again from those. :meth:`cost` computes any entries'
+    cost from scratch.
+
     Parameters
     ----------
     epsilon : float
@@ -193,6 +289,9 @@ class BudgetLedger:
         The accountings to take the minimum over (:data:`LEDGER_ACCOUNTINGS`).
     orders : array_like of float, default DEFAULT_ORDERS
         RDP orders, each in (1, inf).
+    max_entries : int, optional
+        The most entries the ledger holds, in [1, inf); a spend beyond it is
+        refused with :class:`LedgerFullError` (a ``ValueError``). Default: no limit.
 
     Examples
     --------
@@ -204,14 +303,27 @@ class BudgetLedger:
     False
     """
 
-    def __init__(self, epsilon: float, delta: float, method: str = "basic", *, orders=DEFAULT_ORDERS):
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        method: str = "basic",
+        *,
+        orders=DEFAULT_ORDERS,
+        max_entries: int | None = None,
+    ):
         self._epsilon = check_epsilon(epsilon)
         self._delta = check_delta(delta)
         self._method = check_choice(method, "method", LEDGER_METHODS)
         orders = as_orders(orders).copy()
         orders.setflags(write=False)
         self._orders = orders
+        self._max_entries = None if max_entries is None else check_int(max_entries, "max_entries", minimum=1)
         self._entries: list[LedgerEntry] = []
+        self._units: list[_PerRelease] = []  # what one release of each entry adds to each accounting
+        self._own: list[Charge] = []  # each entry's cost on its own
+        self._totals = _Totals()
+        self._charge = Charge(0.0, 0.0, "")  # what the totals cost
 
     # ------------------------------------------------------------------ configuration (read-only)
     @property
@@ -235,13 +347,19 @@ class BudgetLedger:
         return Budget(self._epsilon, self._delta)
 
     @property
+    def max_entries(self) -> int | None:
+        """The most entries the ledger holds (None: no limit)."""
+        return self._max_entries
+
+    @property
     def entries(self) -> tuple[LedgerEntry, ...]:
         """The recorded spends, oldest first (a copy: the ledger cannot be changed through it)."""
         return tuple(self._entries)
 
     def __repr__(self) -> str:
+        cap = "" if self._max_entries is None else f", max_entries={self._max_entries!r}"
         return (
-            f"BudgetLedger(epsilon={self._epsilon!r}, delta={self._delta!r}, method={self._method!r}, "
+            f"BudgetLedger(epsilon={self._epsilon!r}, delta={self._delta!r}, method={self._method!r}{cap}, "
             f"entries={len(self._entries)})"
         )
 
@@ -269,15 +387,39 @@ class BudgetLedger:
 
         The smallest ε, among the accountings of this ledger's method that
         apply, whose δ fits the budget (see the class notes); an ε of ``inf``
-        when none does.
+        when none does. Computed from scratch, entry by entry (what the
+        running totals behind :meth:`charge` must always equal).
         """
         entries = tuple(entries)
-        if not entries:
+        return self._charge_of(_Totals().plus((self._per_release(e), e.count) for e in entries))
+
+    def _per_release(self, entry: LedgerEntry) -> _PerRelease:
+        """What one release of ``entry`` adds to each accounting of the ledger's method."""
+        m = accountable(entry.mechanism)
+        how = accounting_for(m)
+        accountings = LEDGER_ACCOUNTINGS[self._method]
+        pure = how.pure_epsilon(m)
+        if pure is not None:
+            epsilon, delta = pure, 0.0
+        elif entry.release_delta is None:
+            epsilon, delta = None, 0.0  # no per-release δ: basic composition does not apply
+        else:
+            epsilon, delta = float(release_epsilon(m, entry.release_delta)[()]), entry.release_delta
+        return _PerRelease(
+            epsilon,
+            delta,
+            release_rdp(m, self._orders) if "rdp" in accountings else None,
+            release_rho(m) if "zcdp" in accountings else None,
+            how.gdp_mu(m) if "exact" in accountings else None,
+        )
+
+    def _charge_of(self, totals: _Totals) -> Charge:
+        """The tightest fitting (ε, δ) of some totals, and every accounting's that applies."""
+        if not totals.entries:
             return Charge(0.0, 0.0, "")
-        releases = [(accountable(e.mechanism), e) for e in entries]
         candidates = []
         for accounting in LEDGER_ACCOUNTINGS[self._method]:
-            bound = getattr(self, f"_{accounting}")(releases)
+            bound = getattr(self, f"_{accounting}")(totals)
             if bound is not None:
                 candidates.append((accounting, bound))
         fitting = [(b.epsilon, b.delta, a) for a, b in candidates if b.delta <= self._delta * (1 + _RELATIVE_SLACK)]
@@ -286,33 +428,20 @@ class BudgetLedger:
         eps, delta, accounting = min(fitting)
         return Charge(eps, delta, accounting, tuple(candidates))
 
-    def _basic(self, releases) -> Budget | None:
-        eps = delta = 0.0
-        for m, e in releases:
-            pure = accounting_for(m).pure_epsilon(m)
-            if pure is not None:
-                eps += e.count * pure
-            elif e.release_delta is None:
-                return None  # no per-release δ: basic composition does not apply
-            else:
-                eps += e.count * float(release_epsilon(m, e.release_delta)[()])
-                delta += e.count * e.release_delta
-        return Budget(eps, delta)
+    def _basic(self, totals: _Totals) -> Budget | None:
+        # the (ε_i, δ_i) add up (Dwork & Roth 2014, Theorem 3.16), when every release has one
+        return Budget(totals.basic_epsilon, totals.basic_delta) if totals.basic_applies else None
 
-    def _rdp(self, releases) -> Budget:
-        rdp = sum(e.count * release_rdp(m, self._orders) for m, e in releases)
-        return Budget(rdp_to_dp(self._orders, rdp, self._delta, warn=False)[0], self._delta)
+    def _rdp(self, totals: _Totals) -> Budget:
+        return Budget(rdp_to_dp(self._orders, totals.rdp, self._delta, warn=False)[0], self._delta)
 
-    def _zcdp(self, releases) -> Budget:
-        rho = sum(e.count * release_rho(m) for m, e in releases)
-        return Budget(float(zcdp_to_dp(rho, self._delta)), self._delta)
+    def _zcdp(self, totals: _Totals) -> Budget:
+        return Budget(float(zcdp_to_dp(totals.rho, self._delta)), self._delta)
 
-    def _exact(self, releases) -> Budget | None:
-        mus = [accounting_for(m).gdp_mu(m) for m, _ in releases]
-        if any(mu is None for mu in mus):
+    def _exact(self, totals: _Totals) -> Budget | None:
+        if not totals.all_gaussian:
             return None
-        mu = math.sqrt(sum(e.count * mu * mu for mu, (_, e) in zip(mus, releases)))
-        return Budget(float(gdp_epsilon(mu, self._delta)), self._delta)
+        return Budget(float(gdp_epsilon(math.sqrt(totals.mu2), self._delta)), self._delta)
 
     def _fits(self, cost) -> bool:
         return cost.epsilon <= self._epsilon * (1 + _RELATIVE_SLACK) and cost.delta <= self._delta * (
@@ -321,22 +450,34 @@ class BudgetLedger:
 
     def spent(self) -> Budget:
         """``(ε, δ)`` spent so far under the ledger's method (see :meth:`charge` for which accounting gave it)."""
-        return self.cost(self._entries).budget
+        return self._charge.budget
 
     def charge(self) -> Charge:
         """What everything recorded costs together: the (ε, δ), the accounting that gave it, and the others'."""
-        return self.cost(self._entries)
+        return self._charge
 
     def entry_cost(self, index: int) -> Charge:
         """What the entry at ``index`` costs on its own (its own ε and δ, tightest accounting)."""
         index = check_int(index, "index", minimum=0, maximum=len(self._entries) - 1)
-        return self.cost([self._entries[index]])
+        return self._own[index]
+
+    def entry_costs(self) -> tuple[Charge, ...]:
+        """What each entry costs on its own, oldest first (:meth:`entry_cost` of every index)."""
+        return tuple(self._own)
 
     def remove(self, index: int) -> LedgerEntry:
         """Forget the entry at ``index`` (oldest is 0) and return it: the releases it stood for are not undone,
         so use this to correct a recording, not to free budget already spent in public."""
         index = check_int(index, "index", minimum=0, maximum=len(self._entries) - 1)
-        return self._entries.pop(index)
+        del self._units[index], self._own[index]
+        removed = self._entries.pop(index)
+        self._resum()
+        return removed
+
+    def _resum(self) -> None:
+        """Sum every accounting again over the entries kept (after a removal: a sum cannot be undone exactly)."""
+        self._totals = _Totals().plus(zip(self._units, (e.count for e in self._entries)))
+        self._charge = self._charge_of(self._totals)
 
     def remaining(self) -> Budget:
         """Budget minus spent, each at least 0.
@@ -350,13 +491,19 @@ class BudgetLedger:
 
     def can_spend(self, mechanism, count: int = 1, *, release_delta: float | None = None) -> bool:
         """Whether :meth:`spend` would accept ``count`` releases of ``mechanism``."""
-        entry = self._entry(mechanism, count, "", release_delta)
-        return self._fits(self.cost(self._entries + [entry]))
+        return self._accepts([self._entry(mechanism, count, "", release_delta)])
 
     def can_spend_all(self, mechanisms, count: int = 1, *, release_delta: float | None = None) -> bool:
         """Whether :meth:`spend_all` would accept these releases together."""
-        entries = self._entries_for(mechanisms, count, "", release_delta)
-        return self._fits(self.cost(self._entries + entries))
+        return self._accepts(self._entries_for(mechanisms, count, "", release_delta))
+
+    def _full(self, adding: int) -> bool:
+        return self._max_entries is not None and len(self._entries) + adding > self._max_entries
+
+    def _accepts(self, entries: list[LedgerEntry]) -> bool:
+        if self._full(len(entries)):
+            return False
+        return self._fits(self._charge_of(self._totals.plus((self._per_release(e), e.count) for e in entries)))
 
     def spend(self, mechanism, count: int = 1, label: str = "", *, release_delta: float | None = None) -> BudgetLedger:
         """Record ``count`` releases of ``mechanism``, or refuse them if they would exceed the budget.
@@ -381,6 +528,8 @@ class BudgetLedger:
         ------
         BudgetError
             If the spend would exceed the budget; the ledger is unchanged.
+        LedgerFullError
+            If the ledger already holds ``max_entries`` entries; the ledger is unchanged.
         """
         return self._record([self._entry(mechanism, count, label, release_delta)], label)
 
@@ -413,6 +562,8 @@ class BudgetLedger:
         ------
         BudgetError
             If they would exceed the budget together; the ledger is unchanged.
+        LedgerFullError
+            If they would bring the ledger past ``max_entries`` entries; the ledger is unchanged.
 
         Examples
         --------
@@ -436,33 +587,46 @@ class BudgetLedger:
         return entries
 
     def _record(self, entries: list[LedgerEntry], label: str) -> BudgetLedger:
-        """Append ``entries`` if they fit together, else raise :class:`BudgetError` and append nothing."""
-        after = self.cost(self._entries + entries)
+        """Append ``entries`` if they fit together, else raise :class:`BudgetError` (or :class:`LedgerFullError`)
+        and append nothing."""
+        if self._full(len(entries)):
+            raise LedgerFullError(self._max_entries, len(self._entries) + len(entries))
+        units = [(self._per_release(e), e.count) for e in entries]
+        totals = self._totals.plus(units)
+        after = self._charge_of(totals)
         if not self._fits(after):
             raise BudgetError(
                 method=self._method,
                 budget=self.budget,
                 spent=self.spent(),
-                asked=self.cost(entries),
+                asked=self._charge_of(_Totals().plus(units)),
                 total=after,
                 releases=sum(e.count for e in entries),
                 label=label,
             )
         self._entries.extend(entries)
+        self._units.extend(unit for unit, _ in units)
+        self._own.extend(self._charge_of(_Totals().plus([release])) for release in units)
+        self._totals, self._charge = totals, after
         return self
 
     def max_count(self, mechanism, *, release_delta: float | None = None, limit: int = 10**9) -> int:
         """The largest number of further releases of ``mechanism`` that fit (0 if none, at most ``limit``)."""
         limit = check_int(limit, "limit", minimum=1)
-        if not self.can_spend(mechanism, 1, release_delta=release_delta):
+        unit = self._per_release(self._entry(mechanism, 1, "", release_delta))  # what one release adds, once
+
+        def fits(count: int) -> bool:  # can_spend(mechanism, count), but without recomputing the release's terms
+            return not self._full(1) and self._fits(self._charge_of(self._totals.plus([(unit, count)])))
+
+        if not fits(1):
             return 0
         lo, hi = 1, 2
-        while hi <= limit and self.can_spend(mechanism, hi, release_delta=release_delta):
+        while hi <= limit and fits(hi):
             lo, hi = hi, hi * 2
         hi = min(hi, limit + 1)
         while hi - lo > 1:  # lo fits, hi does not (or is past the limit)
             mid = (lo + hi) // 2
-            if self.can_spend(mechanism, mid, release_delta=release_delta):
+            if fits(mid):
                 lo = mid
             else:
                 hi = mid
@@ -471,3 +635,6 @@ class BudgetLedger:
     def reset(self) -> None:
         """Forget every spend (the budget and method stay)."""
         self._entries.clear()
+        self._units.clear()
+        self._own.clear()
+        self._resum()
