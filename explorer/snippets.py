@@ -5,11 +5,21 @@ Each snippet is built here from the real source of a function in
 app shows its demos), so that it cannot drift from what the page computed;
 ``tests/test_snippets.py`` runs every one against the demo data and compares
 what it prints with what the page shows.
+
+A snippet is code that the user runs, and column names, values and file names
+come from whoever wrote the CSV file. Every one of them is written into a
+snippet by :func:`_literal`, as a Python literal (``repr``) checked to read
+back as the same value, never as raw text: a line break in a name cannot end a
+comment or a string and start a line of code. Comments hold fixed text only.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import math
+
+import numpy as np
 
 from explorer import releases
 from explorer.dataset import Dataset
@@ -42,10 +52,80 @@ def _imports() -> str:
     return source[source.index("import numpy") : source.index("\n__all__")].rstrip() + "\n"
 
 
+def _plain(value):
+    """``value`` as plain Python (numpy scalars and arrays converted), refusing what has no literal."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    kind = type(value)  # exact types: a subclass could write itself as anything
+    if value is None or kind in (str, int, bool):
+        return value
+    if kind is float:
+        if not math.isfinite(value):  # repr gives nan or inf: names, not literals
+            raise ValueError(f"a number written into a snippet must be finite, got {value!r}")
+        return value
+    if kind in (list, tuple):
+        return kind(_plain(item) for item in value)
+    if kind is dict:
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    raise TypeError(
+        "a value written into a snippet must be a str, int, float, bool or None, or a list, tuple or dict of them, "
+        f"got {kind.__name__}"
+    )
+
+
+def _literal(value) -> str:
+    """The Python literal of ``value``: the one way anything is written into a snippet.
+
+    ``repr`` of a plain value is a literal, and ``repr`` of a str escapes every line break
+    (``\\n``, ``\\r``, ``\\x0c``, U+2028, U+2029), quotes and backslashes, so no name or value
+    can end the literal and start code. The text is checked to hold only printable characters
+    and to read back (``ast.literal_eval``) as the same value, of the same types.
+
+    Raises
+    ------
+    TypeError
+        When ``value`` (or an item of it) is not a str, int, float, bool or None, or a list,
+        tuple or dict of them (numpy scalars and arrays are converted first).
+    ValueError
+        When a number is not finite, or the text does not read back as the value.
+    """
+    plain = _plain(value)
+    text = repr(plain)
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"a value written into a snippet must read back as itself, got {text}") from None
+    if not text.isprintable() or back != plain or repr(back) != text:
+        raise ValueError(f"a value written into a snippet must read back as itself, got {text}")
+    return text
+
+
+def _args(*values) -> str:
+    """The literals of ``values``, separated by commas: a call's positional arguments."""
+    return ", ".join(map(_literal, values))
+
+
+def _keywords(options: dict, allowed) -> str:
+    """``, name=literal`` for every option that is not None; each name must be one of ``allowed``."""
+    for name in options:
+        if type(name) is not str or name not in allowed:
+            raise ValueError(f"option must be one of {', '.join(allowed)}, got {name!r}")
+    return "".join(f", {name}={_literal(value)}" for name, value in options.items() if value is not None)
+
+
+def _optional(function) -> tuple[str, ...]:
+    """The parameters of ``function`` that have a default: those a snippet may pass by name."""
+    parameters = inspect.signature(function).parameters.values()
+    return tuple(p.name for p in parameters if p.default is not inspect.Parameter.empty)
+
+
 def _load(ds: Dataset) -> str:
     if ds.demo:
-        return f"ds = load_demo({ds.demo!r})"
-    return f"ds = load_csv(open({ds.name!r}, 'rb').read(), {ds.name!r})  # the file you uploaded, beside this script"
+        return f"ds = load_demo({_literal(ds.demo)})"
+    name = _literal(ds.name)
+    return f"ds = load_csv(open({name}, 'rb').read(), {name})  # the file you uploaded, beside this script"
 
 
 def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
@@ -67,7 +147,7 @@ def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
 
 
 def _column(column: str) -> str:
-    return f"ds.frame[{column!r}]"
+    return f"ds.frame[{_literal(column)}]"
 
 
 def local_counts(ds: Dataset, column: str, oracle: str, epsilon: float, seed, valid_histogram: bool) -> str:
@@ -76,19 +156,19 @@ def local_counts(ds: Dataset, column: str, oracle: str, epsilon: float, seed, va
         ds,
         f"codes, labels, _ = encode_categories({_column(column)})\n",
         releases.local_counts,
-        f"local_counts(codes, labels, {oracle!r}, {epsilon!r}, {list(seed)!r}, valid_histogram={valid_histogram!r})",
+        f"local_counts(codes, labels, {_args(oracle, epsilon, list(seed))}, valid_histogram={_literal(valid_histogram)})",
         "print(release.to_csv(index=False))",
     )
 
 
 def central_query(ds: Dataset, column: str, query: str, epsilon: float, seed, **options) -> str:
-    """The snippet of :func:`explorer.releases.central_query` (``options``: noise, delta, bounds, bins, split)."""
-    kw = "".join(f", {k}={v!r}" for k, v in options.items() if v is not None)
+    """The snippet of :func:`explorer.releases.central_query` (``options``: noise, delta, lower, upper, bins, split)."""
+    kw = _keywords(options, _optional(releases.central_query))
     return _build(
         ds,
         f"values, dropped = numeric_values({_column(column)})  # missing values are left out\n",
         releases.central_query,
-        f"central_query(values, {query!r}, {epsilon!r}, {list(seed)!r}{kw})",
+        f"central_query(values, {_args(query, epsilon, list(seed))}{kw})",
         "print(np.atleast_1d(release.noisy_value).tolist())",
     )
 
@@ -99,14 +179,14 @@ def most_common(ds: Dataset, column: str, epsilon: float, seed) -> str:
         ds,
         f"codes, labels, _ = encode_categories({_column(column)})\n",
         releases.most_common,
-        f"most_common(codes, labels, {epsilon!r}, {list(seed)!r})",
+        f"most_common(codes, labels, {_args(epsilon, list(seed))})",
         "print(release)",
     )
 
 
 def range_queries(ds: Dataset, column: str, lower, upper, n_queries, threshold_share, c, epsilon, seeds) -> str:
     """The snippet of :func:`explorer.releases.range_queries`; prints the SVT release (no true counts)."""
-    args = f"{lower!r}, {upper!r}, {n_queries!r}, {threshold_share!r}, {c!r}, {epsilon!r}, {[list(s) for s in seeds]!r}"
+    args = _args(lower, upper, n_queries, threshold_share, c, epsilon, [list(s) for s in seeds])
     return _build(
         ds,
         f"values, dropped = numeric_values({_column(column)})\n",
@@ -122,19 +202,18 @@ def compare_counts(ds: Dataset, column: str, mechanisms, epsilon: float, delta: 
         ds,
         f"codes, labels, _ = encode_categories({_column(column)})\n",
         releases.compare_counts,
-        f"compare_counts(codes, labels, {list(mechanisms)!r}, {epsilon!r}, {delta!r}, {list(seed)!r})",
+        f"compare_counts(codes, labels, {_args(list(mechanisms), epsilon, delta, list(seed))})",
         "print(release.to_csv(index=False))",
     )
 
 
 def compare_means(ds: Dataset, column: str, lower, upper, mechanisms, epsilon: float, delta: float, seed) -> str:
     """The snippet of :func:`explorer.releases.compare_means`."""
-    args = f"{lower!r}, {upper!r}, {list(mechanisms)!r}, {epsilon!r}, {delta!r}, {list(seed)!r}"
     return _build(
         ds,
         f"values, dropped = numeric_values({_column(column)})\n",
         releases.compare_means,
-        f"compare_means(values, {args})",
+        f"compare_means(values, {_args(lower, upper, list(mechanisms), epsilon, delta, list(seed))})",
         "print(release.to_csv(index=False))",
     )
 
@@ -143,9 +222,9 @@ def count_matching(ds: Dataset, column: str, condition: str, value, epsilon: flo
     """The snippet of :func:`explorer.releases.count_matching` (prints the published count)."""
     return _build(
         ds,
-        f"mask = condition_mask({_column(column)}, {condition!r}, {value!r})  # {column} {condition} {value}\n",
+        f"mask = condition_mask({_column(column)}, {_args(condition, value)})\n",
         releases.count_matching,
-        f"count_matching(mask, {epsilon!r}, {list(seed)!r}, {noise!r}, {delta!r})",
+        f"count_matching(mask, {_args(epsilon, list(seed), noise, delta)})",
         "print(np.atleast_1d(release.noisy_value).tolist())",
     )
 
@@ -156,7 +235,7 @@ def category_counts(ds: Dataset, column: str, epsilon: float, seed, noise, delta
         ds,
         f"codes, labels, _ = encode_categories({_column(column)})\n",
         releases.category_counts,
-        f"category_counts(codes, labels, {epsilon!r}, {list(seed)!r}, {noise!r}, {delta!r})",
+        f"category_counts(codes, labels, {_args(epsilon, list(seed), noise, delta)})",
         "print(np.atleast_1d(release.noisy_value).tolist())",
     )
 
@@ -167,7 +246,7 @@ def local_mean(ds: Dataset, column: str, lower: float, upper: float, epsilon: fl
         ds,
         f"values, dropped = numeric_values({_column(column)})  # missing values are left out\n",
         releases.local_mean,
-        f"local_mean(values, {lower!r}, {upper!r}, {epsilon!r}, {list(seed)!r})",
+        f"local_mean(values, {_args(lower, upper, epsilon, list(seed))})",
         "print(release)",
     )
 
@@ -178,7 +257,7 @@ def clipping_bound(ds: Dataset, column: str, largest: float, n_candidates: int, 
         ds,
         f"values, dropped = numeric_values({_column(column)})\n",
         releases.clipping_bound,
-        f"clipping_bound(values, {largest!r}, {n_candidates!r}, {epsilon!r}, {list(seed)!r})",
+        f"clipping_bound(values, {_args(largest, n_candidates, epsilon, list(seed))})",
         "print(release)",
     )
 
@@ -189,9 +268,13 @@ def automatic_mean(ds: Dataset, column: str, largest: float, n_candidates: int, 
         ds,
         f"values, dropped = numeric_values({_column(column)})\n",
         releases.automatic_mean,
-        f"automatic_mean(values, {largest!r}, {n_candidates!r}, {epsilon!r}, {list(seed)!r})",
+        f"automatic_mean(values, {_args(largest, n_candidates, epsilon, list(seed))})",
         "print(release.noisy_value, release.bound)",
     )
+
+
+#: What label 1 means, as :func:`explorer.features.prepare_features` takes it (``label`` of :func:`private_model`).
+_LABEL_OPTIONS = ("positive", "threshold")
 
 
 def private_model(
@@ -202,18 +285,17 @@ def private_model(
     ``label`` holds ``positive`` or ``threshold`` (what label 1 means); ``columns`` are the feature columns.
     Prints the release: draw 0's weights and the (ε, δ) they cost.
     """
-    options = "".join(f", {k}={v!r}" for k, v in label.items() if v is not None)
     prepare = (
         "from explorer.features import prepare_features  # not private: the scaling statistics are read from the data\n\n"
-        f"features = prepare_features(ds.frame, {target!r}{options}, features={list(columns)!r}, "
-        f"rng=np.random.default_rng({list(split_seed)!r}))\n"
+        f"features = prepare_features(ds.frame, {_literal(target)}{_keywords(label, _LABEL_OPTIONS)}, "
+        f"features={_literal(list(columns))}, rng=np.random.default_rng({_literal(list(split_seed))}))\n"
         "X, y, X_test, y_test = features.X_train, features.y_train, features.X_test, features.y_test\n"
     )
     return _build(
         ds,
         prepare,
         (releases.split_clients, releases.private_model),
-        f"private_model({method!r}, X, y, features.feature_names, {settings!r}, {list(seed)!r}, draws={draws!r}, "
-        "X_test=X_test, y_test=y_test)",
+        f"private_model({_literal(method)}, X, y, features.feature_names, {_args(settings, list(seed))}, "
+        f"draws={_literal(draws)}, X_test=X_test, y_test=y_test)",
         "result, weights = release\nprint(weights.to_csv(index=False))",
     )

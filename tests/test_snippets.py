@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ast
 import base64
+import csv as csv_module
 import io
 import json
+import os
+import pathlib
 import subprocess
 import sys
 
@@ -15,7 +18,11 @@ import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from tests.apptest import assert_clean, metric, open_page
+from explorer import releases, snippets
+from explorer.columns import condition_mask, encode_categories, is_numeric, numeric_values
+from explorer.dataset import Dataset, load_csv
+from explorer.features import prepare_features
+from tests.apptest import PAGES, assert_clean, metric, open_page
 
 
 @pytest.fixture
@@ -184,3 +191,294 @@ def test_learning_snippet_prints_the_released_weights_and_epsilon(link, download
     eps = page.set_index("parameter")["value"]["epsilon"]
     shown = [m.value for m in at.metric if m.label in ("ε spent (PLD)", "Client-level ε (PLD)")]
     assert shown == [f"{eps:.4g}"] if shown else any(f"ε = {eps:.4g}" in m.value for m in at.markdown)
+
+
+# --------------------------------------------------------------------------- names and values from a hostile CSV
+# A snippet is code the user runs, and its column names and values come from whoever wrote the CSV file. Every
+# builder gets names and values holding each piece below; the snippet runs in a sandboxed interpreter beside the
+# uploaded file and must print the release, and nothing else may happen: no file written (the payloads write one).
+
+HOSTILE_PIECES = {
+    "newline": 'nl\nopen("PWNED_NL", "w").write("1")\n#',
+    "carriage return": 'cr\ropen("PWNED_CR", "w").write("1")\r#',
+    "CRLF": 'crlf\r\nopen("PWNED_CRLF", "w").write("1")\r\n#',
+    "quotes": "it's \"quoted\" '",
+    "backslashes": "c:\\new\\ \\",
+    "hash": "a # b",
+    "triple single quotes": "'''; open('PWNED_TS', 'w').write('1'); '''",
+    "triple double quotes": '"""; open("PWNED_TD", "w").write("1"); """',
+    "line separator": 'ls\u2028open("PWNED_LS", "w").write("1")\u2028#',
+    "paragraph separator": 'ps\u2029open("PWNED_PS", "w").write("1")\u2029#',
+    "form feed": 'ff\x0copen("PWNED_FF", "w").write("1")\x0c#',
+    "payload": 'x\nopen("PWNED", "w").write("1")\n#',
+}
+EVIL = " ".join(HOSTILE_PIECES.values())
+TEXT, NUMBER, TARGET = "text " + EVIL, "number " + EVIL, "target " + EVIL
+CATEGORIES = ("a " + EVIL, "b " + EVIL, "plain")
+LABELS = ("yes " + EVIL, "no " + EVIL)
+#: The upload's file name, which the snippet opens (a file name may hold anything but "/" and NUL, in 255 bytes).
+FILE_NAME = 'up\nopen("PWNED_FILE", "w").write("1")\n#\r\u2028\'"\\ #.csv'
+SEED = [7, 11]
+#: The variables that fix how many threads numpy's BLAS uses: the snippet computes as this process does.
+THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def table_csv(rows: list[list]) -> bytes:
+    """CSV bytes quoted as a spreadsheet writes them (quotes doubled, line breaks inside quoted fields)."""
+    out = io.StringIO(newline="")
+    csv_module.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+def hostile_upload() -> tuple[bytes, Dataset]:
+    """A table whose column names and text values hold every hostile piece, read as an upload is."""
+    rng = np.random.default_rng(0)
+    rows = [[TEXT, NUMBER, TARGET]]
+    for i in range(240):
+        number = int(rng.integers(0, 100))
+        rows.append([CATEGORIES[i % 3], number, LABELS[int(number + rng.integers(0, 40) < 70)]])
+    raw = table_csv(rows)
+    return raw, load_csv(raw, FILE_NAME)
+
+
+def files_under(root) -> set:
+    return {p.relative_to(root) for p in root.rglob("*")}
+
+
+def run_sandboxed(code: str, raw: bytes, name: str, tmp_path) -> tuple[subprocess.CompletedProcess, set]:
+    """Run ``code`` as a user runs a downloaded file, beside the upload; the process and the files it made.
+
+    Isolated mode (no environment variables of Python's, no user site, no script directory on the path), no
+    bytecode written, a minimal environment, a fresh working directory holding the upload, a timeout. The
+    output is kept as bytes, so that a carriage return it prints is not read as a newline.
+    """
+    sandbox = tmp_path / "sandbox"
+    sandbox.mkdir(parents=True)
+    (sandbox / name).write_bytes(raw)
+    (sandbox / "snippet.py").write_bytes(code.encode("utf-8"))  # as downloaded: no newline translation
+    before = files_under(tmp_path)
+    env = {"PATH": os.defpath, "HOME": str(sandbox), "LC_ALL": "C.UTF-8"}
+    env |= {k: os.environ[k] for k in THREADS if k in os.environ}
+    done = subprocess.run(
+        [sys.executable, "-I", "-B", "-X", "utf8", "snippet.py"], cwd=sandbox, env=env, capture_output=True, timeout=120
+    )
+    return done, files_under(tmp_path) - before
+
+
+def table_printed(frame: pd.DataFrame) -> str:
+    return frame.to_csv(index=False) + "\n"
+
+
+def counts_printed(result) -> str:
+    return f"{np.atleast_1d(result.noisy_value).tolist()}\n"
+
+
+def codes_of(ds: Dataset, column: str):
+    codes, labels, _ = encode_categories(ds.frame[column])
+    return codes, labels
+
+
+def values_of(ds: Dataset, column: str) -> np.ndarray:
+    return numeric_values(ds.frame[column])[0]
+
+
+def model_case(method: str, settings: dict, target: str, label: dict, features: tuple):
+    """A private_model case: the snippet, and what the release function prints when called here."""
+
+    def printed(ds: Dataset) -> str:
+        f = prepare_features(ds.frame, target, **label, features=list(features), rng=np.random.default_rng([3, 5]))
+        _, weights = releases.private_model(
+            method, f.X_train, f.y_train, f.feature_names, settings, SEED, draws=2, X_test=f.X_test, y_test=f.y_test
+        )
+        return table_printed(weights)
+
+    return lambda ds: snippets.private_model(ds, target, label, features, (3, 5), method, settings, SEED, 2), printed
+
+
+NGD = {"epsilon": 1.0, "delta": 1e-5, "iterations": 3, "clip": 1.0, "learning_rate": 1.0, "accounting": "rdp"}
+SGD = {"noise_multiplier": 1.0, "sampling_rate": 0.2, "steps": 4, "clip": 1.0, "delta": 1e-5, "history_every": 2}
+FED = {"rounds": 2, "client_rate": 1.0, "local_steps": 1, "clip": 1.0, "noise_multiplier": 1.0, "delta": 1e-5}
+SVT_SEEDS = [[1, 2], [3, 4], [5, 6]]
+
+#: Each case: the snippet built on the hostile upload, and what the same release function prints in this process.
+HOSTILE_CASES = {
+    "local_counts": (
+        lambda ds: snippets.local_counts(ds, TEXT, "OUE", 1.0, SEED, True),
+        lambda ds: table_printed(releases.local_counts(*codes_of(ds, TEXT), "OUE", 1.0, SEED, valid_histogram=True)),
+    ),
+    "local_mean": (
+        lambda ds: snippets.local_mean(ds, NUMBER, 0.0, 100.0, 1.0, SEED),
+        lambda ds: f"{releases.local_mean(values_of(ds, NUMBER), 0.0, 100.0, 1.0, SEED)}\n",
+    ),
+    "central_query histogram": (
+        lambda ds: snippets.central_query(
+            ds, NUMBER, "histogram", 1.0, SEED, noise="gaussian", delta=1e-6, lower=0.0, upper=90.0, bins=6
+        ),
+        lambda ds: counts_printed(
+            releases.central_query(
+                values_of(ds, NUMBER), "histogram", 1.0, SEED, "gaussian", 1e-6, lower=0.0, upper=90.0, bins=6
+            )
+        ),
+    ),
+    "central_query mean": (
+        lambda ds: snippets.central_query(
+            ds, NUMBER, "mean", 1.0, SEED, noise="laplace", delta=None, lower=0.0, upper=90.0, split=0.3
+        ),
+        lambda ds: counts_printed(
+            releases.central_query(values_of(ds, NUMBER), "mean", 1.0, SEED, lower=0.0, upper=90.0, split=0.3)
+        ),
+    ),
+    "count_matching text": (
+        lambda ds: snippets.count_matching(ds, TEXT, "is", CATEGORIES[1], 1.0, SEED, "laplace", None),
+        lambda ds: counts_printed(
+            releases.count_matching(condition_mask(ds.frame[TEXT], "is", CATEGORIES[1]), 1.0, SEED, "laplace", None)
+        ),
+    ),
+    "count_matching number": (
+        lambda ds: snippets.count_matching(ds, NUMBER, "≥", 50.0, 1.0, SEED, "gaussian", 1e-6),
+        lambda ds: counts_printed(
+            releases.count_matching(condition_mask(ds.frame[NUMBER], "≥", 50.0), 1.0, SEED, "gaussian", 1e-6)
+        ),
+    ),
+    "category_counts": (
+        lambda ds: snippets.category_counts(ds, TEXT, 1.0, SEED, "gaussian", 1e-6),
+        lambda ds: counts_printed(releases.category_counts(*codes_of(ds, TEXT), 1.0, SEED, "gaussian", 1e-6)),
+    ),
+    "most_common": (
+        lambda ds: snippets.most_common(ds, TEXT, 1.0, SEED),
+        lambda ds: f"{releases.most_common(*codes_of(ds, TEXT), 1.0, SEED)}\n",
+    ),
+    "range_queries": (
+        lambda ds: snippets.range_queries(ds, NUMBER, np.float64(0.0), np.float64(99.0), 12, 20.0, 3, 1.0, SVT_SEEDS),
+        lambda ds: table_printed(
+            releases.range_queries(values_of(ds, NUMBER), 0.0, 99.0, 12, 20.0, 3, 1.0, SVT_SEEDS)[
+                ["range", "passed SVT", "SVT answer"]
+            ]
+        ),
+    ),
+    "clipping_bound": (
+        lambda ds: snippets.clipping_bound(ds, NUMBER, 128.0, 8, 1.0, SEED),
+        lambda ds: f"{releases.clipping_bound(values_of(ds, NUMBER), 128.0, 8, 1.0, SEED)}\n",
+    ),
+    "automatic_mean": (
+        lambda ds: snippets.automatic_mean(ds, NUMBER, 128.0, np.int64(8), 1.0, SEED),
+        lambda ds: "{0.noisy_value} {0.bound}\n".format(
+            releases.automatic_mean(values_of(ds, NUMBER), 128.0, 8, 1.0, SEED)
+        ),
+    ),
+    "compare_counts": (
+        lambda ds: snippets.compare_counts(ds, TEXT, releases.COUNT_MECHANISMS, 1.0, 1e-6, SEED),
+        lambda ds: table_printed(
+            releases.compare_counts(*codes_of(ds, TEXT), releases.COUNT_MECHANISMS, 1.0, 1e-6, SEED)
+        ),
+    ),
+    "compare_means": (
+        lambda ds: snippets.compare_means(ds, NUMBER, 0.0, 90.0, releases.MEAN_MECHANISMS, 1.0, 1e-6, SEED),
+        lambda ds: table_printed(
+            releases.compare_means(values_of(ds, NUMBER), 0.0, 90.0, list(releases.MEAN_MECHANISMS), 1.0, 1e-6, SEED)
+        ),
+    ),
+    "private_model noisy GD": model_case(
+        "noisy gradient descent", NGD, TARGET, {"positive": LABELS[0]}, (NUMBER, TEXT)
+    ),
+    "private_model DP-SGD": model_case("DP-SGD", SGD, TARGET, {"positive": LABELS[0]}, (NUMBER, TEXT)),
+    "private_model FedAvg by column": model_case(
+        "DP-FedAvg", FED | {"clients": TEXT}, TARGET, {"positive": LABELS[0]}, (NUMBER, TEXT)
+    ),
+    "private_model FedAvg, threshold label": model_case(
+        "DP-FedAvg", FED | {"clients": 3}, NUMBER, {"threshold": 50.0}, (TEXT, TARGET)
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    """The hostile upload's bytes and Dataset, checked to hold the hostile names and values unchanged."""
+    raw, ds = hostile_upload()
+    assert list(ds.frame.columns) == [TEXT, NUMBER, TARGET]  # the names survived the reader, every piece in them
+    assert set(ds.frame[TEXT]) == set(CATEGORIES) and set(ds.frame[TARGET]) == set(LABELS)
+    assert is_numeric(ds.frame[NUMBER]) and ds.name == FILE_NAME
+    return raw, ds
+
+
+def test_every_snippet_builder_meets_the_hostile_upload():
+    assert {name.split(" ")[0] for name in HOSTILE_CASES} == set(snippets.__all__)
+
+
+@pytest.mark.parametrize("case", HOSTILE_CASES)
+def test_a_snippet_on_a_hostile_upload_prints_the_release_and_runs_nothing_else(case, hostile, tmp_path):
+    raw, ds = hostile
+    build, printed = HOSTILE_CASES[case]
+    code = build(ds)
+    done, created = run_sandboxed(code, raw, FILE_NAME, tmp_path)
+    assert not created, created  # no marker file, nor anything else
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode("utf-8") == printed(ds)  # the release, exactly, and nothing more
+    for char in "\r\x0c\u2028\u2029":  # every line break but the snippet's own \n is escaped in a literal
+        assert char not in code
+    calls = [n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    assert calls.count("open") == 1  # the upload read by _load; the payloads' open(...) stayed inside literals
+
+
+# The three reproductions of the security review, each on the Central DP page's "Count where…" view: the
+# downloaded snippet runs as it must, and the old form of its condition line (the column and value in a raw
+# comment), built here by hand, runs the payload: the upload kept it and this test would have caught the bug.
+PAYLOAD = 'x\nopen("PWNED", "w").write("1")\n#'
+REPORTED = {
+    "newline in a column name": ("city" + PAYLOAD, "Paris", [["city" + PAYLOAD, "n"], ["Paris", 1], ["Lyon", 2]]),
+    "newline in a value": ("city", "Paris" + PAYLOAD, [["city", "n"], ["Paris" + PAYLOAD, 1], ["Lyon", 2]]),
+    "carriage return in a value": (
+        "city",
+        "Paris" + PAYLOAD.replace("\n", "\r"),
+        [["city", "n"], ["Paris" + PAYLOAD.replace("\n", "\r"), 1], ["Lyon", 2]],
+    ),
+}
+
+
+@pytest.mark.parametrize("report", REPORTED)
+def test_the_reported_count_where_snippets_run_no_code_from_the_csv(report, downloads, tmp_path):
+    column, value, rows = REPORTED[report]
+    raw = table_csv(rows + [["Lyon", 3], ["Nice", 4]] * 20)
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("cities.csv", raw, "text/csv").run()
+    at.switch_page(PAGES["central"]).run()
+    at.radio(key="cen_query").set_value("Count where…").run()
+    at.selectbox(key="cen_where_column").set_value(column).run()
+    at.selectbox(key=f"cen_where_value_{column}").set_value(value).run()
+    assert_clean(at)
+    code = downloads["Python snippet"]
+    done, created = run_sandboxed(code, raw, "cities.csv", tmp_path / "safe")
+    assert done.returncode == 0 and not created, (created, done.stderr.decode()[-2000:])
+    page = csv(downloads["Teaching table (CSV)"])
+    assert ast.literal_eval(done.stdout.decode("utf-8")) == page["noisy"].tolist()
+
+    line = f"mask = condition_mask(ds.frame[{column!r}], 'is', {value!r})"
+    assert line + "\n" in code
+    unsafe = code.replace(line, f"{line}  # {column} is {value}")  # the old form
+    _, created = run_sandboxed(unsafe, raw, "cities.csv", tmp_path / "unsafe")
+    assert created == {pathlib.Path("sandbox/PWNED")}
+
+
+def test_a_snippet_writes_every_value_as_a_literal_that_reads_back():
+    from explorer.snippets import _literal
+
+    for piece in [*HOSTILE_PIECES.values(), EVIL, FILE_NAME, "\x85\x1c\x1d\x1e\x0b\t\x00"]:
+        text = _literal(piece)
+        assert ast.literal_eval(text) == piece and text.isprintable()  # no raw line break of any kind
+        assert not any(c in text for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+    assert _literal(np.float64(0.5)) == "0.5" and _literal(np.int64(3)) == "3" and _literal(np.str_("a")) == "'a'"
+    assert _literal(np.array([1, 2])) == "[1, 2]" and _literal(np.bool_(True)) == "True"
+    assert _literal({"clients": "a\nb", "rounds": (1, None)}) == "{'clients': 'a\\nb', 'rounds': (1, None)}"
+
+    class Sly(str):
+        def __repr__(self):
+            return "__import__('os').system('x')"
+
+    for refused in (Sly("a"), {1, 2}, b"a", pd.Timestamp(0), object(), [1, object()]):
+        with pytest.raises(TypeError, match="must be a str, int, float, bool or None"):
+            _literal(refused)
+    for refused in (float("nan"), float("inf"), [1.0, -np.inf]):
+        with pytest.raises(ValueError, match="must be finite"):
+            _literal(refused)
+    with pytest.raises(ValueError, match="option must be one of"):
+        snippets.central_query(load_csv(b"a\n1\n"), "a", "count", 1.0, SEED, **{"noise=0)\nopen('x','w')#": 1})
