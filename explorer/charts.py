@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import html
+import datetime
+import numbers
+import re
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 # Streamlit's theme draws the charts; a Plotly template under it changed only hairlines and added
@@ -43,13 +47,91 @@ LEGEND_ABOVE = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "r
 MARK = {"color": "#212529", "dash": "dash", "width": 1.5}
 
 
-def _clean(spec):
-    """The spec without ``None`` values, which Plotly reads as 'unset' anyway."""
+class Bold(str):
+    """Label text the code wants in bold: escaped, then wrapped in ``<b>`` by :func:`_clean` (user text cannot)."""
+
+
+class Lines(tuple):
+    """Label text the code breaks into lines (``Lines("first", Bold("second"))``): each escaped, joined by ``<br>``.
+
+    A newline inside a string is no line break (Plotly draws it as a space), so user text cannot break a label.
+    """
+
+    def __new__(cls, *lines):
+        return super().__new__(cls, lines)
+
+
+#: a Plotly variable (``x``, ``customdata[0]``, ``fullData.name``) with an optional ``:d3-format`` or ``|date-format``
+_FIELD = re.compile(r"[A-Za-z_][\w.\[\]]*(?:[:|][^{}<>&]*)?")
+
+
+class Field(str):
+    """A placeholder of a :class:`Hover` template: ``Field("x:.4f")`` is Plotly's ``%{x:.4f}``."""
+
+    def __new__(cls, name: str):
+        if not _FIELD.fullmatch(name):
+            raise ValueError(f"name must be a Plotly variable with an optional format, got {name!r}")
+        return super().__new__(cls, name)
+
+
+@dataclass(frozen=True, init=False)
+class Hover:
+    """A hovertemplate: text and :class:`Field` placeholders, then the ``<extra>`` box (``extra=None``: Plotly's own).
+
+    Only a ``Field`` becomes a placeholder: a ``%{y}`` in a text part (a column name) is shown as written.
+    """
+
+    parts: tuple
+    extra: str | None
+
+    def __init__(self, *parts, extra: str | None = ""):
+        object.__setattr__(self, "parts", parts)
+        object.__setattr__(self, "extra", extra)
+
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def _text(value, template: bool = False) -> str:
+    """A label as Plotly markup: all text escaped; tags only from :class:`Bold`, :class:`Lines` and :class:`Hover`.
+
+    Plotly draws ``<a href>``, ``<span style>``, ``<b>``, ``<br>`` from any string it shows and reads ``&amp;``,
+    ``&lt;``, ``&gt;`` and numeric references back as characters (``&quot;`` it would show as written, so quotes
+    stay as they are: without ``<`` they start no tag). In a template (``hovertemplate``, ``texttemplate``)
+    ``%`` becomes ``&#37;`` too, so that text forms no ``%{...}`` placeholder.
+    """
+    if isinstance(value, Hover):
+        body = "".join(f"%{{{p}}}" if isinstance(p, Field) else _text(p, template=True) for p in value.parts)
+        return body if value.extra is None else f"{body}<extra>{_text(value.extra, template=True)}</extra>"
+    if isinstance(value, Lines):
+        return "<br>".join(_text(line, template) for line in value)
+    text = str(value).translate(_ESCAPES)
+    if template:
+        text = text.replace("%", "&#37;")
+    return f"<b>{text}</b>" if isinstance(value, Bold) else text
+
+
+def _clean(spec, key: str = ""):
+    """The spec as Plotly gets it: no ``None`` values (Plotly reads them as 'unset' anyway), every text escaped.
+
+    The one place where text becomes markup, walked last over the whole figure: titles, axis titles, legend
+    names, category labels, tick labels, hover text and templates, annotations, text on traces. Every string
+    and every value that is neither a number nor a date passes through :func:`_text`; strings that are no text
+    (colours, modes, anchors, formats) hold none of ``& < >`` and come out as they went in. ``key``: the field
+    the value sits under (``%`` is escaped under one ending in ``template``).
+    """
     if isinstance(spec, dict):
-        return {k: _clean(v) for k, v in spec.items() if v is not None}
-    if isinstance(spec, list):
-        return [_clean(v) for v in spec]
-    return spec
+        return {k: _clean(v, k) for k, v in spec.items() if v is not None}
+    if isinstance(spec, str | Lines | Hover):
+        return _text(spec, template=key.endswith("template"))
+    if isinstance(spec, list | tuple):
+        return [_clean(v, key) for v in spec]
+    if isinstance(spec, np.ndarray | pd.Series | pd.Index):
+        # numbers and dates as they are; text (category labels) and other objects one by one
+        return spec if spec.dtype.kind in "biufcmM" else [_clean(v, key) for v in spec.tolist()]
+    if spec is None or isinstance(spec, bool | numbers.Number | np.generic | datetime.date):
+        return spec
+    return _text(spec, template=key.endswith("template"))  # any other object Plotly would write as its str
 
 
 def _figure(traces: list, title: str, x: str, y: str, height: int = 420, xaxis=None, yaxis=None, **layout) -> go.Figure:
@@ -59,7 +141,7 @@ def _figure(traces: list, title: str, x: str, y: str, height: int = 420, xaxis=N
     paths, ``add_vline``) cost 10-15 ms a chart, most of a page's rerun under load.
     """
     spec = {
-        "title": {"text": html.escape(title), "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
         # no SI suffixes (a density of 0.0004 would read "400μ"): plain numbers unless an axis asks otherwise
         "xaxis": {"title": {"text": x}, "exponentformat": "none", **(xaxis or {})},
         "yaxis": {"title": {"text": y}, "exponentformat": "none", **(yaxis or {})},
@@ -115,7 +197,7 @@ def true_vs_noisy_bars(
     labels, true, noisy, bound=None, title="True and noisy answers", y="count", mechanism: str | None = None
 ) -> go.Figure:
     """Grouped bars: the truth in grey, one noisy release in its mechanism's colour with its error bar."""
-    labels = [html.escape(str(v)) for v in labels]  # Plotly renders a subset of HTML in tick labels
+    labels = [str(v) for v in labels]  # category labels, even when they read as numbers
     err = None
     if bound is not None:
         err = {
@@ -219,7 +301,7 @@ def curves(
 def probability_bars(labels, probs, highlight=None, title="", y="probability") -> go.Figure:
     colours = [NOISY if i != highlight else "#e8590c" for i in range(len(probs))]
     return _figure(
-        [{"type": "bar", "x": [html.escape(str(v)) for v in labels], "y": probs, "marker": {"color": colours}}],
+        [{"type": "bar", "x": [str(v) for v in labels], "y": probs, "marker": {"color": colours}}],
         title,
         "",
         y,
@@ -228,7 +310,7 @@ def probability_bars(labels, probs, highlight=None, title="", y="probability") -
 
 def probabilities_and_frequencies(labels, probs, freqs, highlight=None, title="", trials=None) -> go.Figure:
     """Theoretical probability of each candidate (bars, ``highlight`` in orange) with its empirical frequency (dots)."""
-    labels = [html.escape(str(v)) for v in labels]
+    labels = [str(v) for v in labels]  # category labels, even when they read as numbers
     colours = [NOISY if i != highlight else "#e8590c" for i in range(len(probs))]
     return _figure(
         [
@@ -268,7 +350,7 @@ def overlaid_histograms(
         )
     # the first mark is dashed with its label to the right; the next ones dotted, labels alternating sides
     lines = [
-        _vline(x, html.escape(label), {**MARK, "dash": "dash" if j == 0 else "dot"}, right=j % 2 == 0)
+        _vline(x, label, {**MARK, "dash": "dash" if j == 0 else "dot"}, right=j % 2 == 0)
         for j, (label, x) in enumerate((marks or {}).items())
     ]
     return _figure(
@@ -284,7 +366,7 @@ def overlaid_histograms(
 
 def answers_against_threshold(labels, true, noisy: dict, threshold, title="", y="count") -> go.Figure:
     """True answers as grey bars, noisy answers as markers (NaN: not released), the threshold as a line."""
-    labels = [html.escape(str(v)) for v in labels]  # Plotly renders a subset of HTML in tick labels
+    labels = [str(v) for v in labels]  # category labels, even when they read as numbers
     traces = [
         {"type": "bar", "x": labels, "y": np.asarray(true), "name": "true", "marker": {"color": TRUE}, "opacity": 0.7}
     ]
@@ -352,13 +434,13 @@ def xy_curves(
                 "y": 1,
                 "yref": "paper",
                 "yanchor": "bottom",
-                "text": html.escape(current_label),
+                "text": current_label,
                 "showarrow": False,
                 "font": {"size": 12},
             }
         )
     if hline is not None:
-        shape, note = _hline(hline[0], html.escape(hline[1]), {"color": "#c92a2a", "dash": "dot"}, above=False)
+        shape, note = _hline(hline[0], hline[1], {"color": "#c92a2a", "dash": "dot"}, above=False)
         shapes.append(shape)
         notes.append(note)
     if log_x:
@@ -389,7 +471,7 @@ def xy_curves(
 
 def releases_against_truth(labels, true, releases: dict, title="", y="count") -> go.Figure:
     """The truth in grey and one release of each mechanism beside it, one colour per mechanism."""
-    labels = [html.escape(str(v)) for v in labels]
+    labels = [str(v) for v in labels]  # category labels, even when they read as numbers
     traces = [
         {"type": "bar", "x": labels, "y": np.asarray(true, dtype=float), "name": "true", "marker": {"color": TRUE}}
     ]
@@ -399,7 +481,7 @@ def releases_against_truth(labels, true, releases: dict, title="", y="count") ->
                 "type": "bar",
                 "x": labels,
                 "y": np.asarray(values, dtype=float),
-                "name": html.escape(str(name)),
+                "name": str(name),
                 "marker": {"color": colour_of(name, i + 1)},
             }
         )
@@ -417,14 +499,14 @@ def error_boxes(errors: dict, title="", y="noisy − true") -> go.Figure:
         traces.append(
             {
                 "type": "box",
-                "name": html.escape(str(name)),
+                "name": str(name),
                 "q1": [q[1]],
                 "median": [q[2]],
                 "q3": [q[3]],
                 "lowerfence": [q[0]],
                 "upperfence": [q[4]],
                 "mean": [float(values.mean())],
-                "x": [html.escape(str(name))],
+                "x": [str(name)],
                 "marker": {"color": colour},
                 "line": {"color": colour},
                 "fillcolor": colour,
@@ -438,18 +520,17 @@ def error_boxes(errors: dict, title="", y="noisy − true") -> go.Figure:
 
 def values_against_truth(values: dict, truth: float, title="", y="") -> go.Figure:
     """One released number per mechanism as a dot, the true number as a dashed line (the axis zoomed on them)."""
-    names = [html.escape(str(n)) for n in values]
     traces = [
         {
             "type": "scatter",
-            "x": [name],
+            "x": [str(name)],
             "y": [float(v)],
             "mode": "markers",
-            "name": name,
-            "marker": {"color": colour_of(original, i), "size": 16, "symbol": "diamond"},
+            "name": str(name),
+            "marker": {"color": colour_of(name, i), "size": 16, "symbol": "diamond"},
             "showlegend": False,
         }
-        for i, (name, (original, v)) in enumerate(zip(names, values.items()))
+        for i, (name, v) in enumerate(values.items())
     ]
     shape, note = _hline(truth, f"true: {truth:,.6g}", {"color": TRUE, "dash": "dash", "width": 2})
     return _figure(traces, title, "", y, height=340, shapes=[shape], annotations=[note])
@@ -520,7 +601,7 @@ def audit_gauge(claimed: float, lower: float, confidence: float, actual: float |
         "textposition": "inside" if lower > 0.3 * top else "outside",
         "insidetextanchor": "end",
         "name": "lower bound",
-        "hovertemplate": "lower bound on ε: %{x:.4f}<extra></extra>",
+        "hovertemplate": Hover("lower bound on ε: ", Field("x:.4f")),
     }
     return _figure(
         [bar],
@@ -575,7 +656,7 @@ def audit_histograms(outputs0, outputs1, kind: str, value: float, event: str, ti
         "line": {"width": 0},
     }
     # the label goes on the side of the line with more room
-    line, note = _vline(value, f"S = {{{html.escape(event)}}}", MARK, right=value - low < high - value)
+    line, note = _vline(value, f"S = {{{event}}}", MARK, right=value - low < high - value)
     return _figure(
         traces,
         title,
@@ -590,7 +671,7 @@ def audit_histograms(outputs0, outputs1, kind: str, value: float, event: str, ti
 
 def audit_output_bars(labels, share0, share1, highlight: int | None, title="") -> go.Figure:
     """Share of runs giving each output, on x and on x′ side by side; the event's output ``highlight`` outlined."""
-    labels = [html.escape(str(v)) for v in labels]
+    labels = [str(v) for v in labels]  # category labels, even when they read as numbers
     outline = [3 if i == highlight else 0 for i in range(len(labels))]
     traces = [
         {
@@ -788,7 +869,7 @@ def band_curves(
                 "type": "scatter",
                 "x": x,
                 "y": np.asarray(s["y"], dtype=float),
-                "name": html.escape(name),
+                "name": name,
                 "mode": "lines+markers" if x.size <= 12 else "lines",
                 "line": {"color": colour, "width": 2.5, "dash": "dash" if s.get("dash") else None},
                 "legendgroup": group,
@@ -807,13 +888,13 @@ def band_curves(
                 "y": 1,
                 "yref": "paper",
                 "yanchor": "bottom",
-                "text": html.escape(" · ".join(labels)),
+                "text": " · ".join(labels),
                 "showarrow": False,
                 "font": {"size": 12},
             }
         )
     for y, label in hlines:
-        shape, note = _hline(y, html.escape(label), {"color": "#c92a2a", "dash": "dot", "width": 1.5}, above=False)
+        shape, note = _hline(y, label, {"color": "#c92a2a", "dash": "dot", "width": 1.5}, above=False)
         shapes.append(shape)
         notes.append(note)
     xaxis = {}

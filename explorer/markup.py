@@ -8,6 +8,11 @@ import re
 __all__ = ["md", "sentence", "plain_sentence", "PARAMETER_WORDS", "power_of_two", "number"]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=])")
+#: Where GitHub-flavoured Markdown starts a link of its own in plain text: ``www.``, ``http://``, ``https://``,
+#: ``a@b.c``. It looks for them in the text after escapes and character references are read (``http\://`` and
+#: ``http&#58;//`` are links too), so an invisible U+2060 WORD JOINER goes where the pattern needs a character.
+_AUTOLINK = re.compile(r"(?<=www)(?=\.)|(?<=https)(?=:)|(?<=http)(?=:)|(?=@)", re.IGNORECASE)
+_WORD_JOINER = "\u2060"
 
 
 def md(value) -> str:
@@ -16,12 +21,16 @@ def md(value) -> str:
     Column names, category values, file names and exception messages that quote
     them all pass through here before ``st.markdown``, ``st.info``, ``st.warning``,
     ``st.error``, ``st.toast`` or a metric label, so that ``![x](http://host/p.png)``
-    renders as those characters and never as an image.
+    renders as those characters and never as an image, and a URL or an e-mail
+    address in them reads the same but is no link (a word joiner, which shows
+    nothing, sits before its ``:``, ``.`` or ``@``).
 
     >>> md("![x](http://h/p.png)")
-    '\\\\!\\\\[x\\\\]\\\\(http\\\\://h/p\\\\.png\\\\)'
+    '\\\\!\\\\[x\\\\]\\\\(http\\u2060\\\\://h/p\\\\.png\\\\)'
+    >>> md("www.example.org, me@example.org")
+    'www\\u2060\\\\.example\\\\.org, me\\u2060@example\\\\.org'
     """
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(value))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(_WORD_JOINER, str(value)))
 
 
 def sentence(exc: BaseException) -> str:

@@ -326,3 +326,99 @@ def test_a_fresh_servers_first_visitors_see_the_real_navigation_and_are_heard(br
         assert "ldp_epsilon=" in local.url
         for p in visits.values():
             p.context.close()
+
+
+#: column names and values a browser would draw as a live link, as 60 px red text, or link of its own (bare URLs)
+HOSTILE_LINK = '<a href="http://example.invalid/link">link</a>'
+HOSTILE_STYLE = "font-size:60px;color:red"
+HOSTILE_SPAN = f'<span style="{HOSTILE_STYLE}">BIG</span>'
+#: the bare URL comes most often: the pages name the most common value in sentences
+HOSTILE_CELLS = [
+    "www.example.invalid",
+    HOSTILE_LINK,
+    HOSTILE_SPAN,
+    "http://example.invalid/bare",
+    "www.example.invalid",
+]
+#: (sidebar label, the control that opens a view, what the link then says): every page, and every view whose
+#: charts or sentences name the column or its values
+HOSTILE_WALK = [
+    ("Overview", None, None),
+    ("Data", None, None),
+    ("Local DP", None, None),
+    ("Local DP", ("tab", "Mean of a number"), "ldp_view=Mean"),
+    ("Central DP", None, None),
+    ("Central DP", ("radio", "Histogram"), "cen_query=Histogram"),
+    ("Central DP", ("radio", "Category counts"), "cen_query=Category"),
+    ("Central DP", ("radio", "Most common value"), "cen_query=Most"),
+    ("Sparse vector", None, None),
+    ("Sparse vector", ("tab", "Automatic mean"), "svt_view=Automatic"),
+    ("Sparse vector", ("tab", "Range queries"), "svt_view=Range"),
+    ("Accountant", None, None),
+    ("Compare", None, None),
+    ("Compare", ("select", "Mean of a number"), "cmp_query=Mean"),
+    ("Audit", None, None),
+    ("Learning", None, None),
+]
+
+
+def hostile_markup(p, base: str) -> list[str]:
+    """Links (HTML or SVG) that lead off the machine or to the hostile URL, and elements with the hostile style."""
+    return p.evaluate(
+        """(base) => {
+            const found = [];
+            for (const a of document.querySelectorAll('a')) {
+                const raw = a.getAttribute('href') ?? a.getAttributeNS('http://www.w3.org/1999/xlink', 'href');
+                if (raw === null) continue;
+                const url = new URL(raw, location.href).href;
+                if (url.includes('example.invalid') || !(url.startsWith(base) || /^(data|blob|about):/.test(url)))
+                    found.push('link to ' + url + ': ' + a.textContent.slice(0, 80));
+            }
+            for (const e of document.querySelectorAll('[style]'))
+                if (/60px/.test(e.getAttribute('style'))) found.push('style: ' + e.outerHTML.slice(0, 160));
+            return found;
+        }""",
+        base,
+    )
+
+
+def test_hostile_names_and_values_stay_text_in_every_chart_and_sentence(page, app_url):
+    names = [
+        f"{HOSTILE_LINK}{HOSTILE_SPAN} www.example.invalid",
+        f"{HOSTILE_SPAN}{HOSTILE_LINK} http://example.invalid/n a@example.invalid",
+        "g",
+    ]
+    rows = [[HOSTILE_CELLS[i % 5], str(i % 37), "ab"[(i // 3) % 2]] for i in range(400)]
+    raw = "\n".join(",".join('"' + c.replace('"', '""') + '"' for c in row) for row in [names, *rows]) + "\n"
+    upload(page, "hostile.csv", raw.encode())
+    in_charts, sentences = set(), []
+    for label, control, url in HOSTILE_WALK:
+        if control is None:
+            page.locator(NAV_LINK, has_text=label).first.click()
+            page.wait_for_url(re.compile(rf"/{PAGES[label]}(\?.*)?$"))
+        elif control[0] == "tab":
+            page.get_by_role("tab", name=control[1]).click()
+        elif control[0] == "radio":
+            page.locator('[data-testid="stRadio"] label', has_text=control[1]).click()
+        else:
+            page.locator('[data-testid="stSelectbox"]', has_text="Query").first.click()
+            page.get_by_role("option", name=control[1], exact=True).click()
+        if url:
+            page.wait_for_url(re.compile(re.escape(url)))
+        wait_for_page(page)
+        assert_no_error(page)
+        view = f"{label} {control or ''}"
+        assert not hostile_markup(page, app_url), (view, hostile_markup(page, app_url))
+        shown = page.evaluate(
+            """() => [
+                [...document.querySelectorAll('.js-plotly-plot')].map(c => c.textContent).join(' '),
+                [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')].map(m => m.innerText).join(' '),
+            ]"""
+        )
+        if HOSTILE_SPAN in shown[0]:
+            in_charts.add(view)
+        sentences.append(shown[1].replace("\u2060", ""))  # md()'s word joiners show nothing
+    # the hostile text was on screen, as the text it is: in charts and in sentences, on the mechanism pages
+    assert {"Local DP ", "Central DP ('radio', 'Histogram')", "Compare "} <= in_charts, in_charts
+    said = " ".join(sentences)
+    assert "'www.example.invalid'" in said and "http://example.invalid/n a@example.invalid" in said, said[-2000:]

@@ -1,8 +1,11 @@
 """The shared Plotly figures: what they mark, where, and that user text stays text."""
 
+import inspect
 import json
+import re
 
 import numpy as np
+import pandas as pd
 import plotly.io as pio
 import pytest
 
@@ -89,3 +92,179 @@ def test_axes_never_use_si_suffixes():
     assert fig.layout.xaxis.exponentformat == "none" and fig.layout.yaxis.exponentformat == "none"
     log = charts.curves([1, 10, 100], {"a": [1e-3, 1e-1, 10.0]}, log_y=True)
     assert log.layout.yaxis.exponentformat == "power"  # log axes over decades keep 10ⁿ labels
+
+
+# ------------------------------------------------------------------ user text in every chart stays text
+
+
+def hostile(tag: str) -> str:
+    """Text that Plotly would draw as a live link, 60 px red text and bold, with a placeholder and a bare URL."""
+    return (
+        f'<a href="http://example.invalid/{tag}">{tag}</a><span style="font-size:60px;color:red">BIG</span>'
+        f"<b>b</b><br><i>i</i> %{{y}} www.example.invalid/{tag}"
+    )
+
+
+#: every public chart with a hostile string in each string argument; ``mechanism`` only picks a colour
+CHART_CALLS = {
+    "true_vs_noisy_bars": lambda h: charts.true_vs_noisy_bars(
+        [h("label"), 3], [1, 2], [1.5, 2.5], 0.3, h("title"), h("y"), mechanism=h("mechanism")
+    ),
+    "error_histogram": lambda h: charts.error_histogram(
+        [0.0, 1.0, 2.0], [0, 1], [0.5, 0.5], h("title"), h("x"), h("density_name"), 0.5, mechanism=h("mechanism")
+    ),
+    "curves": lambda h: charts.curves(
+        [1, 2, 3], {h("series"): [1, 2, 3]}, 2, h("title"), h("x_title"), h("y_title"), current_label=h("current")
+    ),
+    "probability_bars": lambda h: charts.probability_bars([h("label")], [1.0], 0, h("title"), h("y")),
+    "probabilities_and_frequencies": lambda h: charts.probabilities_and_frequencies(
+        [h("label")], [1.0], [1.0], 0, h("title"), 10
+    ),
+    "overlaid_histograms": lambda h: charts.overlaid_histograms(
+        {h("series"): [1, 2]}, h("title"), h("x_title"), 1, {h("mark"): 1.0, h("mark2"): 2.0}, h("y_title")
+    ),
+    "answers_against_threshold": lambda h: charts.answers_against_threshold(
+        [h("label")], [1], {h("series"): [2]}, 1, h("title"), h("y")
+    ),
+    "xy_curves": lambda h: charts.xy_curves(
+        {h("series"): ([1, 2], [1, 2])},
+        1.5,
+        h("title"),
+        h("x_title"),
+        h("y_title"),
+        current_label=h("current"),
+        dashed=(h("series"),),
+        hline=(1.0, h("hline")),
+    ),
+    "releases_against_truth": lambda h: charts.releases_against_truth(
+        [h("label")], [1], {h("series"): [2]}, h("title"), h("y")
+    ),
+    "error_boxes": lambda h: charts.error_boxes({h("series"): [0.1, -0.2, 0.3]}, h("title"), h("y")),
+    "values_against_truth": lambda h: charts.values_against_truth({h("series"): 1.0}, 1.1, h("title"), h("y")),
+    "audit_gauge": lambda h: charts.audit_gauge(1.0, 0.5, 0.95, 2.0, h("title")),
+    "audit_histograms": lambda h: charts.audit_histograms(
+        [0.0, 1.0], [1.0, 2.0], ">=", 1.0, h("event"), h("title"), h("x")
+    ),
+    "audit_output_bars": lambda h: charts.audit_output_bars(
+        [h("label"), h("label2")], [0.5, 0.5], [0.4, 0.6], 0, h("title")
+    ),
+    "audit_bound_curve": lambda h: charts.audit_bound_curve([10, 100], [0.1, 0.5], 1.0, (100, 0.5), 2.0, h("title")),
+    "impossible_shares": lambda h: charts.impossible_shares(
+        [0.1, 1.0], {h("series"): ([0.1, 0.2], [0.0, 0.1], [0.2, 0.3])}, 0.5, h("title")
+    ),
+    "band_curves": lambda h: charts.band_curves(
+        {h("series"): {"x": [1, 2], "y": [0.5, 0.6], "low": [0.4, 0.5], "high": [0.6, 0.7]}},
+        h("title"),
+        h("x_title"),
+        h("y_title"),
+        True,
+        [(1.0, h("mark"))],
+        [(0.5, h("hline"))],
+    ),
+}
+
+#: Plotly's tags (it draws these from any string it shows) and its placeholders
+_TAG = re.compile(r"<\s*/?\s*[a-z]", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"%\{[^}]*\}")
+
+
+def _strings(value, key=""):
+    """(field, string) for every string in a figure's JSON."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v, key)
+    elif isinstance(value, str):
+        yield key, value
+
+
+def markup_in(figure) -> list[tuple[str, str]]:
+    """Every string of the figure that Plotly would read as markup other than the code's own.
+
+    The code's own: ``<extra>`` and the placeholders it wrote (``Field``) at the end of a hovertemplate.
+    """
+    spec = figure if isinstance(figure, dict) else json.loads(pio.to_json(figure, validate=False))
+    found = []
+    for key, text in _strings(spec):
+        if key.endswith("template"):
+            text = re.sub(r"<extra>[^<]*</extra>$", "", text)
+            if "%{y}" in _PLACEHOLDER.findall(text):  # no chart of the code writes %{y}: it came from the text
+                found.append((key, text))
+        if _TAG.search(text):
+            found.append((key, text))
+    return found
+
+
+def test_every_public_chart_is_called_with_hostile_text():
+    public = {
+        name
+        for name, f in inspect.getmembers(charts, inspect.isfunction)
+        if f.__module__ == charts.__name__ and not name.startswith("_") and "go.Figure" in str(f.__annotations__)
+    }
+    assert public == set(CHART_CALLS)
+
+
+@pytest.mark.parametrize("name", sorted(CHART_CALLS))
+def test_no_user_string_becomes_markup_in_any_chart(name):
+    shown = []
+
+    def tagged(tag):
+        shown.append(tag)
+        return hostile(tag)
+
+    figure = CHART_CALLS[name](tagged)
+    assert not markup_in(figure), markup_in(figure)
+    strings = [text for _, text in _strings(json.loads(pio.to_json(figure, validate=False)))]
+    # every argument's text reached the figure (so the check above had something to catch), escaped once
+    for tag in set(shown) - {"mechanism"}:
+        escaped = f'&lt;a href="http://example.invalid/{tag}"&gt;{tag}&lt;/a&gt;'
+        assert any(escaped in text for text in strings), tag
+    assert not any("&amp;lt;" in text for text in strings)
+
+
+def test_the_markup_check_catches_an_unescaped_label():
+    # negative control: the same spec without the escaping walk is caught, in a title, a name or a category
+    raw = {"data": [{"type": "bar", "x": ["a"], "y": [1], "name": "n"}], "layout": {"title": {"text": "t"}}}
+    assert not markup_in(raw)
+    for path in (("layout", "title", "text"), ("data", 0, "name"), ("data", 0, "x", 0)):
+        spec = json.loads(json.dumps(raw))
+        *parent, last = path
+        node = spec
+        for step in parent:
+            node = node[step]
+        node[last] = hostile("control")
+        assert markup_in(spec), path
+        assert not markup_in(charts._clean(spec)), path
+    # a placeholder from text inside a hovertemplate is caught too
+    assert markup_in({"data": [{"hovertemplate": "%{x} %{y}<extra></extra>"}]})
+    assert not markup_in({"data": [{"hovertemplate": "%{x:.4f}<extra></extra>"}]})
+
+
+def test_the_codes_own_markup_cannot_come_from_text():
+    assert charts._clean({"text": charts.Lines("a<b", charts.Bold("c&d"))}) == {"text": "a&lt;b<br><b>c&amp;d</b>"}
+    assert charts._clean({"text": "one\ntwo"}) == {"text": "one\ntwo"}  # Plotly draws a newline as a space
+    hover = charts.Hover("column %{y} <b>", charts.Field("x:.4f"), " 95%")
+    assert charts._clean({"hovertemplate": hover}) == {
+        "hovertemplate": "column &#37;{y} &lt;b&gt;%{x:.4f} 95&#37;<extra></extra>"
+    }
+    assert charts._clean({"hovertemplate": charts.Hover(charts.Field("y"), extra=None)}) == {"hovertemplate": "%{y}"}
+    assert charts._clean({"hovertemplate": "%{y}"}) == {"hovertemplate": "&#37;{y}"}  # a plain string is text
+    assert charts._clean({"tickformat": ".1%"}) == {"tickformat": ".1%"}  # formats are no template
+    with pytest.raises(ValueError, match="name must be a Plotly variable"):
+        charts.Field("x}<a href=x>")
+
+
+def test_text_in_arrays_and_objects_is_escaped_and_numbers_stay_numbers():
+    labels = np.array(["<b>x</b>", "y"], dtype=object)
+    assert charts._clean({"x": labels}) == {"x": ["&lt;b&gt;x&lt;/b&gt;", "y"]}
+    assert charts._clean({"x": pd.Series(["<i>"])}) == {"x": ["&lt;i&gt;"]}
+    numbers = np.arange(3.0)
+    assert charts._clean({"y": numbers})["y"] is numbers
+
+    class Shown:
+        def __str__(self):
+            return "<a href='http://example.invalid'>x</a>"
+
+    assert charts._clean({"text": Shown()}) == {"text": "&lt;a href='http://example.invalid'&gt;x&lt;/a&gt;"}

@@ -1,11 +1,16 @@
 """What hostile or impossible input gets: a message, never a crash, never code run."""
 
+import json
 import pathlib
 import re
 
 import pytest
 
+from explorer.learning_dp_sgd import SGD_PARTS
+from explorer.learning_fedavg import FED_PARTS
+from explorer.learning_noisy_gd import NGD_PARTS
 from tests.apptest import PAGES, open_page
+from tests.test_charts import markup_in
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -182,3 +187,54 @@ def test_hostile_category_values_stay_text_on_every_page(page, link):
     assert not at.exception, [e.value for e in at.exception]
     for text in _shown_text(at):
         assert "![" not in text and "<b>" not in text and "](http" not in text, text
+
+
+#: text that Plotly draws as a live link and as 60 px red text, a bare URL, a placeholder of Plotly's hover templates
+CHART_LINK = '<a href="http://example.invalid/chart">link</a>'
+CHART_SPAN = '<span style="font-size:60px;color:red">BIG</span>'
+CHART_TEXT = [CHART_LINK, CHART_SPAN, "www.example.invalid", "http://example.invalid/bare", "%{y}<b>b</b>"]
+#: every page and every view that draws, and whether its charts name the chosen column or its values (the Learning
+#: page's views and their parts are tabs bound to the link)
+CHART_VIEWS = (
+    [("home", {}, False), ("data", {}, False), ("local", {}, True), ("local", {"ldp_view": "Mean of a number"}, True)]
+    + [("central", {"cen_query": q}, False) for q in ("Count", "Sum", "Mean", "Count where…")]
+    + [("central", {"cen_query": q}, True) for q in ("Histogram", "Category counts", "Most common value")]
+    + [("svt", {"svt_view": "Choosing a clipping bound"}, False)]
+    + [("svt", {"svt_view": v}, True) for v in ("Automatic mean", "Range queries")]
+    + [("accountant", {}, False), ("compare", {}, True), ("compare", {"cmp_query": "Mean of a number"}, True)]
+    + [("audit", {"aud_view": v}, False) for v in ("Audit a mechanism", "Floating-point attack")]
+    + [("learning", {"lrn_ngd_part": p}, False) for p in NGD_PARTS]
+    + [("learning", {"lrn_view": "DP-SGD", "lrn_sgd_part": p}, False) for p in SGD_PARTS]
+    + [("learning", {"lrn_view": "Federated averaging", "lrn_fed_part": p}, False) for p in FED_PARTS]
+)
+
+
+def _cell(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _chart_upload():
+    """A table whose column names and category values are all hostile text: every chart of the pages draws them."""
+    names = [f"{CHART_LINK}{CHART_SPAN} www.example.invalid %{{y}}", f"{CHART_SPAN} {CHART_LINK} n", "yes"]
+    rows = "\n".join(f"{_cell(CHART_TEXT[i % len(CHART_TEXT)])},{i % 37},{'ab'[(i // 3) % 2]}" for i in range(1000))
+    at = open_page("data")
+    raw = f"{','.join(map(_cell, names))}\n{rows}\n".encode()
+    at.file_uploader(key="data_upload").upload("charts.csv", raw, "text/csv").run()
+    return at
+
+
+@pytest.mark.parametrize(
+    "page, link, names", CHART_VIEWS, ids=[f"{p}-{'-'.join(link.values()) or 'default'}" for p, link, _ in CHART_VIEWS]
+)
+def test_hostile_column_names_and_values_stay_text_in_every_chart(page, link, names):
+    at = _chart_upload()
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.switch_page(PAGES[page]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    assert specs or page == "data", f"{page} {link} drew no chart"
+    for spec in specs:
+        assert not markup_in(spec), markup_in(spec)
+    if names:  # the hostile text reached a chart, escaped: the check above had something to catch
+        assert "&lt;a href=" in json.dumps(specs), [s["layout"].get("title") for s in specs]
