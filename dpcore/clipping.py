@@ -34,13 +34,16 @@ import numpy as np
 
 from dpcore.laplace import Laplace, laplace_sum_pdf, sample_laplace
 from dpcore.lattice import lattice_mechanism
+from dpcore.limits import MAX_CANDIDATES
 from dpcore.svt import _trial_blocks, above_threshold_trials, naive_scale
 from dpcore.validation import (
     as_generator,
+    check_elements,
     check_epsilon,
     check_int,
     check_numeric_array,
     check_positive,
+    check_trials,
 )
 
 __all__ = [
@@ -81,8 +84,8 @@ def one_two_five_ladder(first_decade: int = 0, last_decade: int = 6) -> np.ndarr
     >>> one_two_five_ladder(0, 1).tolist()
     [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
     """
-    first_decade = check_int(first_decade, "first_decade")
-    last_decade = check_int(last_decade, "last_decade", minimum=first_decade)
+    first_decade = check_int(first_decade, "first_decade", minimum=-300, maximum=300)  # 10.0**e stays finite
+    last_decade = check_int(last_decade, "last_decade", minimum=first_decade, maximum=300)
     return np.array([m * 10.0**e for e in range(first_decade, last_decade + 1) for m in (1, 2, 5)])
 
 
@@ -110,12 +113,13 @@ def evenly_spaced_candidates(largest: float, n: int = 100) -> np.ndarray:
     [2.0, 4.0, 6.0, 8.0, 10.0]
     """
     largest = check_positive(largest, "largest")
-    n = check_int(n, "n", minimum=1)
+    n = check_int(n, "n", minimum=1, maximum=MAX_CANDIDATES)
     return np.linspace(largest / n, largest, n)
 
 
 def _check_candidates(candidates) -> np.ndarray:
     cand, _ = check_numeric_array(candidates, "candidates")
+    check_elements(cand.size, "the number of candidates", MAX_CANDIDATES)
     if cand.min() <= 0:
         raise ValueError(f"candidates must be in (0, inf), got {cand.min()}")
     if cand.size > 1 and not np.all(np.diff(cand) > 0):
@@ -332,7 +336,7 @@ def auto_mean(
         raise ValueError(
             "lattice must be False when trials are simulated (the lattice is for the one release), got True"
         )
-    size = 1 if trials is None else check_int(trials, "trials", minimum=1)
+    size = 1 if trials is None else check_trials(trials, per_trial=cand.size)
     third = _part(epsilon)
     _check_sums_fit(cand, arr.size)
 
@@ -404,7 +408,7 @@ def naive_clipping_bound(values, candidates, epsilon: float, rng, trials: int | 
     answers = clipping_queries(values, cand, nan=nan)
     epsilon = check_epsilon(epsilon)
     rng = as_generator(rng)
-    size = 1 if trials is None else check_int(trials, "trials", minimum=1)
+    size = 1 if trials is None else check_trials(trials, per_trial=cand.size)
     k = cand.size
     scale = naive_scale(epsilon, k, QUERY_SENSITIVITY)  # ε/k per query
     bounds = np.empty(size)

@@ -42,7 +42,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpcore.validation import as_generator, check_int, check_nonnegative, check_positive
+from dpcore.validation import as_generator, check_int, check_nonnegative, check_positive, check_sample_size
 
 __all__ = [
     "bernoulli_exp",
@@ -215,6 +215,10 @@ def _discrete_laplace(rng: np.random.Generator, t: int, s: int, size: int) -> np
     return out
 
 
+#: The largest integer scale the vectorised samplers take (their uniform draws are int64).
+_MAX_INT_SCALE = 1 << 62
+
+
 def sample_discrete_laplace(rng, scale: int, size=None, *, scale_den: int = 1):
     """Exact draws of the discrete Laplace ``P[Y = y] ∝ exp(−|y| / (scale/scale_den))`` on the integers.
 
@@ -231,9 +235,9 @@ def sample_discrete_laplace(rng, scale: int, size=None, *, scale_den: int = 1):
         Denominator of the scale, in [1, inf).
     """
     rng = as_generator(rng)
-    t = check_int(scale, "scale", minimum=1)
-    s = check_int(scale_den, "scale_den", minimum=1)
-    n = 1 if size is None else int(np.prod(size))
+    t = check_int(scale, "scale", minimum=1, maximum=_MAX_INT_SCALE)
+    s = check_int(scale_den, "scale_den", minimum=1, maximum=_MAX_INT_SCALE)
+    n = check_sample_size(size)
     out = _discrete_laplace(rng, t, s, n)
     return int(out[0]) if size is None else out.reshape(size)
 
@@ -293,7 +297,7 @@ def sample_discrete_gaussian(rng, sigma2, size=None):
     """
     rng = as_generator(rng)
     frac = _as_fraction(sigma2, "sigma2")
-    n = 1 if size is None else int(np.prod(size))
+    n = check_sample_size(size)
     out = _discrete_gaussian(rng, frac.numerator, frac.denominator, n)
     return int(out[0]) if size is None else out.reshape(size)
 
@@ -329,7 +333,8 @@ class DiscreteLaplace:
     @property
     def variance(self) -> float:
         """``2r / (1 − r)²`` with ``r = e^{−1/t}`` (written as ``1 / (2 sinh²(1/(2t)))``)."""
-        return 0.5 / math.sinh(0.5 / self.scale) ** 2
+        half = math.sinh(0.5 / self.scale)
+        return 0.5 / (half * half)
 
     def log_pmf(self, y):
         """``ln P[Y = y] = ln tanh(1/(2t)) − |y|/t``; ``(1 − r)/(1 + r) = tanh(1/(2t))``."""
@@ -354,7 +359,7 @@ def _log_gauss_normaliser(sigma2: float) -> float:
         z = np.arange(-20, 21)
         return float(np.log(np.sum(np.exp(-(z * z) / (2.0 * s2)))))
     k = np.arange(1, 30)
-    corr = 2.0 * np.sum(np.exp(-2.0 * math.pi**2 * s2 * k * k))
+    corr = 2.0 * np.sum(np.exp(-2.0 * math.pi * math.pi * s2 * k * k))
     return 0.5 * math.log(2.0 * math.pi * s2) + math.log1p(corr)
 
 

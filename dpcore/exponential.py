@@ -26,6 +26,7 @@ from dpcore.validation import (
     check_numeric_array,
     check_positive,
     check_probability,
+    check_trials,
 )
 
 __all__ = [
@@ -93,7 +94,7 @@ def exponential_mechanism(scores, epsilon: float, sensitivity: float, rng, trial
     """
     probs = exponential_probabilities(scores, epsilon, sensitivity)
     rng = as_generator(rng)
-    size = None if trials is None else check_int(trials, "trials", minimum=1)
+    size = None if trials is None else check_trials(trials, per_trial=2)
     # inverse-CDF sampling: u in [0, total) lands in [cdf[i-1], cdf[i]) with probability p_i
     cdf = np.cumsum(probs)
     u = rng.random(size) * cdf[-1]

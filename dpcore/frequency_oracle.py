@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 from dpcore.gaussian import _two_sided_z
-from dpcore.validation import check_int, check_positive, check_probability
+from dpcore.validation import check_int, check_positive, check_probability, check_trials
 
 __all__ = ["FrequencyOracle", "check_true_counts"]
 
@@ -213,4 +213,4 @@ class FrequencyOracle:
         return float(np.log((k - 2) / 3.0)) if k > 5 else 0.0
 
     def _check_trials(self, trials) -> int:
-        return check_int(trials, "trials", minimum=1)
+        return check_trials(trials, per_trial=self.k)

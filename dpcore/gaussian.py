@@ -368,7 +368,7 @@ class Gaussian(AdditiveNoise):
     @property
     def variance(self) -> float:
         """Variance of the noise: ``σ²``."""
-        return self.sigma**2
+        return self.sigma * self.sigma
 
     @property
     def std(self) -> float:

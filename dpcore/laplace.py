@@ -160,7 +160,7 @@ class Laplace(AdditiveNoise):
     @property
     def variance(self) -> float:
         """Variance of the noise: ``2 b²``."""
-        return 2.0 * self.scale**2
+        return 2.0 * self.scale * self.scale
 
     @property
     def std(self) -> float:

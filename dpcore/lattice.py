@@ -67,7 +67,7 @@ import numpy as np
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace
-from dpcore.validation import as_generator, check_int, check_numeric_array
+from dpcore.validation import as_generator, check_numeric_array, check_trials
 
 __all__ = ["GRID_BITS", "LatticeMechanism", "LatticeRelease", "lattice_grid", "lattice_mechanism", "safe_release"]
 
@@ -234,8 +234,8 @@ class LatticeMechanism:
 
     def simulate(self, values, rng, trials: int) -> np.ndarray:
         """``trials`` independent safe releases stacked on a new leading axis (for audits; exact, slower than float noise)."""
-        trials = check_int(trials, "trials", minimum=1)
         shape = np.shape(values)
+        trials = check_trials(trials, per_trial=int(np.prod(shape)))
         arr, _ = check_numeric_array(values, "values")
         arr = arr.reshape(shape)
         return self._integers(arr, as_generator(rng), (trials,) + shape).astype(np.float64) * self.grid

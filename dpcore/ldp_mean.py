@@ -45,10 +45,10 @@ from dpcore.validation import (
     as_generator,
     check_bounds,
     check_epsilon,
-    check_int,
     check_numeric_array,
     check_positive,
     check_probability,
+    check_trials,
 )
 
 __all__ = ["LDPMean", "SIMULATION_BUDGET", "BERRY_ESSEEN_CONSTANT"]
@@ -261,7 +261,7 @@ class LDPMean:
         ``1/(12 σ²)`` (below 10⁻³ once ``σ² > 84``).
         """
         t = self._fractions(values)
-        trials = check_int(trials, "trials", minimum=1)
+        trials = check_trials(trials)
         rng = as_generator(rng)
         levels, counts = _levels(t)
         n = t.size
@@ -319,7 +319,7 @@ class LDPMean:
             In [0, 1].
         """
         t = self._fractions(values)
-        trials = check_int(trials, "trials", minimum=1)
+        trials = check_trials(trials)
         levels, counts = _levels(t)
         if trials * levels.size <= SIMULATION_BUDGET:
             return 0.0

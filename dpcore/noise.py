@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.validation import as_generator, check_int, check_numeric_array
+from dpcore.validation import as_generator, check_numeric_array, check_sample_size, check_trials
 
 __all__ = ["AdditiveNoise"]
 
@@ -28,6 +28,7 @@ class AdditiveNoise:
 
     def sample(self, rng, size=None):
         """Draw noise of shape ``size`` (a float when ``size`` is None)."""
+        check_sample_size(size)
         out = self._draw(as_generator(rng), () if size is None else size)
         return float(out) if size is None else out
 
@@ -54,5 +55,5 @@ class AdditiveNoise:
         if trials is None:
             out = arr + self._draw(rng, arr.shape)
             return float(out) if out.ndim == 0 else out
-        trials = check_int(trials, "trials", minimum=1)
+        trials = check_trials(trials, per_trial=arr.size)
         return arr + self._draw(rng, (trials,) + arr.shape)

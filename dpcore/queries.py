@@ -41,6 +41,7 @@ from dpcore.empirical import empirical_error_bound
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace, laplace_sum_pdf
 from dpcore.lattice import safe_release
+from dpcore.limits import MAX_CATEGORIES
 from dpcore.neighbours import ADD_REMOVE
 from dpcore.validation import (
     as_generator,
@@ -53,6 +54,7 @@ from dpcore.validation import (
     check_numeric_array,
     check_positive,
     check_probability,
+    check_trials,
 )
 
 __all__ = [
@@ -258,7 +260,7 @@ class MeanResult:
         (:meth:`simulate_errors`).
         """
         n = max(float(self.count.true_value), 1.0)
-        var = self.sum.mechanism.variance + self.true_value**2 * self.count.mechanism.variance
+        var = self.sum.mechanism.variance + self.true_value * self.true_value * self.count.mechanism.variance
         return float(np.sqrt(var) / n)
 
     def approx_error_pdf(self, x):
@@ -590,7 +592,7 @@ def mean_epsilon_for_accuracy(
     accuracy = check_positive(accuracy, "accuracy")
     confidence = check_probability(confidence, "confidence")
     seed = check_int(seed, "seed", minimum=0)
-    trials = check_int(trials, "trials", minimum=1)
+    trials = check_trials(trials)
     mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
     split = check_probability(split, "split")
     arr, _ = _column(values, nan)
@@ -621,7 +623,7 @@ def mean_epsilon_for_accuracy(
 
 def _bin_edges(bins, lower, upper) -> np.ndarray:
     if np.ndim(bins) == 0:
-        k = check_int(bins, "bins", minimum=1)
+        k = check_int(bins, "bins", minimum=1, maximum=MAX_CATEGORIES)
         if lower is None or upper is None:
             raise ValueError(
                 "lower and upper must be given with a number of bins (edges must not depend on the data), got None"
@@ -796,7 +798,7 @@ def dp_category_counts(
     >>> dp_category_counts([0, 2, 2, 1, 2], 3, 1.0, 0).true_value.tolist()
     [1.0, 1.0, 3.0]
     """
-    k = check_int(k, "k", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=MAX_CATEGORIES)
     arr = check_category_values(codes, k, "codes")
     if arr.size == 0:
         raise ValueError("codes must contain at least one row, got none")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpcore.frequency_oracle import FrequencyOracle, check_true_counts
+from dpcore.limits import MAX_CATEGORIES
 from dpcore.validation import as_generator, check_category_values, check_epsilon, check_int
 
 __all__ = ["GRR", "COIN_FLIP_EPSILON", "coin_flip_rr", "coin_flip_response"]
@@ -57,7 +58,7 @@ class GRR(FrequencyOracle):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "k", check_int(self.k, "k", minimum=2))
+        object.__setattr__(self, "k", check_int(self.k, "k", minimum=2, maximum=MAX_CATEGORIES))
         p = 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "q", p * math.exp(-self.epsilon))

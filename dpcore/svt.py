@@ -57,6 +57,7 @@ from dpcore.validation import (
     check_int,
     check_numeric_array,
     check_positive,
+    check_trials,
 )
 
 __all__ = [
@@ -225,7 +226,7 @@ def above_threshold_trials(
     Returns an int64 array of shape ``(trials,)``.
     """
     answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
-    trials = check_int(trials, "trials", minimum=1)
+    trials = check_trials(trials, per_trial=answers.size)
     rng = as_generator(rng)
     scales = above_threshold_scales(epsilon, sensitivity)
     out = np.empty(trials, dtype=np.int64)
@@ -292,7 +293,7 @@ def sparse_trials(
     """
     answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     c = check_int(c, "c", minimum=1)
-    trials = check_int(trials, "trials", minimum=1)
+    trials = check_trials(trials, per_trial=answers.size)
     rng = as_generator(rng)
     scales = sparse_scales(epsilon, c, sensitivity)
     n = answers.size

@@ -31,7 +31,8 @@ import numpy as np
 from scipy.special import expit
 
 from dpcore.frequency_oracle import FrequencyOracle, check_true_counts
-from dpcore.validation import as_generator, check_category_values, check_epsilon, check_int
+from dpcore.limits import MAX_CATEGORIES, MAX_ELEMENTS
+from dpcore.validation import as_generator, check_category_values, check_elements, check_epsilon, check_int
 
 __all__ = ["SUE", "OUE", "UnaryEncoding"]
 
@@ -76,6 +77,7 @@ class UnaryEncoding(FrequencyOracle):
         v = check_category_values(values, self.k)
         rng = as_generator(rng)
         n, k = v.size, self.k
+        check_elements(n * k, "rows × categories (one bit each)", MAX_ELEMENTS)
         words = (n * k + 1) // 2
         u = rng.bit_generator.random_raw(words).view(np.uint32)[: n * k].reshape(n, k)
         bits = _below(u, _threshold_up(self.q))
@@ -113,7 +115,7 @@ class UnaryEncoding(FrequencyOracle):
 
 def _init(obj, p: float, q: float) -> None:
     object.__setattr__(obj, "epsilon", check_epsilon(obj.epsilon))
-    object.__setattr__(obj, "k", check_int(obj.k, "k", minimum=2))
+    object.__setattr__(obj, "k", check_int(obj.k, "k", minimum=2, maximum=MAX_CATEGORIES))
     object.__setattr__(obj, "p", p)
     object.__setattr__(obj, "q", q)
 

@@ -9,9 +9,12 @@ received, in the form used by diffprivlib and dp_accounting::
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
+
+from dpcore.limits import MAX_ELEMENTS, MAX_NOISE_MULTIPLIER, MAX_TRIALS, MIN_NOISE_MULTIPLIER, MIN_SAMPLING_RATE
 
 __all__ = [
     "as_generator",
@@ -21,6 +24,12 @@ __all__ = [
     "check_nonnegative",
     "check_probability",
     "check_int",
+    "check_real_in",
+    "check_elements",
+    "check_noise_multiplier",
+    "check_trials",
+    "check_sample_size",
+    "check_sampling_rate",
     "check_bounds",
     "check_finite_real",
     "check_choice",
@@ -106,6 +115,67 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
     if (minimum is not None and ivalue < minimum) or (maximum is not None and ivalue > maximum):
         raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {ivalue}")
     return ivalue
+
+
+def check_real_in(value, name: str, low: float, high: float) -> float:
+    """Return ``value`` as a float in the closed range [low, high] (a bound of :mod:`dpcore.limits`).
+
+    >>> check_real_in(1e-300, "noise_multiplier", 0.1, 1e4)
+    Traceback (most recent call last):
+    ...
+    ValueError: noise_multiplier must be in [0.1, 10000], got 1e-300
+    """
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a real number in [{low:g}, {high:g}], got {value!r}")
+    value = float(value)
+    if not (low <= value <= high):  # NaN fails both comparisons
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value}")
+    return value
+
+
+def check_elements(elements, name: str, maximum: int) -> int:
+    """Refuse a product of sizes (``trials × k``, ``rows × categories``) beyond ``maximum`` (see :mod:`dpcore.limits`).
+
+    ``elements`` is computed by the caller in Python integers (no overflow); ``name`` says what it multiplies.
+
+    >>> check_elements(10**6 * 10**5, "rows × categories", 20_000_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: rows × categories must be at most 20000000, got 100000000000
+    """
+    elements = int(elements)
+    if elements > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {elements}")
+    return elements
+
+
+def check_trials(trials, name: str = "trials", *, per_trial: int = 1) -> int:
+    """A number of simulated runs, in [1, MAX_TRIALS], whose ``trials × per_trial`` elements fit MAX_ELEMENTS.
+
+    ``per_trial`` is what one run allocates (the answers of a query walk, the categories of a report);
+    both bounds live in :mod:`dpcore.limits`.
+    """
+    trials = check_int(trials, name, minimum=1, maximum=MAX_TRIALS)
+    check_elements(trials * max(1, int(per_trial)), f"{name} × values per trial", MAX_ELEMENTS)
+    return trials
+
+
+def check_sample_size(size, name: str = "size") -> int:
+    """The number of draws of an output shape (an int or a tuple of ints), at most MAX_ELEMENTS (:mod:`dpcore.limits`)."""
+    if size is None:
+        return 1
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    return check_elements(math.prod(check_int(d, name, minimum=0) for d in shape), name, MAX_ELEMENTS)
+
+
+def check_noise_multiplier(value, name: str = "noise_multiplier") -> float:
+    """The noise multiplier σ of the subsampled Gaussian, in [MIN_NOISE_MULTIPLIER, MAX_NOISE_MULTIPLIER] (:mod:`dpcore.limits`)."""
+    return check_real_in(value, name, MIN_NOISE_MULTIPLIER, MAX_NOISE_MULTIPLIER)
+
+
+def check_sampling_rate(value, name: str = "sampling_rate") -> float:
+    """A Poisson sampling rate q, in [MIN_SAMPLING_RATE, 1] (:mod:`dpcore.limits`)."""
+    return check_real_in(value, name, MIN_SAMPLING_RATE, 1.0)
 
 
 def check_bounds(lower, upper, lower_name: str = "lower", upper_name: str = "upper") -> tuple[float, float]:

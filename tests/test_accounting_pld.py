@@ -324,7 +324,7 @@ def test_infinity_mass_above_delta_gives_infinite_epsilon():
 def test_pld_bad_input():
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 0.0"):
         pld_epsilon(Laplace(1.0), 3, 0.0)
-    with pytest.raises(ValueError, match=r"k must be an integer in \[1, inf\], got 0"):
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, 10000000\], got 0"):
         pld_epsilon(Laplace(1.0), 0, 1e-5)
     with pytest.raises(ValueError, match=r"value_discretization_interval must be in \(0, inf\), got -0.1"):
         pld_epsilon(Laplace(1.0), 3, 1e-5, value_discretization_interval=-0.1)

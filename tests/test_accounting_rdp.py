@@ -162,7 +162,7 @@ def test_rdp_bad_input():
         rdp_to_dp(DEFAULT_ORDERS, [1.0, 2.0], 1e-5)
     with pytest.raises(ValueError, match=r"rdp must be in \[0, inf\], got -1.0"):
         rdp_to_dp([2.0, 3.0], [1.0, -1.0], 1e-5)
-    with pytest.raises(ValueError, match=r"k must be an integer in \[2, inf\], got 1"):
+    with pytest.raises(ValueError, match=r"k must be an integer in \[2, 10000000\], got 1"):
         randomized_response_rdp(1.0, 1)
 
 

@@ -14,6 +14,7 @@ from dpcore.audit import (
     epsilon_lower_bound,
     lower_bound_curve,
 )
+from dpcore.audit.api import MAX_TRIALS
 from dpcore.audit.bounds import epsilon_lower_bounds
 from dpcore.audit.broken import above_threshold_variant, sparse_variant
 from dpcore.audit.catalogue import above_threshold_pair, exponential_pair
@@ -129,10 +130,10 @@ def test_selection_on_separate_runs_keeps_confidence_and_reuse_does_not():
     "kwargs,message",
     [
         (dict(name="laplace", epsilon=1.0, trials=1000), "name must be one of "),
-        (dict(name="laplace_count", epsilon=1.0, trials=99), "trials must be an integer in [100, 100000000], got 99"),
+        (dict(name="laplace_count", epsilon=1.0, trials=99), "trials must be an integer in [100, 10000000], got 99"),
         (
-            dict(name="laplace_count", epsilon=1.0, trials=10**8 + 1),
-            "trials must be an integer in [100, 100000000], got 100000001",
+            dict(name="laplace_count", epsilon=1.0, trials=MAX_TRIALS + 1),
+            "trials must be an integer in [100, 10000000], got 10000001",
         ),
         (dict(name="laplace_count", epsilon=1.0, trials=1000, confidence=1.0), "confidence must be in (0, 1), got 1.0"),
         (dict(name="laplace_count", epsilon=-1.0, trials=1000), "epsilon must be in (0, inf), got -1.0"),

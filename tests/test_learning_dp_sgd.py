@@ -129,11 +129,11 @@ def test_dp_sgd_beats_the_majority_baseline(rng):
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"sampling_rate": 0.0}, r"sampling_rate must be in \(0, 1\], got 0.0"),
-        ({"sampling_rate": 1.01}, r"sampling_rate must be in \(0, 1\], got 1.01"),
-        ({"noise_multiplier": 0.0}, r"noise_multiplier must be in \(0, inf\), got 0.0"),
-        ({"noise_multiplier": -1.0}, r"noise_multiplier must be in \(0, inf\), got -1.0"),
-        ({"steps": 0}, r"steps must be an integer in \[1, inf\], got 0"),
+        ({"sampling_rate": 0.0}, r"sampling_rate must be in \[1e-07, 1\], got 0.0"),
+        ({"sampling_rate": 1.01}, r"sampling_rate must be in \[1e-07, 1\], got 1.01"),
+        ({"noise_multiplier": 0.0}, r"noise_multiplier must be in \[0.1, 10000\], got 0.0"),
+        ({"noise_multiplier": -1.0}, r"noise_multiplier must be in \[0.1, 10000\], got -1.0"),
+        ({"steps": 0}, r"steps must be an integer in \[1, 100000\], got 0"),
         ({"clip": 0.0}, r"clip must be in \(0, inf\), got 0.0"),
         ({"accountant": "moments"}, "accountant must be one of 'rdp', 'pld', got 'moments'"),
         ({"expected_batch_size": 0}, r"expected_batch_size must be in \(0, inf\), got 0.0"),

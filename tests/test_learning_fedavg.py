@@ -187,10 +187,10 @@ def test_naive_fedavg_claims_an_epsilon_it_does_not_have(rng):
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        ({"client_rate": 0.0}, ValueError, r"client_rate must be in \(0, 1\], got 0.0"),
-        ({"noise_multiplier": 0}, ValueError, r"noise_multiplier must be in \(0, inf\), got 0.0"),
-        ({"rounds": 0}, ValueError, r"rounds must be an integer in \[1, inf\], got 0"),
-        ({"local_steps": 0}, ValueError, r"local_steps must be an integer in \[1, inf\], got 0"),
+        ({"client_rate": 0.0}, ValueError, r"client_rate must be in \[1e-07, 1\], got 0.0"),
+        ({"noise_multiplier": 0}, ValueError, r"noise_multiplier must be in \[0.1, 10000\], got 0.0"),
+        ({"rounds": 0}, ValueError, r"rounds must be an integer in \[1, 100000\], got 0"),
+        ({"local_steps": 0}, ValueError, r"local_steps must be an integer in \[1, 100000\], got 0"),
         ({"clip": -2}, ValueError, r"clip must be in \(0, inf\), got -2.0"),
     ],
 )

@@ -45,6 +45,7 @@ from dpcore.accounting.ledger import (
     BudgetLedger,
     Charge,
     LedgerEntry,
+    LedgerFullError,
 )
 from dpcore.accounting.pld import PrivacyLossPMF, pld_delta, pld_epsilon
 from dpcore.accounting.rdp import (
@@ -120,5 +121,6 @@ __all__ = [
     "LEDGER_ACCOUNTINGS",
     "LedgerEntry",
     "BudgetError",
+    "LedgerFullError",
     "BudgetLedger",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpcore.accounting._numerics import as_ks
+from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.validation import (
     check_delta,
     check_epsilon,
@@ -96,7 +97,7 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_slack: floa
     """
     epsilon = check_epsilon(epsilon)
     delta = check_probability(delta, "delta", low_open=False)
-    k = check_int(k, "k", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     delta_slack = check_delta(delta_slack, "delta_slack")
     eps = float(advanced_composition_curve(epsilon, np.array([k]), delta_slack)[0])
     return eps, float(min(1.0, k * delta + delta_slack))

@@ -67,6 +67,7 @@ from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, zcdp_rho_for_epsilon, zcdp_
 from dpcore.gaussian import Gaussian
 from dpcore.gdp import _gdp_epsilon
 from dpcore.laplace import Laplace
+from dpcore.limits import MAX_COMPOSITIONS, MAX_PLAN_NOISE, MIN_PLAN_NOISE
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_probability
 
 __all__ = ["METHODS", "methods_for", "epsilon_curve", "vectorised_vs_sequential", "plan_noise", "plan_epsilon"]
@@ -345,7 +346,7 @@ def plan_noise(
     method = check_choice(method, "method", PLAN_METHODS[family])
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    k = check_int(k, "k", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     sensitivity = check_positive(sensitivity, "sensitivity")
     orders = as_orders(orders)
     conversion = check_choice(conversion, "conversion", CONVERSIONS)
@@ -434,7 +435,8 @@ def plan_epsilon(
     mechanism : {"laplace", "gaussian"}
         The noise family.
     accuracy : float
-        Largest error accepted on each answer, in (0, inf).
+        Largest error accepted on each answer, in (0, inf); refused where one answer's noise would be below
+        MIN_PLAN_NOISE or above MAX_PLAN_NOISE times the sensitivity (:mod:`dpcore.limits`).
     k : int
         Number of releases, in [1, inf).
     delta : float
@@ -464,7 +466,7 @@ def plan_epsilon(
     9.985774
     """
     family = check_choice(mechanism, "mechanism", tuple(PLAN_METHODS))
-    k = check_int(k, "k", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     sensitivity = check_positive(sensitivity, "sensitivity")
     confidence = check_probability(confidence, "confidence")
     if family == "laplace":
@@ -473,6 +475,10 @@ def plan_epsilon(
     else:
         noise = Gaussian(sigma=Gaussian.sigma_for_accuracy(accuracy, confidence), sensitivity=sensitivity)
         parameter = noise.sigma
+    ratio = parameter / sensitivity
+    if not MIN_PLAN_NOISE <= ratio <= MAX_PLAN_NOISE:  # the accuracy is proportional to the noise
+        low, high = accuracy * MIN_PLAN_NOISE / ratio, accuracy * MAX_PLAN_NOISE / ratio
+        raise ValueError(f"accuracy must be in [{low:.3g}, {high:.3g}], got {accuracy:g}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", OrderGridEdgeWarning)
         curve = epsilon_curve(

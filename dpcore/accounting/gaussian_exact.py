@@ -26,6 +26,7 @@ import numpy as np
 
 from dpcore.accounting._numerics import as_ks
 from dpcore.gdp import _gdp_epsilon, gdp_delta, gdp_epsilon, gdp_mu_for_epsilon
+from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.validation import check_delta, check_epsilon, check_int, check_positive
 
 # _gdp_epsilon is imported by dpcore.accounting.pld from here
@@ -105,7 +106,7 @@ def gaussian_sigma_for_epsilon(epsilon: float, k: int, delta: float, sensitivity
         L2 sensitivity Δ of each release, in (0, inf).
     """
     epsilon = check_epsilon(epsilon)
-    k = check_int(k, "k", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     delta = check_delta(delta)
     sensitivity = check_positive(sensitivity, "sensitivity")
     return float(np.sqrt(k) * sensitivity / gdp_mu_for_epsilon(epsilon, delta))

@@ -83,8 +83,10 @@ from scipy.special import ndtr
 
 from dpcore.accounting._numerics import as_ks
 from dpcore.accounting.per_release import accountable, mechanism_kind, pure_epsilon
+from dpcore.limits import MAX_COMPOSITIONS, MAX_PLD_CURVE_POINTS, MAX_PLD_POINTS
 from dpcore.validation import (
     check_delta,
+    check_elements,
     check_epsilon,
     check_int,
     check_nonnegative,
@@ -94,6 +96,7 @@ from dpcore.validation import (
 
 __all__ = [
     "PrivacyLossPMF",
+    "check_grid_points",
     "connect_the_dots",
     "round_to_grid",
     "laplace_privacy_loss",
@@ -232,9 +235,19 @@ class PrivacyLossPMF:
 # ---------------------------------------------------------------- single releases
 
 
+def check_grid_points(points: float, interval: float, name: str = "interval") -> int:
+    """Refuse a grid of more than MAX_PLD_POINTS points (:mod:`dpcore.limits`) before allocating it."""
+    if not points <= MAX_PLD_POINTS:  # NaN refused too
+        raise ValueError(
+            f"{name} must be at least {interval * points / MAX_PLD_POINTS:.3g} (a grid of at most {MAX_PLD_POINTS} "
+            f"points), got {interval:g}"
+        )
+    return int(points)
+
+
 def _grid_for_atom(atom: float, interval: float) -> tuple[int, float]:
     """``(n, atom / n)``: the largest step not above ``interval`` that puts ``atom`` on the grid."""
-    n = max(1, math.ceil(atom / interval * (1 - 1e-12)))
+    n = max(1, check_grid_points(math.ceil(atom / interval * (1 - 1e-12)), interval))
     return n, atom / n
 
 
@@ -411,6 +424,7 @@ def gaussian_privacy_loss(
     mean = mu * mu / 2.0
     i_lo = math.floor((mean - _GAUSSIAN_Z * mu) / h)
     i_hi = math.ceil((mean + _GAUSSIAN_Z * mu) / h)
+    check_grid_points(i_hi - i_lo + 1, h)
     ell = np.arange(i_lo, i_hi + 1) * h
     cells, below, above = _normal_cells((ell - mean) / mu)  # P(ℓ_{i−1} < L ≤ ℓ_i) under P
     if pessimistic and connect_dots:
@@ -435,7 +449,7 @@ def randomized_response_privacy_loss(epsilon: float, k: int, interval: float | N
         Requested grid step, in (0, inf); default ε.
     """
     epsilon = check_epsilon(epsilon)
-    k = check_int(k, "k", minimum=2)
+    k = check_int(k, "k", minimum=2, maximum=MAX_COMPOSITIONS)
     n, h = (1, epsilon) if interval is None else _grid_for_atom(epsilon, check_positive(interval, "interval"))
     p = 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))
     q = p * math.exp(-epsilon)
@@ -523,9 +537,15 @@ def compose(pmf: PrivacyLossPMF, ks, tail_mass_truncation: float = TAIL_MASS_TRU
         In (0, 1); keep it well below the δ of interest.
     """
     ks = as_ks(ks)
+    check_elements(ks.size, "the number of ks of a PLD curve", MAX_PLD_CURVE_POINTS)
     tail = check_probability(tail_mass_truncation, "tail_mass_truncation")
     lo, hi, left_out = _windows(pmf, ks, tail)
     width = int(np.max(hi - lo + 1))
+    if width > MAX_PLD_POINTS:
+        raise ValueError(
+            f"the composed grid must have at most {MAX_PLD_POINTS} points, got {width} (use a coarser interval or "
+            "fewer compositions)"
+        )
     n_fft = scipy.fft.next_fast_len(width, real=True)
     p = pmf.probs
     if p.size > n_fft:  # fold onto the circle: circular convolution of the fold = fold of the convolution
@@ -585,7 +605,7 @@ def connect_the_dots_interval(
     relative_excess : float, default 0.002
         Target excess over the true ε, as a fraction of it, in (0, inf).
     """
-    k = check_int(k, "k", minimum=1)
+    k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     epsilon_ref = check_epsilon(epsilon_ref, "epsilon_ref")
     variance = check_positive(variance, "variance")
     relative_excess = check_positive(relative_excess, "relative_excess")

@@ -25,6 +25,7 @@ from scipy.special import logsumexp
 
 from dpcore.accounting._numerics import as_orders
 from dpcore.gdp import gdp_rdp
+from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive
 
 __all__ = [
@@ -154,7 +155,7 @@ def randomized_response_rdp(epsilon: float, k: int, orders=DEFAULT_ORDERS) -> np
         RDP orders α, each in (1, inf).
     """
     epsilon = check_epsilon(epsilon)
-    k = check_int(k, "k", minimum=2)
+    k = check_int(k, "k", minimum=2, maximum=MAX_COMPOSITIONS)
     return _rr_rdp_eps(epsilon, k, as_orders(orders))
 
 

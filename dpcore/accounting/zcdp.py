@@ -98,7 +98,7 @@ def pure_dp_to_zcdp(epsilon):
         ε of the pure guarantee, each in (0, inf).
     """
     epsilon = check_positive_array(epsilon, "epsilon")
-    return epsilon**2 / 2.0
+    return epsilon * epsilon / 2.0  # a product: inf past float range, where ** raises OverflowError
 
 
 def zcdp_rho_for_epsilon(epsilon: float, delta: float, conversion: str = "cks") -> float:

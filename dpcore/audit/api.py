@@ -8,8 +8,10 @@ References
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 
+from dpcore import limits
 from dpcore.audit.broken import BROKEN
 from dpcore.audit.catalogue import CATALOGUE
 from dpcore.audit.engine import AuditResult, BoundCurve, bound_curve, run_audit
@@ -17,18 +19,49 @@ from dpcore.validation import (
     as_generator,
     check_choice,
     check_delta,
+    check_elements,
     check_epsilon,
     check_finite_real,
     check_int,
     check_probability,
 )
 
-__all__ = ["audit", "lower_bound_curve", "MIN_TRIALS", "MAX_TRIALS", "MAX_CURVE_TRIALS"]
+__all__ = [
+    "audit",
+    "lower_bound_curve",
+    "MIN_TRIALS",
+    "MAX_TRIALS",
+    "MAX_CURVE_TRIALS",
+    "PARAM_MAXIMA",
+    "MAX_AUDIT_WORK",
+]
 
 MIN_TRIALS = 100
-MAX_TRIALS = 10**8
-#: The curve keeps all its runs in memory (two float64 arrays), hence a lower cap.
-MAX_CURVE_TRIALS = 10**7
+#: Runs on each input (dpcore.limits): the audit draws them in blocks, its time grows with them.
+MAX_TRIALS = limits.MAX_TRIALS
+#: The curve keeps all its runs in memory (two float64 arrays).
+MAX_CURVE_TRIALS = limits.MAX_TRIALS
+#: The largest value of each whole-number parameter of an audit: each sizes what one run draws (n records,
+#: k values, candidates, queries, rounds), so with the runs it bounds the audit's work.
+PARAM_MAXIMA = MappingProxyType(
+    {
+        "n": 1_000_000,
+        "k": 1_000,
+        "candidates": 1_000,
+        "queries": 1_000,
+        "c": 100,
+        "queries_per_round": 100,
+        "rounds": 100,
+    }
+)
+#: Runs × what one run draws (queries, candidates, values, rounds × queries per round): about 3 s of CPU.
+MAX_AUDIT_WORK = 100_000_000
+_RUN_WIDTH = ("queries", "candidates", "k", "rounds", "queries_per_round")
+
+
+def _check_work(trials: int, params: dict) -> None:
+    width = math.prod(params.get(key, 1) for key in _RUN_WIDTH)
+    check_elements(trials * width, "runs × draws per run", MAX_AUDIT_WORK)
 
 
 def _resolve(name, epsilon, broken, params):
@@ -55,7 +88,7 @@ def _resolve(name, epsilon, broken, params):
         if key == "delta":
             merged[key] = check_delta(value, "delta")
         elif isinstance(default, int) and not isinstance(default, bool):
-            merged[key] = check_int(value, key, minimum=1)
+            merged[key] = check_int(value, key, minimum=1, maximum=PARAM_MAXIMA.get(key))
         else:
             merged[key] = check_finite_real(value, key)
     return spec, exhibit, epsilon, merged
@@ -104,6 +137,7 @@ def audit(
     """
     spec, exhibit, epsilon, p = _resolve(name, epsilon, broken, params)
     trials = check_int(trials, "trials", minimum=MIN_TRIALS, maximum=MAX_TRIALS)
+    _check_work(trials, p)
     confidence = check_probability(confidence, "confidence")
     rng = as_generator(rng)
     sampler = (exhibit or spec).build(epsilon, p)
@@ -156,6 +190,7 @@ def lower_bound_curve(
     """
     spec, exhibit, epsilon, p = _resolve(name, epsilon, broken, params)
     trials = check_int(trials, "trials", minimum=MIN_TRIALS, maximum=MAX_CURVE_TRIALS)
+    _check_work(trials, p)
     confidence = check_probability(confidence, "confidence")
     points = check_int(points, "points", minimum=2, maximum=100)
     rng = as_generator(rng)

@@ -13,9 +13,18 @@ import numpy as np
 from dpcore.learning._arrays import check_eval_set
 from dpcore.learning.logistic import LogisticDesign
 from dpcore.learning.result import history_frame
-from dpcore.validation import check_int
+from dpcore.limits import MAX_DRAWS, MAX_TRAINING_STEPS, MAX_TRAINING_WORK
+from dpcore.validation import check_elements, check_int
 
-__all__ = ["resolve_draws", "record_schedule", "evaluation_design", "Recorder", "descend"]
+__all__ = [
+    "check_steps",
+    "check_training_work",
+    "resolve_draws",
+    "record_schedule",
+    "evaluation_design",
+    "Recorder",
+    "descend",
+]
 
 #: Recorded steps when ``history_every`` is left to the trainer: about this many points per run.
 HISTORY_POINTS = 50
@@ -25,7 +34,21 @@ def resolve_draws(draws) -> tuple[int, bool]:
     """``(k, single)``: the number of models to train and whether the caller asked for one run (None)."""
     if draws is None:
         return 1, True
-    return check_int(draws, "draws", minimum=1), False
+    return check_int(draws, "draws", minimum=1, maximum=MAX_DRAWS), False
+
+
+def check_steps(steps, name: str) -> int:
+    """A number of training steps (iterations, rounds, local steps), in [1, MAX_TRAINING_STEPS] (:mod:`dpcore.limits`)."""
+    return check_int(steps, name, minimum=1, maximum=MAX_TRAINING_STEPS)
+
+
+def check_training_work(steps: int, draws: int, rows: float, features: int) -> None:
+    """Refuse a run whose gradients would take more than MAX_TRAINING_WORK multiply-adds (:mod:`dpcore.limits`).
+
+    ``rows`` is the rows one step reads (n for a full batch, q n expected for a Poisson batch).
+    """
+    work = int(steps) * int(draws) * max(1, math.ceil(rows)) * int(features)
+    check_elements(work, "steps × draws × rows × features", MAX_TRAINING_WORK)
 
 
 def record_schedule(steps: int, every) -> np.ndarray:

@@ -42,17 +42,21 @@ import pandas as pd
 
 from dpcore.accounting import DPSGD_METHODS, dpsgd_epsilon
 from dpcore.learning._arrays import check_training_set
-from dpcore.learning._training import Recorder, resolve_draws
+from dpcore.learning._training import Recorder, check_steps, check_training_work, resolve_draws
 from dpcore.learning.logistic import LogisticDesign, sigmoid
 from dpcore.learning.result import TrainingResult
+from dpcore.limits import MAX_DRAWS, MAX_ELEMENTS
 from dpcore.validation import (
     as_generator,
     check_choice,
     check_delta,
+    check_elements,
     check_int,
+    check_noise_multiplier,
     check_nonnegative,
     check_positive,
     check_probability,
+    check_sampling_rate,
 )
 
 __all__ = ["poisson_batches", "dp_sgd"]
@@ -92,7 +96,8 @@ def poisson_batches(n: int, sampling_rate: float, draws: int, rng) -> tuple[np.n
     """
     n = check_int(n, "n", minimum=1)
     q = check_probability(sampling_rate, "sampling_rate", high_open=False)
-    draws = check_int(draws, "draws", minimum=1)
+    draws = check_int(draws, "draws", minimum=1, maximum=MAX_DRAWS)
+    check_elements(draws * math.ceil(q * n), "draws × expected batch size", MAX_ELEMENTS)
     return _poisson_batches(n, q, draws, as_generator(rng))
 
 
@@ -111,9 +116,9 @@ def _poisson_batches(n: int, q: float, draws: int, rng: np.random.Generator) -> 
 
 def _check_dpsgd(noise_multiplier, sampling_rate, steps, delta, accountant):
     return (
-        check_positive(noise_multiplier, "noise_multiplier"),
-        check_probability(sampling_rate, "sampling_rate", high_open=False),
-        check_int(steps, "steps", minimum=1),
+        check_noise_multiplier(noise_multiplier),
+        check_sampling_rate(sampling_rate),
+        check_steps(steps, "steps"),
         check_delta(delta),
         check_choice(accountant, "accountant", DPSGD_METHODS),
     )
@@ -194,6 +199,7 @@ def dp_sgd(
     design = LogisticDesign(X, y, fit_intercept=fit_intercept, clip=clip, clipping=clipping)
     batch = q * design.n if expected_batch_size is None else check_positive(expected_batch_size, "expected_batch_size")
     k, single = resolve_draws(draws)
+    check_training_work(steps, k, batch, design.p)
     rng = as_generator(rng)
     recorder = Recorder(design, steps, history_every, l2, X_test, y_test)
     W = _sgd_steps(design, k, steps, q, sigma, batch, learning_rate, l2, rng, recorder)

@@ -55,7 +55,7 @@ import pandas as pd
 from dpcore.accounting import DPSGD_METHODS
 from dpcore.laplace import Laplace
 from dpcore.learning._arrays import check_features, check_labels
-from dpcore.learning._training import Recorder, evaluation_design, resolve_draws
+from dpcore.learning._training import Recorder, check_steps, check_training_work, evaluation_design, resolve_draws
 from dpcore.learning.dp_sgd import _dpsgd_privacy
 from dpcore.learning.logistic import LogisticDesign, _csr_pair, clip_by_norm, sigmoid
 from dpcore.learning.result import TrainingResult
@@ -65,9 +65,10 @@ from dpcore.validation import (
     check_delta,
     check_epsilon,
     check_int,
+    check_noise_multiplier,
     check_nonnegative,
     check_positive,
-    check_probability,
+    check_sampling_rate,
 )
 
 __all__ = [
@@ -220,7 +221,7 @@ class Federation:
 
 def _check_local(local_steps, local_lr, l2):
     return (
-        check_int(local_steps, "local_steps", minimum=1),
+        check_steps(local_steps, "local_steps"),
         check_positive(local_lr, "local_lr"),
         check_nonnegative(l2, "l2"),
     )
@@ -290,17 +291,18 @@ def dp_fedavg(
         ``epsilon`` is client-level, at ``delta``.
     """
     federation = Federation(clients, fit_intercept=fit_intercept)
-    rounds = check_int(rounds, "rounds", minimum=1)
-    q = check_probability(client_rate, "client_rate", high_open=False)
+    rounds = check_steps(rounds, "rounds")
+    q = check_sampling_rate(client_rate, "client_rate")
     local_steps, local_lr, l2 = _check_local(local_steps, local_lr, l2)
     clip = check_positive(clip, "clip")
-    sigma = check_positive(noise_multiplier, "noise_multiplier")
+    sigma = check_noise_multiplier(noise_multiplier)
     delta = check_delta(delta)
     server_lr = check_positive(server_lr, "server_lr")
     accountant = check_choice(accountant, "accountant", DPSGD_METHODS)
     k, single = resolve_draws(draws)
     rng = as_generator(rng)
     design, m = federation.design, federation.m
+    check_training_work(rounds * local_steps, k, q * design.n, design.p)
     recorder = Recorder(design, rounds, history_every, l2, X_test, y_test)
     W = np.zeros((k, design.p))
     for t in range(rounds + 1):
@@ -403,13 +405,14 @@ def naive_fedavg(
     TrainingResult
     """
     federation = Federation(clients, fit_intercept=fit_intercept)
-    rounds = check_int(rounds, "rounds", minimum=1)
+    rounds = check_steps(rounds, "rounds")
     local_steps, local_lr, l2 = _check_local(local_steps, local_lr, l2)
     epsilon = check_epsilon(epsilon)
     noise = Laplace.from_epsilon(epsilon, check_positive(assumed_sensitivity, "assumed_sensitivity"))
     k, single = resolve_draws(draws)
     rng = as_generator(rng)
     design, m = federation.design, federation.m
+    check_training_work(rounds * local_steps, k, design.n, design.p)
     recorder = Recorder(design, rounds, history_every, l2, X_test, y_test)
     draw = np.repeat(np.arange(k), m)
     client = np.tile(np.arange(m), k)

@@ -70,15 +70,23 @@ import pandas as pd
 from dpcore.accounting import METHODS, epsilon_curve, methods_for, plan_noise
 from dpcore.gaussian import Gaussian
 from dpcore.learning._arrays import check_training_set
-from dpcore.learning._training import Recorder, descend, evaluation_design, resolve_draws
+from dpcore.learning._training import (
+    Recorder,
+    check_steps,
+    check_training_work,
+    descend,
+    evaluation_design,
+    resolve_draws,
+)
 from dpcore.learning.logistic import NEIGHBOURS, LogisticDesign, clipped_sum_sensitivity
 from dpcore.learning.result import TrainingResult
+from dpcore.limits import MAX_CURVE_POINTS
 from dpcore.validation import (
     as_generator,
     check_choice,
     check_delta,
+    check_elements,
     check_epsilon,
-    check_int,
     check_nonnegative,
     check_positive,
 )
@@ -197,7 +205,7 @@ def noisy_gd_noise(
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    iterations = check_int(iterations, "iterations", minimum=1)
+    iterations = check_steps(iterations, "iterations")
     clip = check_positive(clip, "clip")
     neighbours = check_choice(neighbours, "neighbours", NEIGHBOURS)
     accounting = check_choice(accounting, "accounting", ACCOUNTINGS)
@@ -312,6 +320,7 @@ def noisy_gradient_descent(
     learning_rate, l2 = _check_common(learning_rate, l2)
     design = LogisticDesign(X, y, fit_intercept=fit_intercept, clip=noise.clip, clipping=clipping)
     k, single = resolve_draws(draws)
+    check_training_work(noise.iterations, k, design.n, design.p)
     rng = as_generator(rng)
     recorder = Recorder(design, noise.iterations, history_every, l2, X_test, y_test)
     divisor = _divisors(noise, design.n, k, rng)
@@ -387,9 +396,10 @@ def nonprivate_gradient_descent(
         ``epsilon = inf``, ``delta = 0``: no guarantee.
     """
     X, y = check_training_set(X, y)
-    iterations = check_int(iterations, "iterations", minimum=1)
+    iterations = check_steps(iterations, "iterations")
     learning_rate, l2 = _check_common(learning_rate, l2)
     design = LogisticDesign(X, y, fit_intercept=fit_intercept)
+    check_training_work(iterations, 1, design.n, design.p)
     recorder = Recorder(design, iterations, history_every, l2, X_test, y_test)
     W = descend(
         design,
@@ -444,6 +454,7 @@ def _check_grid(values, name: str, check) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(values, dtype=object))
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
+    check_elements(arr.size, f"the number of {name}", MAX_CURVE_POINTS)
     return np.array([check(v, name) for v in arr.tolist()])
 
 
@@ -513,12 +524,13 @@ def iterations_sweep(
     IterationSweep
     """
     X, y = check_training_set(X, y)
-    grid = np.unique(_check_grid(iterations, "iterations", lambda v, name: check_int(v, name, minimum=1)))
-    k = check_int(draws, "draws", minimum=1)
+    grid = np.unique(_check_grid(iterations, "iterations", check_steps))
+    k, _ = resolve_draws(draws)
     learning_rate, l2 = _check_common(learning_rate, l2)
     rng = as_generator(rng)
     noises = [noisy_gd_noise(epsilon, delta, int(t), clip, neighbours=neighbours, accounting=accounting) for t in grid]
     design = LogisticDesign(X, y, fit_intercept=fit_intercept, clip=noises[0].clip, clipping=clipping)
+    check_training_work(int(grid.sum()), k, design.n, design.p)
     evaluation = evaluation_design(design, X_test, y_test) or design
     # every (T, draw) pair is one model; sorted by decreasing T, the models still training are a prefix
     order = np.argsort(-grid, kind="stable")
@@ -595,7 +607,8 @@ def epsilon_frontier(
     """
     X, y = check_training_set(X, y)
     eps_grid = _check_grid(epsilons, "epsilons", check_epsilon)
-    k = check_int(draws, "draws", minimum=1)
+    k, _ = resolve_draws(draws)
+    check_training_work(check_steps(iterations, "iterations"), k * eps_grid.size, np.shape(X)[0], np.shape(X)[1])
     learning_rate, l2 = _check_common(learning_rate, l2)
     rng = as_generator(rng)
     noises = [
