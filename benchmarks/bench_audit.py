@@ -22,7 +22,7 @@ from scipy.stats import norm
 
 from benchmarks import readme_figures
 from benchmarks.timing import best_of
-from dpcore import Gaussian, Laplace, analytic_gaussian_sigma, dp_count, safe_release
+from dpcore import Gaussian, Laplace, analytic_gaussian_sigma, dp_count, lattice_draw
 from dpcore.audit import BROKEN, CATALOGUE, audit, floating_point_attack, lower_bound_curve
 from dpcore.audit.bounds import epsilon_lower_bounds
 from dpcore.discrete import sample_discrete_gaussian, sample_discrete_laplace
@@ -41,8 +41,8 @@ def speed_rows() -> list[str]:
     def loop(n=10_000):
         hits0 = hits1 = 0
         for _ in range(n):
-            hits0 += q0.mechanism.release(100.0, rng) < 100.0
-            hits1 += q1.mechanism.release(101.0, rng) < 100.0
+            hits0 += q0.mechanism.simulate(100.0, rng) < 100.0
+            hits1 += q1.mechanism.simulate(101.0, rng) < 100.0
         return hits0, hits1
 
     t_loop = best_of(loop, 1) * TRIALS / 10_000
@@ -150,12 +150,12 @@ def sampler_rows() -> list[str]:
             lambda: sample_discrete_gaussian(rng, 3820**2, n),
         ),
         (
-            "`safe_release` of one count, Laplace ε = 1 (grid and noise)",
-            lambda: safe_release(Laplace.from_epsilon(1.0), 42.0, rng),
+            "`lattice_draw` of one count, Laplace ε = 1 (grid and noise)",
+            lambda: lattice_draw(Laplace.from_epsilon(1.0), 42.0, rng),
         ),
         (
-            "`safe_release` of one count, Gaussian ε = 1, δ = 1e-5 (includes the exact-δ search)",
-            lambda: safe_release(Gaussian.from_epsilon_delta(1.0, 1e-5), 42.0, rng),
+            "`lattice_draw` of one count, Gaussian ε = 1, δ = 1e-5 (includes the exact-δ search)",
+            lambda: lattice_draw(Gaussian.from_epsilon_delta(1.0, 1e-5), 42.0, rng),
         ),
     ]
     lines = ["| case | time |", "|---|---|"]

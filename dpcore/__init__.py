@@ -35,7 +35,7 @@ from dpcore.gaussian import (
     gaussian_delta,
 )
 from dpcore.laplace import Laplace, laplace_sum_pdf
-from dpcore.lattice import LatticeMechanism, LatticeRelease, lattice_mechanism, safe_release
+from dpcore.lattice import LatticeDraw, LatticeMechanism, lattice_draw, lattice_mechanism
 from dpcore.ldp_mean import LDPMean
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, NeighbouringRelation
 from dpcore.postprocess import project_to_histogram
@@ -148,7 +148,7 @@ __all__ = [
     "DiscreteLaplace",
     "DiscreteGaussian",
     "LatticeMechanism",
-    "LatticeRelease",
+    "LatticeDraw",
     "lattice_mechanism",
-    "safe_release",
+    "lattice_draw",
 ]

@@ -351,8 +351,8 @@ def auto_mean(
     # add/remove one record: the sum of clip(x, 0, b) has sensitivity max(|0|, |b|) = b, the count 1
     # (dpcore.neighbours.ADD_REMOVE); Laplace scale sensitivity / (ε/3)
     if lattice:  # sensitivity b: scale b/(ε/3), as below; the count: 1/(ε/3)
-        noisy_sum = lattice_mechanism(Laplace(bound[0] / third, bound[0])).release(true_sum, rng)
-        noisy_count = lattice_mechanism(Laplace(1.0 / third, 1.0)).release(np.array([float(n)]), rng)
+        noisy_sum = lattice_mechanism(Laplace(bound[0] / third, bound[0])).draw(true_sum, rng)
+        noisy_count = lattice_mechanism(Laplace(1.0 / third, 1.0)).draw(np.array([float(n)]), rng)
     else:
         noisy_sum = true_sum + sample_laplace(rng, bound / third, size=size)
         noisy_count = n + sample_laplace(rng, 1.0 / third, size=size)

@@ -69,7 +69,7 @@ from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace
 from dpcore.validation import as_generator, check_numeric_array, check_trials
 
-__all__ = ["GRID_BITS", "LatticeMechanism", "LatticeRelease", "lattice_grid", "lattice_mechanism", "safe_release"]
+__all__ = ["GRID_BITS", "LatticeMechanism", "LatticeDraw", "lattice_grid", "lattice_mechanism", "lattice_draw"]
 
 #: Grid steps per unit of the smaller of sensitivity and noise scale: at least 2^10.
 GRID_BITS = 10
@@ -212,7 +212,7 @@ class LatticeMechanism:
     def _integers(self, values: np.ndarray, rng, shape) -> np.ndarray:
         return _round_to_grid(values, self.grid) + self.noise.sample(rng, shape)
 
-    def release(self, values, rng):
+    def draw(self, values, rng):
         """The safe release of ``values``: ``g · (round(values/g) + Z)``, one independent draw per entry.
 
         Parameters
@@ -283,7 +283,7 @@ def lattice_mechanism(mechanism: Laplace | Gaussian) -> LatticeMechanism:
 
 
 @dataclass(frozen=True, eq=False)
-class LatticeRelease:
+class LatticeDraw:
     """One safe release: the published value and the lattice mechanism that produced it.
 
     Attributes
@@ -310,12 +310,13 @@ class LatticeRelease:
         return self.mechanism.delta
 
 
-def safe_release(mechanism: Laplace | Gaussian, values, rng) -> LatticeRelease:
-    """Release ``values`` with ``mechanism``'s guarantee, on a lattice with exact noise (no floating-point holes).
+def lattice_draw(mechanism: Laplace | Gaussian, values, rng) -> LatticeDraw:
+    """Draw ``values`` with ``mechanism``'s guarantee, on a lattice with exact noise (no floating-point holes).
 
-    Use this for the answer a user publishes (a page's "release" button, the
-    ledger, a CSV export); simulations of many trials keep the fast
-    floating-point ``mechanism.release``.
+    The noise comes from ``rng``: a seeded generator makes this a simulation of a
+    publication; :func:`dpcore.publish.publish` calls it with a
+    :class:`~dpcore.randomness.SecureGenerator` for the answer a user publishes.
+    Simulations of many trials keep the fast floating-point ``mechanism.simulate``.
 
     Parameters
     ----------
@@ -323,17 +324,17 @@ def safe_release(mechanism: Laplace | Gaussian, values, rng) -> LatticeRelease:
         The calibrated mechanism, e.g. ``dp_count(...).mechanism``.
     values : float or array_like
         The true answer(s), finite.
-    rng : numpy.random.Generator or int
+    rng : numpy.random.Generator, int or SecureGenerator
 
     Returns
     -------
-    LatticeRelease
+    LatticeDraw
 
     Examples
     --------
-    >>> r = safe_release(Laplace.from_epsilon(1.0), 42.0, rng=0)
+    >>> r = lattice_draw(Laplace.from_epsilon(1.0), 42.0, rng=0)
     >>> r.value == round(r.value / r.grid) * r.grid, r.epsilon
     (True, 1.0)
     """
     lattice = lattice_mechanism(mechanism)
-    return LatticeRelease(lattice.release(values, rng), lattice)
+    return LatticeDraw(lattice.draw(values, rng), lattice)

@@ -1,7 +1,8 @@
 """What additive noise mechanisms share: drawing noise and adding it to answers.
 
 :class:`~dpcore.laplace.Laplace` and :class:`~dpcore.gaussian.Gaussian` differ in
-their law; both release ``values + noise``, vectorised over trials.
+their law; both simulate ``values + noise`` from a seeded generator, vectorised over trials (what is
+published is drawn by :mod:`dpcore.publish`, on a lattice, from a secure generator).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def _release_values(values, name: str = "values") -> np.ndarray:
 
 
 class AdditiveNoise:
-    """Mixin: ``sample`` and ``release`` from the subclass's ``_draw(rng, shape)``."""
+    """Mixin: ``sample`` and ``simulate`` from the subclass's ``_draw(rng, shape)``."""
 
     def _draw(self, rng: np.random.Generator, shape):
         raise NotImplementedError
@@ -32,8 +33,9 @@ class AdditiveNoise:
         out = self._draw(as_generator(rng), () if size is None else size)
         return float(out) if size is None else out
 
-    def release(self, values, rng, trials: int | None = None):
-        """Release ``values + noise``, each entry with independent noise.
+    def simulate(self, values, rng, trials: int | None = None):
+        """Simulate ``values + noise`` from a seeded generator, each entry with independent noise (not a publication:
+        :mod:`dpcore.publish` draws what is published, from a secure generator).
 
         Parameters
         ----------

@@ -40,7 +40,7 @@ from dpcore._roots import root_on_log
 from dpcore.empirical import empirical_error_bound
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace, laplace_sum_pdf
-from dpcore.lattice import safe_release
+from dpcore.lattice import lattice_draw
 from dpcore.limits import MAX_CATEGORIES
 from dpcore.neighbours import ADD_REMOVE
 from dpcore.validation import (
@@ -172,21 +172,23 @@ class QueryResult:
 
     def simulate(self, trials: int, rng):
         """``trials`` fresh noisy answers on the same data, vectorised: shape ``(trials,) + shape(true_value)``."""
-        return self.mechanism.release(self.true_value, rng, trials=trials)
+        return self.mechanism.simulate(self.true_value, rng, trials=trials)
 
     def simulate_errors(self, trials: int, rng):
         """``trials`` fresh draws of ``noisy − true`` (the noise itself)."""
         return self.simulate(trials, rng) - self.true_value
 
-    def published(self, rng) -> QueryResult:
-        """The same query answered on a lattice with exact noise: the answer to publish.
+    def on_lattice(self, rng) -> QueryResult:
+        """The same query answered on a lattice with exact noise drawn from ``rng``.
 
-        :func:`dpcore.lattice.safe_release` keeps the mechanism's guarantee and
+        :func:`dpcore.lattice.lattice_draw` keeps the mechanism's guarantee and
         closes the floating-point holes of the textbook sampler (Mironov 2012);
         :meth:`simulate` keeps the fast floating-point noise for error
-        distributions, whose law is the same up to the grid.
+        distributions, whose law is the same up to the grid. With a seeded ``rng``
+        this is a simulation of a publication (anyone with the seed redraws it);
+        :func:`dpcore.publish.publish` draws the one to publish from a secure generator.
         """
-        return replace(self, noisy_value=safe_release(self.mechanism, self.true_value, rng).value)
+        return replace(self, noisy_value=lattice_draw(self.mechanism, self.true_value, rng).value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -293,10 +295,10 @@ class MeanResult:
         """``trials`` fresh draws of ``noisy mean − true clipped mean``."""
         return self.simulate(trials, rng) - self.true_value
 
-    def published(self, rng) -> MeanResult:
-        """The mean with its sum and count answered on a lattice with exact noise (:meth:`QueryResult.published`)."""
+    def on_lattice(self, rng) -> MeanResult:
+        """The mean with its sum and count answered on a lattice with exact noise (:meth:`QueryResult.on_lattice`)."""
         rng = as_generator(rng)
-        total, count = self.sum.published(rng), self.count.published(rng)
+        total, count = self.sum.on_lattice(rng), self.count.on_lattice(rng)
         noisy = _ratio(total.noisy_value, count.noisy_value, self.lower, self.upper)
         return replace(self, sum=total, count=count, noisy_value=noisy)
 
@@ -399,7 +401,7 @@ def dp_count(
     arr, dropped = _column(values, nan)
     noise = noise_mechanism(epsilon, RELATION.counting_query_sensitivity, mechanism, delta)
     true = float(arr.size)
-    return QueryResult("count", true, noise.release(true, rng), noise, arr.size, dropped)
+    return QueryResult("count", true, noise.simulate(true, rng), noise, arr.size, dropped)
 
 
 def dp_sum(
@@ -447,7 +449,7 @@ def dp_sum(
     return QueryResult(
         "sum",
         true,
-        noise.release(true, rng),
+        noise.simulate(true, rng),
         noise,
         arr.size,
         dropped,
@@ -696,7 +698,7 @@ def dp_histogram(
     return QueryResult(
         "histogram",
         true,
-        noise.release(true, rng),
+        noise.simulate(true, rng),
         noise,
         arr.size,
         dropped,
@@ -757,7 +759,7 @@ def dp_count_matching(
     arr = _check_mask(mask)
     noise = noise_mechanism(epsilon, RELATION.counting_query_sensitivity, mechanism, delta)
     true = float(np.count_nonzero(arr))
-    return QueryResult("count_matching", true, noise.release(true, rng), noise, arr.size)
+    return QueryResult("count_matching", true, noise.simulate(true, rng), noise, arr.size)
 
 
 def dp_category_counts(
@@ -804,4 +806,4 @@ def dp_category_counts(
         raise ValueError("codes must contain at least one row, got none")
     noise = _histogram_noise(epsilon, mechanism, delta)
     true = np.bincount(arr, minlength=k).astype(np.float64)
-    return QueryResult("category_counts", true, noise.release(true, rng), noise, arr.size)
+    return QueryResult("category_counts", true, noise.simulate(true, rng), noise, arr.size)

@@ -323,7 +323,7 @@ def _answer(answers, scale: float, sensitivity: float, rng, lattice: bool) -> np
     """``answers`` + Laplace noise of ``scale``: floating-point, or on a lattice with exact noise (to publish)."""
     if not lattice:
         return answers + sample_laplace(rng, scale, size=answers.size)
-    return lattice_mechanism(Laplace(scale, sensitivity)).release(answers, rng)
+    return lattice_mechanism(Laplace(scale, sensitivity)).draw(answers, rng)
 
 
 def range_query_svt(

@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from dpcore.limits import MAX_ELEMENTS, MAX_NOISE_MULTIPLIER, MAX_TRIALS, MIN_NOISE_MULTIPLIER, MIN_SAMPLING_RATE
+from dpcore.randomness import SecureGenerator
 
 __all__ = [
     "as_generator",
@@ -293,8 +294,12 @@ def check_nonnegative_array(value, name: str):
 
 
 def as_generator(rng) -> np.random.Generator:
-    """Return a ``numpy.random.Generator`` from a Generator, an int seed, or None (fresh entropy)."""
-    if isinstance(rng, np.random.Generator):
+    """Return a ``numpy.random.Generator`` from a Generator, an int seed, or None (fresh entropy).
+
+    A :class:`~dpcore.randomness.SecureGenerator` (publication) is returned as it is: it offers the
+    draws the exact samplers and the exponential mechanism take.
+    """
+    if isinstance(rng, (np.random.Generator, SecureGenerator)):
         return rng
     if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
         if rng is not None and int(rng) < 0:

@@ -88,7 +88,7 @@ def central_query(
 ):
     """One central release of a count, clipped sum, mean or histogram of a numeric column.
 
-    The answer to publish is drawn on a lattice with exact noise (``.published``); the
+    The answer to publish is drawn on a lattice with exact noise (``.on_lattice``); the
     result keeps its noise law for the page's simulations.
     """
     rng = np.random.default_rng(seed)
@@ -101,21 +101,21 @@ def central_query(
         result = dp_mean(values, lower, upper, epsilon, rng, split=split, mechanism=noise, delta=delta)
     else:
         result = dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
-    return result.published(rng)
+    return result.on_lattice(rng)
 
 
 def count_matching(mask, epsilon, seed, noise="laplace", delta=None):
     """One central release of how many rows satisfy a condition (sensitivity 1: add/remove one record)."""
     rng = np.random.default_rng(seed)
     delta = delta if noise == "gaussian" else None
-    return dp_count_matching(mask, epsilon, rng, mechanism=noise, delta=delta).published(rng)
+    return dp_count_matching(mask, epsilon, rng, mechanism=noise, delta=delta).on_lattice(rng)
 
 
 def category_counts(codes, labels, epsilon, seed, noise="laplace", delta=None):
     """One central release of every category's count (each count gets the noise of one count)."""
     rng = np.random.default_rng(seed)
     delta = delta if noise == "gaussian" else None
-    return dp_category_counts(codes, len(labels), epsilon, rng, mechanism=noise, delta=delta).published(rng)
+    return dp_category_counts(codes, len(labels), epsilon, rng, mechanism=noise, delta=delta).on_lattice(rng)
 
 
 def most_common(codes, labels, epsilon, seed):
@@ -178,10 +178,10 @@ def compare_counts(codes, labels, mechanisms, epsilon, delta, seed):
             oracle = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[name[:3]](epsilon, len(labels))
             table[name] = oracle.estimate(oracle.support(oracle.perturb(codes, rng)), codes.size)
         elif name.startswith("Laplace"):
-            table[name] = Laplace.from_epsilon(epsilon, REPLACE_ONE.histogram_l1_sensitivity).release(true, rng)
+            table[name] = Laplace.from_epsilon(epsilon, REPLACE_ONE.histogram_l1_sensitivity).simulate(true, rng)
         else:
             noise = Gaussian.from_epsilon_delta(epsilon, delta, REPLACE_ONE.histogram_l2_sensitivity)
-            table[name] = noise.release(true, rng)
+            table[name] = noise.simulate(true, rng)
     return table
 
 

@@ -25,7 +25,7 @@ from explorer.markup import md, sentence
 SALT = "audit"
 CORRECT = "correct"
 #: Runs on each input: 1-3 steps per decade from dpcore's smallest audit to its largest.
-TRIAL_CHOICES = tuple(m * 10**e for e in range(2, 8) for m in (1, 3)) + (MAX_TRIALS,)
+TRIAL_CHOICES = tuple(v for v in (m * 10**e for e in range(2, 8) for m in (1, 3)) if v < MAX_TRIALS) + (MAX_TRIALS,)
 DEFAULT_TRIALS = 100_000
 CONFIDENCES = (0.8, 0.9, 0.95, 0.99, 0.999)
 #: The curve keeps every run of both inputs in memory: up to 10⁶ runs (16 MB) rather than dpcore's 10⁷ per session.
@@ -76,7 +76,7 @@ EXAMPLES = (
 LATTICE_IN_THE_EXPLORER = (
     "**In this explorer.** The answers a page publishes with Laplace or Gaussian noise (the noisy count, sum, "
     "mean and histogram of Central DP, the answers of the range queries and the automatic mean of Sparse "
-    "vector) are released on a lattice with exact integer noise (`dpcore.lattice.safe_release`). The simulations "
+    "vector) are released on a lattice with exact integer noise (`dpcore.lattice.lattice_draw`). The simulations "
     "of many releases that draw the error histograms, and the audits of the first view, keep numpy's fast "
     "floating-point sampling: their outputs are never published (the `lattice_…` audits run the lattice release "
     "itself). Local DP reports and the exponential mechanism's choice are discrete outputs, with no such holes."
@@ -170,6 +170,9 @@ def parameter_widgets(name: str, broken: str | None) -> tuple[float, dict]:
                 continue
             label, help_text, low, high = PARAMS.get(key, (key, None, None, None))
             integer = isinstance(default, int) and not isinstance(default, bool)
+            if integer and low is not None and high is not None:  # a link's 1e309 gets a sentence, not an overflow
+                params[key] = widgets.whole_number(label, int(low), int(high), int(default), widget_key, help_text)
+                continue
             params[key] = st.number_input(
                 label,
                 min_value=None if low is None else (int(low) if integer else float(low)),

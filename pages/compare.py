@@ -51,7 +51,7 @@ def count_errors(names, eps, delta, true, j, trials) -> dict:
         mechanism = count_noise(name, eps, delta, true.size)
         gen = state.rng(f"{SALT}-{name}")
         if isinstance(mechanism, (Laplace, Gaussian)):
-            out[name] = mechanism.release(float(true[j]), gen, trials=trials) - true[j]
+            out[name] = mechanism.simulate(float(true[j]), gen, trials=trials) - true[j]
         else:
             out[name] = mechanism.simulate(true, gen, trials=trials)[:, j] - true[j]
     return out

@@ -55,6 +55,7 @@ from dpcore import (
     naive_clipping_bound,
     naive_range_query,
     naive_scale,
+    publish,
     range_query_svt,
     sparse,
     sparse_scales,
@@ -112,6 +113,16 @@ CALLS = {
     "dpcore.queries.dp_histogram": {"epsilon": lambda e: dp_histogram(COLUMN, 3, e, 0, lower=0.0, upper=9.0)},
     "dpcore.queries.dp_count_matching": {"epsilon": lambda e: dp_count_matching([True, False, True], e, 0)},
     "dpcore.queries.dp_category_counts": {"epsilon": lambda e: dp_category_counts([0, 2, 1], 3, e, 0)},
+    # publication (secure noise: the contract is the same)
+    "dpcore.publish.publish_count": {"epsilon": lambda e: publish.publish_count(COLUMN, e)},
+    "dpcore.publish.publish_sum": {"epsilon": lambda e: publish.publish_sum(COLUMN, 0.0, 10.0, e)},
+    "dpcore.publish.publish_mean": {"epsilon": lambda e: publish.publish_mean(COLUMN, 0.0, 10.0, e)},
+    "dpcore.publish.publish_histogram": {"epsilon": lambda e: publish.publish_histogram(COLUMN, 3, 0.0, 9.0, e)},
+    "dpcore.publish.publish_count_matching": {
+        "epsilon": lambda e: publish.publish_count_matching([True, False], "x", e)
+    },
+    "dpcore.publish.publish_category_counts": {"epsilon": lambda e: publish.publish_category_counts([0, 1], "ab", e)},
+    "dpcore.publish.publish_most_common": {"epsilon": lambda e: publish.publish_most_common([0, 1, 1], "ab", e)},
     "dpcore.queries.noise_mechanism": {"epsilon": lambda e: noise_mechanism(e, 1.0)},
     "dpcore.queries.split_mean_budget": {"epsilon": lambda e: split_mean_budget(e, 0.5, 1e-6)},
     # noise
@@ -238,6 +249,7 @@ ZERO_ALLOWED = {
 #: Callables with an ε-named parameter that is not a privacy parameter to check, and why.
 EXEMPT = {
     "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
+    "dpcore.release.Release": "a record of a release, made by the functions of dpcore.publish, which check",
     "dpcore.accounting.subsampled_gaussian.DPSGDPlan": "a record of a plan's results, made by plan_dpsgd, which checks",
     "dpcore.accounting.ledger.Charge": "an (ε, δ) amount charged, where 0 is the natural value",
     "dpcore.audit.engine.AuditResult": "a record of an audit, made by audit(), which checks",

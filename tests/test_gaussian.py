@@ -153,7 +153,7 @@ def test_pdf_integrates_to_one():
 def test_error_bound_coverage_and_variance_by_simulation(rng):
     g = Gaussian.from_epsilon_delta(0.8, 1e-6, 2.0)
     n = 200_000
-    noise = g.release(np.zeros(n), rng)
+    noise = g.simulate(np.zeros(n), rng)
     for c in (0.5, 0.9, 0.99):
         se = math.sqrt(c * (1 - c) / n)  # binomial standard error
         assert abs(np.mean(np.abs(noise) <= g.error_bound(c)) - c) <= Z * se
@@ -162,9 +162,9 @@ def test_error_bound_coverage_and_variance_by_simulation(rng):
 
 def test_release_shapes(rng):
     g = Gaussian(sigma=1.0)
-    assert isinstance(g.release(1.0, rng), float)
-    assert g.release([1.0, 2.0], rng).shape == (2,)
-    assert g.release([[1.0, 2.0]], rng, trials=3).shape == (3, 1, 2)
+    assert isinstance(g.simulate(1.0, rng), float)
+    assert g.simulate([1.0, 2.0], rng).shape == (2,)
+    assert g.simulate([[1.0, 2.0]], rng, trials=3).shape == (3, 1, 2)
 
 
 @pytest.mark.parametrize("accuracy, confidence, delta", [(5.0, 0.95, 1e-5), (0.5, 0.9, 1e-8), (50.0, 0.99, 1e-3)])
@@ -219,7 +219,7 @@ def test_epsilon_is_zero_when_delta_alone_suffices():
         (lambda: Gaussian.from_rdp(2.0, -0.5), "epsilon_bar must be"),
         (lambda: Gaussian(1.0).error_bound(1.5), "confidence must be"),
         (lambda: Gaussian.epsilon_for_accuracy(1.0, 0.9, delta=2.0), "delta must be"),
-        (lambda: Gaussian(1.0).release(np.nan, 0), "values must not contain NaN"),
+        (lambda: Gaussian(1.0).simulate(np.nan, 0), "values must not contain NaN"),
     ],
 )
 def test_bad_input(call, message):

@@ -51,7 +51,7 @@ def test_error_bound_closed_form_and_cdf(confidence):
 def test_error_bound_coverage_by_simulation(rng):
     lap = Laplace.from_epsilon(0.7, 3.0)
     n = 200_000
-    noise = lap.release(np.zeros(n), rng)
+    noise = lap.simulate(np.zeros(n), rng)
     for confidence in (0.5, 0.9, 0.99):
         covered = np.mean(np.abs(noise) <= lap.error_bound(confidence))
         se = math.sqrt(confidence * (1 - confidence) / n)  # binomial standard error
@@ -72,24 +72,24 @@ def test_pdf_integrates_to_one_and_matches_cdf():
 
 def test_release_shapes_and_types(rng):
     lap = Laplace(scale=1.0)
-    assert isinstance(lap.release(3.0, rng), float)
-    assert lap.release([1.0, 2.0, 3.0], rng).shape == (3,)
-    assert lap.release(np.ones((2, 3)), rng).shape == (2, 3)
-    assert lap.release(5.0, rng, trials=7).shape == (7,)
-    assert lap.release([1.0, 2.0], rng, trials=4).shape == (4, 2)
+    assert isinstance(lap.simulate(3.0, rng), float)
+    assert lap.simulate([1.0, 2.0, 3.0], rng).shape == (3,)
+    assert lap.simulate(np.ones((2, 3)), rng).shape == (2, 3)
+    assert lap.simulate(5.0, rng, trials=7).shape == (7,)
+    assert lap.simulate([1.0, 2.0], rng, trials=4).shape == (4, 2)
     assert isinstance(lap.sample(rng), float)
     assert lap.sample(rng, size=(2, 2)).shape == (2, 2)
 
 
 def test_release_is_reproducible_from_a_seed():
     lap = Laplace(scale=1.0)
-    assert np.array_equal(lap.release([1.0, 2.0], 42, trials=3), lap.release([1.0, 2.0], 42, trials=3))
+    assert np.array_equal(lap.simulate([1.0, 2.0], 42, trials=3), lap.simulate([1.0, 2.0], 42, trials=3))
 
 
 def test_release_noise_is_centred_with_the_right_variance(rng):
     lap = Laplace.from_epsilon(0.25, 1.0)
     trials = 100_000
-    out = lap.release(np.array([10.0, -5.0]), rng, trials=trials)
+    out = lap.simulate(np.array([10.0, -5.0]), rng, trials=trials)
     noise = out - np.array([10.0, -5.0])
     # mean: standard error sqrt(Var/N)
     assert np.all(np.abs(noise.mean(axis=0)) <= Z * math.sqrt(lap.variance / trials))
@@ -99,7 +99,7 @@ def test_release_noise_is_centred_with_the_right_variance(rng):
 
 
 def test_trials_are_independent(rng):
-    out = Laplace(scale=1.0).release(0.0, rng, trials=50_000)
+    out = Laplace(scale=1.0).simulate(0.0, rng, trials=50_000)
     corr = np.corrcoef(out[:-1], out[1:])[0, 1]
     assert abs(corr) <= Z / math.sqrt(out.size)
 
@@ -133,10 +133,10 @@ def test_bad_epsilon(bad):
         (lambda: Laplace(1.0).error_bound(1.0), r"confidence must be in \(0, 1\), got 1.0"),
         (lambda: Laplace(1.0).error_bound(0.0), "confidence must be"),
         (lambda: Laplace.epsilon_for_accuracy(0.0, 0.9), "accuracy must be"),
-        (lambda: Laplace(1.0).release([1.0, np.nan], 0), "values must not contain NaN"),
-        (lambda: Laplace(1.0).release([1.0, np.inf], 0), "values must be finite"),
-        (lambda: Laplace(1.0).release([], 0), "values must contain at least one number"),
-        (lambda: Laplace(1.0).release(1.0, 0, trials=0), r"trials must be an integer in \[1, 10000000\], got 0"),
+        (lambda: Laplace(1.0).simulate([1.0, np.nan], 0), "values must not contain NaN"),
+        (lambda: Laplace(1.0).simulate([1.0, np.inf], 0), "values must be finite"),
+        (lambda: Laplace(1.0).simulate([], 0), "values must contain at least one number"),
+        (lambda: Laplace(1.0).simulate(1.0, 0, trials=0), r"trials must be an integer in \[1, 10000000\], got 0"),
     ],
 )
 def test_bad_input_names_parameter_range_and_value(call, message):
@@ -148,7 +148,7 @@ def test_wrong_types():
     with pytest.raises(TypeError):
         Laplace(scale="1")
     with pytest.raises(TypeError):
-        Laplace(1.0).release(["a", "b"], 0)
+        Laplace(1.0).simulate(["a", "b"], 0)
 
 
 def test_sample_laplace_has_the_laplace_law(rng):

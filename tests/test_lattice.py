@@ -9,7 +9,7 @@ from scipy import stats
 
 from dpcore import Gaussian, Laplace, dp_count, gaussian_delta
 from dpcore.discrete import DiscreteGaussian
-from dpcore.lattice import GRID_BITS, _round_to_grid, lattice_grid, lattice_mechanism, safe_release
+from dpcore.lattice import GRID_BITS, _round_to_grid, lattice_draw, lattice_grid, lattice_mechanism
 from tests.tolerances import Z
 
 
@@ -97,25 +97,25 @@ def test_release_values_lie_on_the_grid_and_follow_the_law():
     assert stats.kstest(z / lat.noise.scale, "laplace").pvalue > 1e-6  # and its shape is Laplace's
 
 
-def test_safe_release_api():
+def test_lattice_draw_api():
     q = dp_count(np.zeros(100), 1.0, 0)
-    r = safe_release(q.mechanism, q.true_value, rng=3)
+    r = lattice_draw(q.mechanism, q.true_value, rng=3)
     assert isinstance(r.value, float) and r.value / r.grid == round(r.value / r.grid)
     assert r.epsilon == 1.0 and r.delta == 0.0
-    v = safe_release(Gaussian.from_epsilon_delta(1.0, 1e-5), [1.0, 2.0, 3.0], rng=3)
+    v = lattice_draw(Gaussian.from_epsilon_delta(1.0, 1e-5), [1.0, 2.0, 3.0], rng=3)
     assert v.value.shape == (3,) and v.delta <= 1e-5
-    assert safe_release(mechanism=Laplace.from_epsilon(1.0), values=5.0, rng=7).value == (
-        safe_release(Laplace.from_epsilon(1.0), 5.0, rng=7).value
+    assert lattice_draw(mechanism=Laplace.from_epsilon(1.0), values=5.0, rng=7).value == (
+        lattice_draw(Laplace.from_epsilon(1.0), 5.0, rng=7).value
     )
 
 
-def test_safe_release_refuses_bad_input():
+def test_lattice_draw_refuses_bad_input():
     with pytest.raises(TypeError, match="mechanism must be a Laplace or Gaussian mechanism, got str"):
-        safe_release("laplace", 1.0, rng=0)
+        lattice_draw("laplace", 1.0, rng=0)
     with pytest.raises(ValueError, match="values must not contain NaN"):
-        safe_release(Laplace.from_epsilon(1.0), [1.0, float("nan")], rng=0)
+        lattice_draw(Laplace.from_epsilon(1.0), [1.0, float("nan")], rng=0)
     with pytest.raises(ValueError, match="values must be below"):
-        safe_release(Laplace.from_epsilon(1.0), 1e300, rng=0)
+        lattice_draw(Laplace.from_epsilon(1.0), 1e300, rng=0)
 
 
 def test_lattice_epsilon_matches_the_float_one_on_the_audit():

@@ -368,7 +368,7 @@ def test_floating_point_view_shows_dpcores_attack_and_the_lattice():
     (examples,) = [d.value for d in at.dataframe]
     assert examples["output y"].tolist() == [repr(v) for v in text.examples]
     assert any("grid 2^-11" in plain(m.value) for m in at.markdown)  # ε = 2: Laplace scale 1/2, grid 2^(−1−10)
-    assert any("In this explorer." in m.value and "safe_release" in m.value for m in at.markdown)
+    assert any("In this explorer." in m.value and "lattice_draw" in m.value for m in at.markdown)
     shares = chart(at, "aud_fp_curve")["data"]
     assert [t["line"]["color"] for t in shares] == [charts.ABOVE_CLAIM, charts.BELOW_CLAIM]
     assert not [w for w in at.number_input if w.key.startswith("aud_laplace")]  # the audit tab did not run

@@ -58,7 +58,7 @@ def test_sum_shows_the_dpcore_release_for_the_same_seed():
     values, _ = numeric_values(_census("age"))
     lo, hi = suggest_bounds(_census("age"))
     rng = _rng("central")  # the answer shown is the one published: on a lattice with exact noise
-    expected = dp_sum(values, lo, hi, 1.0, rng, mechanism="gaussian", delta=1e-6).published(rng)
+    expected = dp_sum(values, lo, hi, 1.0, rng, mechanism="gaussian", delta=1e-6).on_lattice(rng)
     assert metric(at, "True answer") == _num(expected.true_value)
     assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
     assert metric(at, "95% error bound") == f"±{_num(expected.error_bound(0.95))}"
@@ -83,7 +83,7 @@ def test_mean_split_and_delta_method_std():
     values, _ = numeric_values(_census("age"))
     lo, hi = suggest_bounds(_census("age"))
     rng = _rng("central")
-    expected = dp_mean(values, lo, hi, 0.5, rng, split=0.25).published(rng)
+    expected = dp_mean(values, lo, hi, 0.5, rng, split=0.25).on_lattice(rng)
     assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
     assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
 
@@ -170,7 +170,7 @@ def test_a_count_where_a_condition_holds_is_dpcores_published_count():
     assert_clean(at)
     mask = condition_mask(_census("occupation"), "is", "Sales")
     rng = _rng("central")
-    expected = dp_count_matching(mask, 1.0, rng).published(rng)
+    expected = dp_count_matching(mask, 1.0, rng).on_lattice(rng)
     assert metric(at, "True answer") == _num(float(mask.sum()))
     assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
 
@@ -180,7 +180,7 @@ def test_category_counts_release_every_category_centrally():
     assert_clean(at)
     codes, labels, _ = encode_categories(_census("race"))
     rng = _rng("central")
-    expected = dp_category_counts(codes, len(labels), 1.0, rng).published(rng)
+    expected = dp_category_counts(codes, len(labels), 1.0, rng).on_lattice(rng)
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
     assert [str(v) for v in bars[0]["x"]] == labels
     assert np.allclose(_values(bars[1]["y"]), expected.noisy_value)

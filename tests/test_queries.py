@@ -103,8 +103,8 @@ def test_mean_simulation_matches_its_definition():
     m = dp_mean(big, 0, 100, 0.2, 9)
     sims = m.simulate(50_000, 4)
     rng = np.random.default_rng(4)
-    sums = m.sum.mechanism.release(m.sum.true_value, rng, trials=50_000)
-    counts = m.count.mechanism.release(m.count.true_value, rng, trials=50_000)
+    sums = m.sum.mechanism.simulate(m.sum.true_value, rng, trials=50_000)
+    counts = m.count.mechanism.simulate(m.count.true_value, rng, trials=50_000)
     np.testing.assert_array_equal(sims, np.clip(sums / np.maximum(counts, 1), 0, 100))
     assert np.all((sims >= 0) & (sims <= 100))
     # delta method: Var(S/C) ≈ (Var S + m² Var C) / n² for a large count
@@ -436,18 +436,18 @@ def test_published_answers_lie_on_the_lattice_with_the_guarantee_and_law_of_the_
     values = np.arange(1000.0)
     result = dp_sum(values, 0.0, 100.0, 0.5, 3)
     lattice = lattice_mechanism(result.mechanism)
-    published = [result.published(seed).noisy_value for seed in range(400)]
+    published = [result.on_lattice(seed).noisy_value for seed in range(400)]
     assert all(v == round(v / lattice.grid) * lattice.grid for v in published)  # exact grid points
     assert lattice.epsilon <= result.epsilon  # the claim is kept
     errors = np.array(published) - result.true_value
     # the lattice noise has the Laplace law up to the grid: mean 0 and std within the sampling error
     assert abs(errors.mean()) < Z * result.mechanism.std / np.sqrt(errors.size)
     assert errors.std(ddof=1) == pytest.approx(result.mechanism.std, rel=Z * np.sqrt(2.5 / errors.size))
-    assert result.published(7).true_value == result.true_value and result.published(7).mechanism == result.mechanism
+    assert result.on_lattice(7).true_value == result.true_value and result.on_lattice(7).mechanism == result.mechanism
 
 
 def test_a_published_mean_is_the_ratio_of_its_published_sum_and_count():
     result = dp_mean(np.arange(50.0), 0.0, 40.0, 1.0, 0, mechanism="gaussian", delta=1e-6)
-    out = result.published(5)
+    out = result.on_lattice(5)
     assert out.noisy_value == np.clip(out.sum.noisy_value / max(out.count.noisy_value, 1.0), 0.0, 40.0)
     assert out.sum.noisy_value != result.sum.noisy_value and out.true_value == result.true_value

@@ -183,7 +183,7 @@ def _sum_sensitivity_one_build(epsilon: float, p: dict) -> Sampler:
     noise = Laplace.from_epsilon(epsilon, 1.0)  # BUG: sensitivity 1, not max(|lower|, |upper|)
 
     def draw(true):
-        return lambda rng, m: noise.release(true, rng, trials=m)
+        return lambda rng, m: noise.simulate(true, rng, trials=m)
 
     return Sampler(draw(true0), draw(true1), "real", 0.0, "noisy sum")
 

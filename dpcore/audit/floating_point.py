@@ -180,7 +180,7 @@ def floating_point_attack(
     sampler : {"textbook", "lattice"}
         ``"textbook"``: ``x + s·(b·ln u)`` in doubles (:func:`textbook_laplace`);
         ``"lattice"``: dpcore's safe release of the same Laplace mechanism
-        (:func:`dpcore.lattice.safe_release`).
+        (:func:`dpcore.lattice.lattice_draw`).
     epsilon : float, default 1.0
         ε, in (0, inf); the scale is ``b = |x − x'| / ε``.
     trials : int, default 10,000

@@ -1,0 +1,248 @@
+"""Publication: the one path that draws noise to publish, from a secure generator, on a lattice.
+
+Every function here takes no generator and no seed: each call draws fresh noise from
+:class:`~dpcore.randomness.SecureGenerator` (the operating system's cryptographically secure
+generator), on the power-of-two lattice of :mod:`dpcore.lattice` with exact discrete Laplace or
+Gaussian noise (no floating-point holes, Mironov 2012), and returns a
+:class:`~dpcore.release.Release` that holds the published numbers only, with the (ε, δ), the
+neighbouring relation, the unit of privacy and the declared public facts they rely on.
+
+Nothing published is chosen by the data. The caller declares what is public and says where it
+came from: the clipping bounds of a sum or a mean, the bin edges of a histogram (whose labels are
+built from the edges alone, the end bins always reading "below" and "and above" since values
+outside the bounds are clipped into them), the category domain of counts or of the most common
+value (a value outside the domain is counted in "(other)" when one is declared, dropped
+otherwise: a rule fixed before the data is read). A count, the noisy count under a mean and
+every histogram bin are released, never the number of rows itself.
+
+Two publications with the same settings draw independent noise: each is charged in full
+(sequential composition), and no difference of two of them cancels the noise.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.16 (each release charged in full).
+  https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Mironov (2012), "On Significance of the Least Significant Bits for Differential Privacy", CCS,
+  Section 5 (the snapping mechanism; here an exact lattice). https://doi.org/10.1145/2382196.2382264
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Section 5. https://arxiv.org/abs/2004.00010
+- McSherry & Talwar (2007), "Mechanism Design via Differential Privacy", FOCS, Theorem 6 (the
+  exponential mechanism over a domain fixed in advance). https://doi.org/10.1109/FOCS.2007.66
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcore.exponential import exponential_mechanism
+from dpcore.lattice import lattice_draw, lattice_mechanism
+from dpcore.queries import (
+    RELATION,
+    MeanResult,
+    QueryResult,
+    dp_category_counts,
+    dp_count,
+    dp_count_matching,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+)
+from dpcore.randomness import Randomness, SecureGenerator
+from dpcore.release import UNIT_RECORD, PublicFact, Release, as_tuple
+from dpcore.validation import check_bounds, check_category_values, check_epsilon, check_int
+
+__all__ = [
+    "OTHER",
+    "bin_labels",
+    "publish",
+    "publish_count",
+    "publish_sum",
+    "publish_mean",
+    "publish_histogram",
+    "publish_count_matching",
+    "publish_category_counts",
+    "publish_most_common",
+]
+
+#: The label of the declared catch-all category.
+OTHER = "(other)"
+
+
+def _unused_generator() -> np.random.Generator:
+    """The queries of :mod:`dpcore.queries` also draw a float simulation; a publication discards it and draws again."""
+    return np.random.default_rng()
+
+
+def _lattice_words(result: QueryResult) -> tuple[str, float, float, float]:
+    lattice = lattice_mechanism(result.mechanism)
+    family = type(result.mechanism).__name__
+    grid = f"2^{int(math.log2(lattice.grid))}"
+    words = f"{family} noise on a {grid} lattice (exact discrete {family.lower()} in grid steps)"
+    epsilon = lattice.epsilon if lattice.epsilon is not None else result.mechanism.epsilon
+    delta = 0.0 if lattice.delta is None else float(lattice.delta)
+    return words, lattice.noise_std, float(epsilon), delta
+
+
+def publish(result, *, labels=("value",), public=(), query: str | None = None) -> Release:
+    """Publish the answer of a query: its true value and noise law are kept, the noise is drawn anew, securely.
+
+    ``result`` is a :class:`~dpcore.queries.QueryResult` or :class:`~dpcore.queries.MeanResult` (its own,
+    simulated noisy value is ignored); ``labels`` and ``public`` are declared by the caller.
+    """
+    rng = SecureGenerator()
+    if isinstance(result, MeanResult):
+        drawn = result.on_lattice(rng)
+        sum_words, sum_std, sum_eps, sum_delta = _lattice_words(result.sum)
+        _, count_std, count_eps, count_delta = _lattice_words(result.count)
+        return Release(
+            query=query or "mean",
+            value=as_tuple(drawn.noisy_value),
+            labels=tuple(labels),
+            mechanism=f"noisy clipped sum over noisy count; {sum_words}",
+            noise_std=math.nan,  # a ratio: its spread is in the error bound, not one noise scale
+            epsilon=sum_eps + count_eps,
+            delta=sum_delta + count_delta,
+            relation=RELATION,
+            unit=UNIT_RECORD,
+            randomness=Randomness.PUBLICATION,
+            public=tuple(public),
+        )
+    if not isinstance(result, QueryResult):
+        raise TypeError(f"result must be a QueryResult or a MeanResult, got {type(result).__name__}")
+    value = lattice_draw(result.mechanism, result.true_value, rng).value
+    words, std, epsilon, delta = _lattice_words(result)
+    return Release(
+        query=query or result.query,
+        value=as_tuple(value),
+        labels=tuple(labels),
+        mechanism=words,
+        noise_std=std,
+        epsilon=epsilon,
+        delta=delta,
+        relation=RELATION,
+        unit=UNIT_RECORD,
+        randomness=Randomness.PUBLICATION,
+        public=tuple(public),
+    )
+
+
+def _bounds_facts(lower, upper, source) -> tuple[PublicFact, ...]:
+    return (
+        PublicFact("lower clipping bound", f"{lower:g}", source),
+        PublicFact("upper clipping bound", f"{upper:g}", source),
+    )
+
+
+def publish_count(values, epsilon: float, *, mechanism: str = "laplace", delta: float | None = None) -> Release:
+    """Publish how many rows ``values`` has (sensitivity 1 under add/remove one record)."""
+    return publish(dp_count(values, epsilon, _unused_generator(), mechanism=mechanism, delta=delta, nan="drop"))
+
+
+def publish_sum(values, lower, upper, epsilon, *, mechanism="laplace", delta=None, source="declared") -> Release:
+    """Publish the sum of ``values`` clipped to the declared ``[lower, upper]``."""
+    lower, upper = check_bounds(lower, upper)
+    result = dp_sum(values, lower, upper, epsilon, _unused_generator(), mechanism=mechanism, delta=delta, nan="drop")
+    return publish(result, public=_bounds_facts(lower, upper, source))
+
+
+def publish_mean(values, lower, upper, epsilon, *, split=0.5, mechanism="laplace", delta=None, source="declared"):
+    """Publish the mean of ``values`` clipped to the declared bounds: a noisy sum over a noisy count (n stays private)."""
+    lower, upper = check_bounds(lower, upper)
+    result = dp_mean(
+        values, lower, upper, epsilon, _unused_generator(), split=split, mechanism=mechanism, delta=delta, nan="drop"
+    )
+    facts = (*_bounds_facts(lower, upper, source), PublicFact("share of ε for the sum", f"{split:g}", "declared"))
+    return publish(result, public=facts)
+
+
+def bin_labels(edges) -> tuple[str, ...]:
+    """Labels of histogram bins from their declared edges alone: the end bins hold what was clipped into them.
+
+    >>> bin_labels([0, 10, 20, 30])
+    ('below 10', '[10, 20)', '20 and above')
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.size < 3:
+        return ("all values",) if edges.size == 2 else ()
+    inner = [f"[{a:g}, {b:g})" for a, b in zip(edges[1:-2], edges[2:-1])]
+    return (f"below {edges[1]:g}", *inner, f"{edges[-2]:g} and above")
+
+
+def publish_histogram(values, bins: int, lower, upper, epsilon, *, mechanism="laplace", delta=None, source="declared"):
+    """Publish a histogram of ``bins`` equal bins over the declared ``[lower, upper]`` (values outside are clipped in)."""
+    lower, upper = check_bounds(lower, upper)
+    bins = check_int(bins, "bins", minimum=1)
+    result = dp_histogram(
+        values,
+        bins,
+        epsilon,
+        _unused_generator(),
+        lower=lower,
+        upper=upper,
+        mechanism=mechanism,
+        delta=delta,
+        nan="drop",
+    )
+    facts = (*_bounds_facts(lower, upper, source), PublicFact("bins", f"{bins} equal bins", source))
+    return publish(result, labels=bin_labels(result.bin_edges), public=facts)
+
+
+def publish_count_matching(mask, condition: str, epsilon, *, mechanism="laplace", delta=None) -> Release:
+    """Publish how many rows satisfy a declared condition (``condition`` in words; sensitivity 1)."""
+    result = dp_count_matching(mask, epsilon, _unused_generator(), mechanism=mechanism, delta=delta)
+    return publish(
+        result, labels=(condition,), public=(PublicFact("condition", condition, "declared"),), query="count where"
+    )
+
+
+def _domain_facts(domain, other: bool) -> tuple[PublicFact, ...]:
+    listed = ", ".join(map(str, domain))
+    rule = f"values outside it counted in {OTHER}" if other else "values outside it left out"
+    return (PublicFact("category domain", listed, "declared"), PublicFact("outside the domain", rule, "fixed"))
+
+
+def publish_category_counts(codes, domain, epsilon, *, other=False, mechanism="laplace", delta=None) -> Release:
+    """Publish the count of every category of a declared ``domain`` (absent ones too).
+
+    ``codes`` index into ``domain`` (and ``len(domain)`` means "(other)" when ``other`` is
+    declared); each count gets the noise of one count (disjoint categories, add/remove one record).
+    """
+    domain = tuple(str(d) for d in domain)
+    if not domain:
+        raise ValueError("domain must list at least one category, got none")
+    labels = (*domain, OTHER) if other else domain
+    codes = check_category_values(codes, len(labels), "codes")
+    result = dp_category_counts(codes, len(labels), epsilon, _unused_generator(), mechanism=mechanism, delta=delta)
+    return publish(result, labels=labels, public=_domain_facts(domain, other))
+
+
+def publish_most_common(codes, domain, epsilon) -> Release:
+    """Publish the most common value of a declared ``domain`` by the exponential mechanism (score: the count).
+
+    Under add/remove one record one count moves by 1: the score's sensitivity is 1. The
+    selection samples the mechanism's probabilities with 53 secure bits (a selection, not a
+    numeric answer: no lattice is needed for it).
+    """
+    domain = tuple(str(d) for d in domain)
+    if not domain:
+        raise ValueError("domain must list at least one category, got none")
+    epsilon = check_epsilon(epsilon)
+    codes = check_category_values(codes, len(domain), "codes")
+    counts = np.bincount(codes, minlength=len(domain)).astype(np.float64)
+    chosen = exponential_mechanism(counts, epsilon, 1.0, SecureGenerator())
+    return Release(
+        query="most common",
+        value=domain[chosen],
+        labels=("most common value",),
+        mechanism="exponential mechanism over the declared domain (score: the count, sensitivity 1)",
+        noise_std=math.nan,
+        epsilon=epsilon,
+        delta=0.0,
+        relation=RELATION,
+        unit=UNIT_RECORD,
+        randomness=Randomness.PUBLICATION,
+        public=_domain_facts(domain, False),
+    )
