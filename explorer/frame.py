@@ -23,6 +23,8 @@ __all__ = [
     "run_page",
     "dataset_notices",
     "note_ignored_url_values",
+    "echo",
+    "ECHO_LIMIT",
     "log_run_time",
 ]
 
@@ -143,20 +145,37 @@ def dataset_notices() -> None:
     linked = state.linked_data()
     if linked and linked != ds.identity:
         name, _, fingerprint = linked.rpartition("~")
+        name = md(echo(name or linked))
         st.warning(
-            f"This link was made on **{md(name or linked)}** (content {md(fingerprint or 'unknown')}), but this tab has "
+            f"This link was made on **{name}** (content {md(echo(fingerprint or 'unknown'))}), but this tab has "
             f"**{md(ds.name)}** open, so the numbers below are not the ones that were shared. Open the Data page and "
-            f"upload {md(name or linked)} to see them.",
+            f"upload {name} to see them.",
             icon=":material/link_off:",
         )
 
 
+#: The longest part of a link the page repeats back (a key or a value); the rest is cut with "…".
+ECHO_LIMIT = 40
+
+
+def echo(text) -> str:
+    """A value from a link as the page may repeat it: a string, cut to :data:`ECHO_LIMIT` characters."""
+    text = str(text)
+    return text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1] + "…"
+
+
 def note_ignored_url_values(raw: dict[str, str]) -> None:
-    """Say when a link carried a value a widget refused (it was out of range or unknown)."""
+    """Say when a link carried a value a widget refused (it was out of range or unknown).
+
+    Only widget values are compared: a link's key that names the session's own state (the dataset, the ledger) is
+    not a setting, and its value is never shown.
+    """
     for key, given in raw.items():
-        if key not in st.session_state:
+        if key not in st.session_state or key in state.INTERNAL_KEYS or key.startswith("_"):
             continue
         current = st.session_state[key]
+        if not isinstance(current, (bool, int, float, str)):
+            continue  # not a value a widget holds: never printed
         try:
             same = float(given) == float(current)
         except (TypeError, ValueError):
@@ -165,7 +184,8 @@ def note_ignored_url_values(raw: dict[str, str]) -> None:
             if isinstance(current, float) and current.is_integer():
                 current = int(current)
             st.info(
-                f"The link set {md(key)} = {md(str(given)[:40])}, which is not allowed here; showing {md(current)} instead.",
+                f"The link set {md(echo(key))} = {md(echo(given))}, which is not allowed here; "
+                f"showing {md(echo(current))} instead.",
                 icon=":material/link:",
             )
 

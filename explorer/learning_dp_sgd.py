@@ -92,20 +92,26 @@ def sgd_controls(t: Task) -> SGDSettings:
     c1, c2, c3, c4, c5 = st.columns(5)
     n_plan = c1.number_input(
         "Dataset size n",
+        min_value=1.0,
+        max_value=1e9,
         value=None,
-        step=1000,
+        step=1000.0,
+        format="%.0f",  # a float input: a link's 1e309 is out of range, not an overflow
         placeholder=f"{t.n_train:,}",
         key="lrn_sgd_n",
         bind="query-params",
-        help=f"For the planner. Empty: this dataset's {t.n_train:,} training rows. Or plan for another size.",
+        help=f"For the planner. Empty: this dataset's {t.n_train:,} training rows. Or plan for another size, up to "
+        "a billion.",
     )
-    batch = c2.number_input(
+    batch = widgets.whole_number(
         "Expected batch size B",
-        value=256,
+        1,
+        10_000_000,
+        256,
+        "lrn_sgd_batch",
+        "Each example joins each batch independently with probability q = B / n.",
+        container=c2,
         step=32,
-        key="lrn_sgd_batch",
-        bind="query-params",
-        help="Each example joins each batch independently with probability q = B / n.",
     )
     epochs = c3.number_input(
         "Epochs E",
@@ -124,7 +130,7 @@ def sgd_controls(t: Task) -> SGDSettings:
         help="Each per-example gradient is clipped to norm C; the noise on the sum is σ·C.",
     )
     lr = c5.select_slider("Step size η", RATES, value=2.0, key="lrn_sgd_lr", bind="query-params")
-    n = None if n_plan is None else int(n_plan)
+    n = None if n_plan is None else int(round(n_plan))
     return SGDSettings(eps, delta, calibration, n, int(batch), float(epochs), float(clip), float(lr))
 
 

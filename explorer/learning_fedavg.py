@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from dpcore import limits
 from dpcore.accounting import PoissonSampledGaussian
 from explorer import budget, charts, state, training, widgets
 from explorer.learning_layout import (
@@ -82,42 +83,47 @@ def fed_controls(t: Task) -> FedSettings:
             "A categorical feature column: one client per category (all the people who share it). Or 'at random': "
             "the training rows dealt at random into m clients.",
         )
-    m = c2.number_input(
+    m = widgets.whole_number(
         "Number of clients m",
-        value=500,
+        1,
+        1_000_000,
+        500,
+        "lrn_fed_m",
+        "Only when the rows are dealt at random; at least 1 and at most the training rows.",
+        container=c2,
         step=50,
-        key="lrn_fed_m",
-        bind="query-params",
         disabled=source != "at random",
-        help="Only when the rows are dealt at random; at least 1 and at most the training rows.",
     )
     rate = c3.number_input(
         "Client sampling rate q",
+        min_value=limits.MIN_SAMPLING_RATE,
+        max_value=1.0,
         value=0.05,
         step=0.01,
         format="%.3f",
         key="lrn_fed_rate",
         bind="query-params",
-        help="Each client takes part in a round independently with probability q, in (0, 1].",
+        help=f"Each client takes part in a round independently with probability q, from {limits.MIN_SAMPLING_RATE:g} to 1.",
     )
-    rounds = c4.number_input(
+    rounds = widgets.whole_number(
         "Rounds T",
-        value=20,
+        1,
+        MAX_ROUNDS,
+        20,
+        "lrn_fed_rounds",
+        f"At least 1; this page trains at most {MAX_ROUNDS}.",
+        container=c4,
         step=5,
-        max_value=MAX_ROUNDS,
-        key="lrn_fed_rounds",
-        bind="query-params",
-        help=f"At least 1; this page trains at most {MAX_ROUNDS}.",
     )
     c1, c2, c3, c4 = st.columns(4)
-    local_steps = c1.number_input(
+    local_steps = widgets.whole_number(
         "Local steps",
-        value=3,
-        step=1,
-        max_value=MAX_LOCAL_STEPS,
-        key="lrn_fed_local",
-        bind="query-params",
-        help="Full-batch gradient steps each sampled client takes on its own rows (step size 1).",
+        1,
+        MAX_LOCAL_STEPS,
+        3,
+        "lrn_fed_local",
+        "Full-batch gradient steps each sampled client takes on its own rows (step size 1).",
+        container=c1,
     )
     clip = c2.number_input(
         "Update clipping norm S",
@@ -129,11 +135,14 @@ def fed_controls(t: Task) -> FedSettings:
     )
     sigma = c3.number_input(
         "Noise multiplier σ",
+        min_value=limits.MIN_NOISE_MULTIPLIER,
+        max_value=limits.MAX_NOISE_MULTIPLIER,
         value=1.0,
         step=0.1,
         key="lrn_fed_sigma",
         bind="query-params",
-        help="The noise on the sum of clipped updates has standard deviation σ·S; σ must be positive.",
+        help=f"The noise on the sum of clipped updates has standard deviation σ·S; σ from {limits.MIN_NOISE_MULTIPLIER:g} "
+        f"(one round then costs ε ≈ 92) to {limits.MAX_NOISE_MULTIPLIER:,.0f}.",
     )
     with c4:
         delta = widgets.delta_slider("lrn_fed_delta", help="Client-level δ; keep it well below 1/m.")

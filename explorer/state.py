@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_TRIALS",
     "LEDGER_MAX_ENTRIES",
     "LINKED_DATA",
+    "INTERNAL_KEYS",
     "DATA_PARAM",
     "init_session",
     "linked_data",
@@ -39,6 +40,7 @@ __all__ = [
     "dataset",
     "dataset_key",
     "ledger",
+    "new_ledger",
     "replace_ledger",
     "upload_error",
     "set_upload_error",
@@ -76,6 +78,8 @@ SEED = "seed"
 TRIALS = "trials"
 #: Prefix of the per-dataset caches written by :func:`per_dataset`.
 _CACHE_PREFIX = "_per_dataset_"
+#: The session's own keys (not widgets): a link that names one is not a setting, and its value is never shown.
+INTERNAL_KEYS = frozenset({DATASET, DATASET_KEY, LEDGER, UPLOAD_ERROR, LAST_UPLOAD, LINKED_DATA})
 
 DEFAULT_DEMO = "census"
 DEFAULT_SEED = 2017
@@ -95,7 +99,7 @@ def init_session() -> None:
         activate(cached_demo(DEFAULT_DEMO))
         st.session_state[LINKED_DATA] = linked
     if LEDGER not in st.session_state:
-        replace_ledger(accounting.BudgetLedger(epsilon=5.0, delta=1e-5, method="best", max_entries=LEDGER_MAX_ENTRIES))
+        replace_ledger(new_ledger(5.0, 1e-5, "best"))
 
 
 def activate(ds: Dataset) -> None:
@@ -122,6 +126,11 @@ def dataset_key() -> str:
 
 def ledger() -> accounting.BudgetLedger:
     return st.session_state[LEDGER]
+
+
+def new_ledger(epsilon: float, delta: float, method: str = "best") -> accounting.BudgetLedger:
+    """A session ledger with this budget, holding at most :data:`LEDGER_MAX_ENTRIES` entries."""
+    return accounting.BudgetLedger(epsilon, delta, method, max_entries=LEDGER_MAX_ENTRIES)
 
 
 def replace_ledger(new: accounting.BudgetLedger) -> None:

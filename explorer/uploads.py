@@ -165,8 +165,16 @@ def install() -> SessionUploadGuard | None:
     try:
         return guard(manager)
     except TypeError:
-        _LOGGER.error("Uploads are not capped per session: Streamlit's uploaded-file manager is a %s", type(manager))
+        if not _UNGUARDED:  # said once per process (AppTest's store is a mock on every run)
+            _LOGGER.error(
+                "Uploads are not capped per session: Streamlit's uploaded-file manager is a %s", type(manager)
+            )
+        _UNGUARDED.add(type(manager))
         return None
+
+
+#: Kinds of upload store found unguardable in this process (process-wide, not per user: only quiets the log).
+_UNGUARDED: set[type] = set()
 
 
 def _session_store() -> tuple[MemoryUploadedFileManager, str] | None:

@@ -65,7 +65,18 @@ def delta_slider(key: str, default: float = 1e-5, help: str | None = None) -> fl
     )
 
 
-def whole_number(label: str, minimum: int, maximum: int, default: int, key: str, help: str, container=st) -> int:
+def whole_number(
+    label: str,
+    minimum: int,
+    maximum: int,
+    default: int,
+    key: str,
+    help: str,
+    container=st,
+    *,
+    step: int = 1,
+    disabled: bool = False,
+) -> int:
     """A whole number bound to the URL, kept as a float so that a link value such as ``inf`` is refused in words.
 
     (Streamlit's integer inputs fail on a link carrying a number beyond int range
@@ -76,11 +87,12 @@ def whole_number(label: str, minimum: int, maximum: int, default: int, key: str,
         min_value=float(minimum),
         max_value=float(maximum),
         value=float(default),
-        step=1.0,
+        step=float(step),
         format="%.0f",
         key=key,
         bind="query-params",
         help=help,
+        disabled=disabled,
     )
     return int(round(value))
 

@@ -450,7 +450,7 @@ def ledger_section(mech, label, k):
         if st.button(
             "Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."
         ):
-            state.replace_ledger(accounting.BudgetLedger(eps, delta, method))
+            state.replace_ledger(state.new_ledger(eps, delta, method))
             st.rerun()  # the table and metrics above were drawn from the old ledger
 
 

@@ -74,4 +74,4 @@ def test_streamlit_upload_cap_matches_the_loader_limit():
     from explorer.dataset import MAX_UPLOAD_BYTES
 
     config = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
-    assert config["server"]["maxUploadSize"] * 1_000_000 == MAX_UPLOAD_BYTES
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_UPLOAD_BYTES  # Streamlit counts the setting in MiB
