@@ -61,7 +61,12 @@ def record_release(mechanisms, count: int = 1, label: str = "", key: str = "", r
     past the ledger's number of entries, is refused in one sentence and the
     ledger is left unchanged.
     """
-    if not st.button("Record this release in the budget", key=f"spend_{key}", help="Adds it to the sidebar's ledger."):
+    if not st.button(
+        "Record in the teaching ledger",
+        key=f"spend_{key}",
+        help="Adds this simulated release to the sidebar's ledger, which lives in this tab and can be reset: for "
+        "learning how releases compose. What is published is charged to the publication log.",
+    ):
         return
     parts = list(mechanisms) if isinstance(mechanisms, (list, tuple)) else [mechanisms]
     try:

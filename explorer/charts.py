@@ -213,7 +213,7 @@ def true_vs_noisy_bars(
                 "type": "bar",
                 "x": labels,
                 "y": np.asarray(noisy),
-                "name": "noisy (one release)",
+                "name": "noisy (simulated)",
                 "marker": {"color": colour_of(mechanism) if mechanism else NOISY},
                 "error_y": err,
             },

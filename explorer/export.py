@@ -6,7 +6,7 @@ import pandas as pd
 
 from explorer.columns import is_numeric
 
-__all__ = ["to_safe_csv"]
+__all__ = ["to_safe_csv", "SIMULATED_RELEASE", "SIMULATED_HELP", "SIMULATED_NOTE", "simulated"]
 
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -42,3 +42,17 @@ def to_safe_csv(frame: pd.DataFrame) -> bytes:
             safe[name] = safe[name].astype(object).map(_neutralise, na_action="ignore")
     safe.columns = [_neutralise(str(name)) for name in safe.columns]
     return safe.to_csv(index=False, lineterminator="\n").encode("utf-8-sig")
+
+
+#: The download of a view's simulated release: what it is, on the button and in the file.
+SIMULATED_RELEASE = "Simulated release (CSV), not private"
+SIMULATED_NOTE = "simulated, not private: seeded noise that anyone with the link's seed can recompute"
+SIMULATED_HELP = (
+    "The noisy answer alone, as one would publish it, but drawn from the session's seed: anyone with the link can "
+    "recompute the noise and subtract it. For teaching; the Publish section draws what may be published."
+)
+
+
+def simulated(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a last column that says, on every row, that its noise is simulated and not private."""
+    return frame.assign(randomness=SIMULATED_NOTE)

@@ -98,7 +98,12 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
             2**31 - 1,
             state.DEFAULT_SEED,
             state.SEED,
-            "Fixes every random draw on every page, so a shared link shows the same numbers.",
+            "Fixes every simulated draw on every page, so a shared link shows the same numbers. Never the noise of a "
+            "publication, which is drawn from a secure source and cannot be reproduced.",
+        )
+        st.caption(
+            "What the pages draw is **simulated, not private**: seeded noise anyone with the link can recompute. "
+            "A view's Publish section draws what may be published."
         )
         st.select_slider(
             "Simulated trials",

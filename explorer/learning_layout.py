@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, snippets, state
+from explorer import charts, export, snippets, state
 from explorer.export import to_safe_csv
 from explorer.training import Task
 
@@ -82,11 +82,12 @@ def show_table(where, table: pd.DataFrame, number: str, skip: int = 1) -> None:
 
 def downloads(t: Task, run: dict, history: pd.DataFrame, method: str, settings: dict, seed, name: str, where) -> None:
     where.download_button(
-        "Release: weights and ε (CSV)",
-        to_safe_csv(run["release"]),
-        file_name=f"learning_{name}_release.csv",
+        "Simulated release: weights and ε (CSV), not private",
+        to_safe_csv(export.simulated(run["release"])),
+        file_name=f"learning_{name}_simulated_release.csv",
         mime="text/csv",
-        help="What one would publish: the weights of draw 1 and the (ε, δ) they cost. No accuracy, no data.",
+        help="The weights of draw 1 and the (ε, δ) they cost, no accuracy, no data; trained from the session's seed, "
+        "so anyone with the link can retrain it: for teaching, not private.",
     )
     where.download_button(
         "Teaching table: accuracy history (CSV)",

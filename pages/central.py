@@ -24,7 +24,7 @@ from dpcore import (
 from dpcore.accounting import PureDP
 from dpcore.lattice import lattice_mechanism
 from dpcore.queries import RELATION, mean_epsilon_for_accuracy, noise_mechanism, split_mean_budget
-from explorer import budget, charts, frame, releases, snippets, state, widgets
+from explorer import budget, central_publish, charts, export, frame, releases, snippets, state, widgets
 from explorer.columns import (
     MISSING_LABEL,
     NUMBER_CONDITIONS,
@@ -156,6 +156,7 @@ def numeric_query(query: str) -> None:
         query, column, result, snippets.central_query(state.dataset(), column, query.lower(), eps, seed, **options)
     )
     widgets.audit_link(f"{noise}_{query.lower().replace('histogram', 'count')}", eps, **options)
+    central_publish.numeric_query(query, column, ds.frame[column], noise, eps, delta, bins, split)
     compare(query, eps, delta, lower, upper, split, curves)
 
 
@@ -228,7 +229,7 @@ def show_release(query, column, result, code: str, labels=None) -> None:
         a, b, c = st.columns(3)
         a.metric("True answer", _num(result.true_value), help="Of the clipped values for a sum or mean.")
         b.metric(
-            "Noisy answer (one release)",
+            "Noisy answer (simulated, not private)",
             _num(result.noisy_value),
             f"{result.error:+,.4g}",
             delta_color="off",
@@ -276,11 +277,11 @@ def show_release(query, column, result, code: str, labels=None) -> None:
     )
     slug = query.lower().replace(" ", "_").rstrip("…")
     right.download_button(
-        "Release (CSV)",
-        to_safe_csv(release),
-        file_name=f"central_{slug}_release.csv",
+        export.SIMULATED_RELEASE,
+        to_safe_csv(export.simulated(release)),
+        file_name=f"central_{slug}_simulated_release.csv",
         mime="text/csv",
-        help="What one would publish: the noisy answer, no true value.",
+        help=export.SIMULATED_HELP,
     )
     right.download_button(
         "Teaching table (CSV)",
@@ -401,6 +402,7 @@ def condition_count() -> None:
     label = f"{column} {condition} {value}"
     code = snippets.count_matching(state.dataset(), column, condition, value, eps, seed, noise, delta)
     show_release("Count where…", label, result, code)
+    central_publish.condition_count(column, series, condition, noise, eps, delta)
     compare("Count where…", eps, delta, None, None, None, error_curves("Count where…", None, None, None, None, delta))
 
 
@@ -428,6 +430,7 @@ def category_histogram() -> None:
     )
     code = snippets.category_counts(state.dataset(), column, eps, seed, noise, delta)
     show_release("Category counts", column, result, code, labels=labels)
+    central_publish.category_counts(column, state.dataset().frame[column], noise, eps, delta)
     curves = error_curves("Category counts", None, None, None, None, delta)
     compare("Category counts", eps, delta, None, None, None, curves)
 
@@ -466,7 +469,7 @@ def most_common() -> None:
         "True most common value", md(labels[mode]), f"count {counts[mode]:,}", delta_color="off", delta_arrow="off"
     )
     b.metric(
-        "Chosen (one release)",
+        "Chosen (simulated, not private)",
         md(labels[chosen]),
         f"count {counts[chosen]:,}, {counts[mode] - counts[chosen]:,} below the top",
         delta_color="off",
@@ -524,6 +527,7 @@ def most_common() -> None:
     with right:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
         budget.record_release(PureDP(eps), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
         widgets.audit_link("exponential", eps, candidates=k, sensitivity=RELATION.counting_query_sensitivity)
+    central_publish.most_common(column, state.dataset().frame[column], eps)
 
 
 def explain() -> None:

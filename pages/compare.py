@@ -13,7 +13,7 @@ from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, auto_mean, dp_mean
 from dpcore.clipping import LADDER_CANDIDATES
 from dpcore.empirical import empirical_error_bound
 from dpcore.neighbours import REPLACE_ONE
-from explorer import charts, frame, releases, snippets, state, widgets
+from explorer import charts, export, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md
@@ -149,11 +149,11 @@ def counts(eps: float, delta: float) -> None:
     )
     cols = st.columns(3)
     cols[0].download_button(
-        "Releases (CSV)",
-        to_safe_csv(release.rename(columns={"value": column})),
-        file_name="compare_releases.csv",
+        "Simulated releases (CSV), not private",
+        to_safe_csv(export.simulated(release.rename(columns={"value": column}))),
+        file_name="compare_simulated_releases.csv",
         mime="text/csv",
-        help="One release of each mechanism: what each would publish, no true counts.",
+        help="One simulated release of each mechanism, no true counts: " + export.SIMULATED_HELP,
     )
     cols[1].download_button(
         "Errors and curves (CSV)",
@@ -254,11 +254,11 @@ def means(eps: float, delta: float) -> None:
     )
     cols = st.columns(3)
     cols[0].download_button(
-        "Releases (CSV)",
-        to_safe_csv(release),
-        file_name="compare_means.csv",
+        "Simulated releases (CSV), not private",
+        to_safe_csv(export.simulated(release)),
+        file_name="compare_means_simulated.csv",
         mime="text/csv",
-        help="One release of each mechanism, no true mean.",
+        help="One simulated release of each mechanism, no true mean: " + export.SIMULATED_HELP,
     )
     cols[1].download_button(
         "Curves (CSV)",

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, coin_flip_rr
 from dpcore.neighbours import REPLACE_ONE
-from explorer import budget, charts, frame, releases, snippets, state, widgets
+from explorer import budget, charts, export, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md, number
@@ -99,11 +99,11 @@ def frequencies() -> None:
     right.metric("Empirical std of the error", f"{errors.std(ddof=1):,.1f}")
     right.metric("Theoretical std (exact variance)", f"{mech.std(true)[j]:,.1f}")
     right.download_button(
-        "Release (CSV)",
-        to_safe_csv(release.rename(columns={"value": column})),
-        file_name="ldp_release.csv",
+        export.SIMULATED_RELEASE,
+        to_safe_csv(export.simulated(release.rename(columns={"value": column}))),
+        file_name="ldp_simulated_release.csv",
         mime="text/csv",
-        help="What one would publish: the noisy counts, no true values.",
+        help=export.SIMULATED_HELP,
     )
     right.download_button(
         "Teaching table (CSV)",
@@ -252,13 +252,15 @@ def ldp_mean() -> None:
             "(Berry–Esseen bound)."
         )
     right.download_button(
-        "Release (CSV)",
+        export.SIMULATED_RELEASE,
         to_safe_csv(
-            pd.DataFrame(
-                {"column": [column], "lower": [lower], "upper": [upper], "epsilon": [eps], "noisy mean": [estimate]}
+            export.simulated(
+                pd.DataFrame(
+                    {"column": [column], "lower": [lower], "upper": [upper], "epsilon": [eps], "noisy mean": [estimate]}
+                )
             )
         ),
-        file_name="ldp_mean_release.csv",
+        file_name="ldp_mean_simulated_release.csv",
         mime="text/csv",
         help="What the collector would publish: the estimate, no true mean.",
     )

@@ -22,7 +22,7 @@ from dpcore.accounting import PureDP
 from dpcore.clipping import QUERY_SENSITIVITY, evenly_spaced_candidates
 from dpcore.empirical import empirical_error_bound
 from dpcore.svt import above_threshold_scales, naive_scale, svt_epsilon_for_accuracy
-from explorer import budget, charts, frame, releases, snippets, state, widgets
+from explorer import budget, charts, export, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md, plain_sentence
@@ -72,7 +72,7 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
     )
     left, right = st.columns([1.6, 1])
     left.plotly_chart(fig, key="svt_walk")
-    right.metric("Chosen bound, one release (AboveThreshold)", f"{chosen:g}")
+    right.metric("Chosen bound, simulated (AboveThreshold)", f"{chosen:g}")
     right.markdown(
         f"Each candidate asks *does clipping at b lose anything?* AboveThreshold compares every noisy q_b "
         f"(noise Lap(4/ε), scale **{scales.query:.3g}**) with one noisy threshold (Lap(2/ε), scale "
@@ -110,11 +110,11 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
         "of the sum. The lossless bound is read from the data, for reference only."
     )
     right.download_button(
-        "Release (CSV)",
-        to_safe_csv(pd.DataFrame({"column": [column], "epsilon": [eps], "chosen bound": [chosen]})),
-        file_name="svt_bound_release.csv",
+        export.SIMULATED_RELEASE,
+        to_safe_csv(export.simulated(pd.DataFrame({"column": [column], "epsilon": [eps], "chosen bound": [chosen]}))),
+        file_name="svt_bound_simulated_release.csv",
         mime="text/csv",
-        help="What one would publish: the chosen bound.",
+        help=export.SIMULATED_HELP,
     )
     right.download_button(
         "The walk (CSV)",
@@ -137,7 +137,7 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
     a, b, c, d = st.columns(4)
     a.metric("True mean (no clipping)", f"{one.unclipped_value:,.3f}")
     b.metric(
-        "Noisy mean, one release",
+        "Noisy mean, simulated",
         f"{one.noisy_value:,.3f}",
         f"{one.total_error:+,.3f}",
         delta_color="off",
@@ -174,13 +174,17 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
     right.metric("Theoretical std (delta method)", f"{sims.approx_error_std():,.4f}")
     right.metric("Median clipping bias", f"{np.median(sims.true_value - sims.unclipped_value):+,.4f}")
     right.download_button(
-        "Release (CSV)",
+        export.SIMULATED_RELEASE,
         to_safe_csv(
-            pd.DataFrame({"column": [column], "epsilon": [eps], "bound": [one.bound], "noisy_mean": [one.noisy_value]})
+            export.simulated(
+                pd.DataFrame(
+                    {"column": [column], "epsilon": [eps], "bound": [one.bound], "noisy_mean": [one.noisy_value]}
+                )
+            )
         ),
-        file_name="svt_auto_mean.csv",
+        file_name="svt_auto_mean_simulated_release.csv",
         mime="text/csv",
-        help="What one would publish: the noisy mean and the bound it chose (both private).",
+        help=export.SIMULATED_HELP,
     )
     right.download_button(
         "Teaching table (CSV)",
@@ -294,7 +298,13 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         key="svt_curve",
     )
     release = table[["range", "passed SVT", "SVT answer"]]  # the SVT release alone: no true counts, no naive answers
-    right.download_button("SVT release (CSV)", to_safe_csv(release), file_name="svt_ranges.csv", mime="text/csv")
+    right.download_button(
+        "Simulated SVT release (CSV), not private",
+        to_safe_csv(export.simulated(release)),
+        file_name="svt_ranges_simulated.csv",
+        mime="text/csv",
+        help=export.SIMULATED_HELP,
+    )
     code = snippets.range_queries(state.dataset(), column, lo, hi, n_queries, share, c, eps, seeds)
     right.download_button("Python snippet", code, file_name="svt_snippet.py", mime="text/x-python")
     with right:

@@ -1,9 +1,14 @@
 """Shared fixtures. Tolerances live in tests/tolerances.py."""
 
 import os
+import tempfile
 
 import numpy as np
 import pytest
+
+# Publications made by the tests go to a log of their own, never to the repository's var/ folder; set at import so
+# that servers the tests start inherit it.
+os.environ["DPX_DATA_DIR"] = tempfile.mkdtemp(prefix="dpx-test-publications-")
 
 
 @pytest.fixture

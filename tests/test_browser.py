@@ -220,7 +220,7 @@ def test_two_sessions_see_only_their_own_data_and_ledger(browser, app_url):
     assert "bob.csv" in sidebar_text(b) and "alice.csv" not in sidebar_text(b)
     a.goto(f"{app_url}/local")
     wait_for_page(a)
-    a.get_by_role("button", name="Record this release in the budget").first.click()
+    a.get_by_role("button", name="Record in the teaching ledger").first.click()
     a.wait_for_function("() => document.body.innerText.includes('1 release(s) recorded')", timeout=30_000)
     b.reload()
     wait_for_page(b)
@@ -250,7 +250,7 @@ def test_hostile_upload_renders_as_text_and_downloads_neutralised(page, app_url)
     wait_for_page(page)
     assert_no_error(page)
     with page.expect_download() as info:
-        page.get_by_role("button", name="Release (CSV)").click()
+        page.get_by_role("button", name="Simulated release (CSV), not private").click()
     text = pathlib.Path(info.value.path()).read_text(encoding="utf-8-sig")
     labels = [line.split(",")[0].strip('"') for line in text.splitlines()[1:]]
     assert labels and all(label[0] not in "=+-@" for label in labels), labels

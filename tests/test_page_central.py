@@ -60,7 +60,7 @@ def test_sum_shows_the_dpcore_release_for_the_same_seed():
     rng = _rng("central")  # the answer shown is the one published: on a lattice with exact noise
     expected = dp_sum(values, lo, hi, 1.0, rng, mechanism="gaussian", delta=1e-6).on_lattice(rng)
     assert metric(at, "True answer") == _num(expected.true_value)
-    assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
     assert metric(at, "95% error bound") == f"±{_num(expected.error_bound(0.95))}"
     assert metric(at, "Theoretical std of the error") == _num(expected.mechanism.std)
 
@@ -84,7 +84,7 @@ def test_mean_split_and_delta_method_std():
     lo, hi = suggest_bounds(_census("age"))
     rng = _rng("central")
     expected = dp_mean(values, lo, hi, 0.5, rng, split=0.25).on_lattice(rng)
-    assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
     assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
 
 
@@ -101,7 +101,7 @@ def test_most_common_value_probabilities_and_frequencies():
     picks = exponential_mechanism(counts, 0.05, 1.0, _rng("central-sims"), trials=1000)
     assert metric(at, "Empirical frequency") == f"{np.mean(picks == mode):.3f}"
     assert (
-        metric(at, "Chosen (one release)").replace("\\", "")
+        metric(at, "Chosen (simulated, not private)").replace("\\", "")
         == labels[exponential_mechanism(counts, 0.05, 1.0, _rng("central"))]
     )
 
@@ -172,7 +172,7 @@ def test_a_count_where_a_condition_holds_is_dpcores_published_count():
     rng = _rng("central")
     expected = dp_count_matching(mask, 1.0, rng).on_lattice(rng)
     assert metric(at, "True answer") == _num(float(mask.sum()))
-    assert metric(at, "Noisy answer (one release)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
 
 
 def test_category_counts_release_every_category_centrally():

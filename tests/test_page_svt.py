@@ -34,7 +34,7 @@ def test_page_shows_the_numbers_of_dpcore():
     cand, eps = candidates(at), at.select_slider(key="svt_epsilon").value
     assert cand[-1] == 200.0  # twice the suggested upper bound 83, rounded up to one significant digit
     chosen = choose_clipping_bound(values, cand, eps, page_rng("svt-bound"))
-    assert metric(at, "Chosen bound, one release (AboveThreshold)") == f"{chosen:g}"
+    assert metric(at, "Chosen bound, simulated (AboveThreshold)") == f"{chosen:g}"
     at = open_page("svt", svt_view=MEAN)
     assert_clean(at)
     assert candidates(at)[-1] == cand[-1]
@@ -42,7 +42,7 @@ def test_page_shows_the_numbers_of_dpcore():
     assert metric(at, "Theoretical std (delta method)") == f"{sims.approx_error_std():,.4f}"
     assert metric(at, "Empirical std of the error") == f"{sims.error.std(ddof=1):,.4f}"
     one = auto_mean(values, cand, eps, page_rng("svt-mean"), lattice=True)  # the published mean
-    assert metric(at, "Noisy mean, one release") == f"{one.noisy_value:,.3f}"
+    assert metric(at, "Noisy mean, simulated") == f"{one.noisy_value:,.3f}"
 
 
 def test_range_table_reproduces_svt_and_naive_and_a_slider_move_updates_it():

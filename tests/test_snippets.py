@@ -21,6 +21,7 @@ from streamlit.delta_generator import DeltaGenerator
 from explorer import releases, snippets
 from explorer.columns import condition_mask, encode_categories, is_numeric, numeric_values
 from explorer.dataset import Dataset, load_csv
+from explorer.export import SIMULATED_NOTE, SIMULATED_RELEASE
 from explorer.features import prepare_features
 from tests.apptest import PAGES, assert_clean, metric, open_page
 
@@ -55,6 +56,13 @@ def run_snippet(code: str, tmp_path) -> str:
     return done.stdout
 
 
+def simulated_csv(data) -> pd.DataFrame:
+    """A simulated release's file without the column that says, on every row, that it is simulated."""
+    frame = csv(data)
+    assert (frame.pop("randomness") == SIMULATED_NOTE).all()
+    return frame
+
+
 def csv(data) -> pd.DataFrame:
     raw = data if isinstance(data, bytes) else data.encode()
     return pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig")
@@ -66,7 +74,7 @@ def csv(data) -> pd.DataFrame:
 def test_local_counts_snippet_prints_the_release_the_chart_shows(link, downloads, tmp_path):
     at = open_page("local", **link)
     assert_clean(at)
-    page = csv(downloads["Release (CSV)"])
+    page = simulated_csv(downloads[SIMULATED_RELEASE])
     printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
     assert printed["value"].astype(str).tolist() == page.iloc[:, 0].astype(str).tolist()
     assert printed["noisy count"].tolist() == page["noisy count"].tolist()  # the same draws, to the last bit
@@ -90,20 +98,20 @@ def test_central_snippet_prints_the_noisy_answer_the_page_shows(link, downloads,
     printed = np.array(ast.literal_eval(run_snippet(downloads["Python snippet"], tmp_path)))
     assert printed.tolist() == page["noisy"].tolist()
     if link["cen_query"] != "Histogram":
-        assert metric(at, "Noisy answer (one release)") in (f"{printed[0]:,.0f}", f"{printed[0]:.4g}")
+        assert metric(at, "Noisy answer (simulated, not private)") in (f"{printed[0]:,.0f}", f"{printed[0]:.4g}")
 
 
 def test_most_common_snippet_prints_the_value_the_page_chose(downloads, tmp_path):
     at = open_page("central", cen_query="Most common value", cen_em_epsilon=0.01)
     assert_clean(at)
-    shown = metric(at, "Chosen (one release)").replace("\\", "")  # shown escaped: values never become Markdown
+    shown = metric(at, "Chosen (simulated, not private)").replace("\\", "")  # shown escaped: values never become Markdown
     assert run_snippet(downloads["Python snippet"], tmp_path).strip() == shown
 
 
 def test_range_query_snippet_prints_the_svt_release(downloads, tmp_path):
     at = open_page("svt", svt_view="Range queries", svt_c=4, svt_epsilon=2)
     assert_clean(at)
-    page = csv(downloads["SVT release (CSV)"])
+    page = simulated_csv(downloads["Simulated SVT release (CSV), not private"])
     printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
     pd.testing.assert_frame_equal(printed, page)
     assert printed["passed SVT"].sum() == int(metric(at, "Queries passed: SVT / naive").split(" / ")[0])
@@ -121,7 +129,7 @@ def test_a_snippet_on_an_upload_reads_the_uploaded_file():
 def test_compare_snippet_prints_the_releases_the_chart_shows(query, downloads, tmp_path):
     at = open_page("compare", cmp_query=query, cmp_epsilon=0.5)
     assert_clean(at)
-    page = csv(downloads["Releases (CSV)"])
+    page = simulated_csv(downloads["Simulated releases (CSV), not private"])
     printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
     numbers = page.select_dtypes("number").columns
     assert printed.select_dtypes("number").to_numpy().tolist() == page[numbers].to_numpy().tolist()
@@ -146,14 +154,16 @@ def test_central_count_snippets_print_the_published_counts(link, downloads, tmp_
     page = csv(downloads["Teaching table (CSV)"])
     printed = np.array(ast.literal_eval(run_snippet(downloads["Python snippet"], tmp_path)))
     assert printed.tolist() == page["noisy"].tolist()
-    assert csv(downloads["Release (CSV)"]).iloc[:, -1].tolist() == page["noisy"].tolist()  # the release, without truth
+    assert (
+        simulated_csv(downloads[SIMULATED_RELEASE]).iloc[:, -1].tolist() == page["noisy"].tolist()
+    )  # the release, without truth
 
 
 def test_local_mean_snippet_prints_the_estimate_the_page_shows(downloads, tmp_path):
     at = open_page("local", ldp_view="Mean of a number", ldpm_epsilon=2)
     assert_clean(at)
     printed = float(run_snippet(downloads["Python snippet"], tmp_path))
-    assert printed == csv(downloads["Release (CSV)"])["noisy mean"].iloc[0]
+    assert printed == simulated_csv(downloads[SIMULATED_RELEASE])["noisy mean"].iloc[0]
     assert metric(at, "One LDP estimate") == f"{printed:,.3f}"
 
 
@@ -161,12 +171,12 @@ def test_svt_walk_and_automatic_mean_snippets_print_the_releases(downloads, tmp_
     at = open_page("svt", svt_epsilon=0.5)
     assert_clean(at)
     assert float(run_snippet(downloads["Python snippet"], tmp_path)) == float(
-        metric(at, "Chosen bound, one release (AboveThreshold)")
+        metric(at, "Chosen bound, simulated (AboveThreshold)")
     )
     at = open_page("svt", svt_view="Automatic mean", svt_epsilon=2)
     assert_clean(at)
     mean, bound = map(float, run_snippet(downloads["Python snippet"], tmp_path).split())
-    release = csv(downloads["Release (CSV)"])
+    release = simulated_csv(downloads[SIMULATED_RELEASE])
     assert (mean, bound) == (release["noisy_mean"].iloc[0], release["bound"].iloc[0])
 
 
@@ -185,7 +195,7 @@ LEARNING = [
 def test_learning_snippet_prints_the_released_weights_and_epsilon(link, downloads, tmp_path):
     at = open_page("learning", **link)
     assert_clean(at)
-    page = csv(downloads["Release: weights and ε (CSV)"])
+    page = simulated_csv(downloads["Simulated release: weights and ε (CSV), not private"])
     printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
     pd.testing.assert_frame_equal(printed, page)  # the same weights, to the last bit, and the same (ε, δ)
     eps = page.set_index("parameter")["value"]["epsilon"]

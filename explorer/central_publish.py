@@ -1,0 +1,146 @@
+"""Central DP's Publish sections: each view's statistic published with declared facts (laid out like the page).
+
+Each function opens :func:`explorer.publishing.section`, asks for what the publication must not take
+from the data (bounds, categories, the value of a condition), and hands :func:`explorer.publishing.action`
+the cost (known before the draw) and the draw, a call to :mod:`dpcore.publish`. Bounds and categories
+typed here are public by declaration; the simulation's defaults above, read from the file, are not used.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcore import publish
+from explorer import domains, publishing
+from explorer.columns import condition_mask, is_numeric, numeric_values
+
+__all__ = ["numeric_query", "condition_count", "category_counts", "most_common"]
+
+
+def _cost(noise: str, eps: float, delta: float) -> tuple[float, float]:
+    return (eps, delta if noise == "gaussian" else 0.0)
+
+
+def _bounds(column: str) -> tuple[float | None, float | None]:
+    c1, c2 = st.columns(2)
+    lower = c1.number_input(
+        "Declared lower bound (public)",
+        value=None,
+        key=f"cen_pub_lower_{column}",
+        bind="query-params",
+        help="From what you know of the data (a questionnaire's range, a law, a plan), never from this file.",
+    )
+    upper = c2.number_input(
+        "Declared upper bound (public)",
+        value=None,
+        key=f"cen_pub_upper_{column}",
+        bind="query-params",
+        help="Values outside the declared bounds are clipped to them before the noise is added.",
+    )
+    return lower, upper
+
+
+def numeric_query(query: str, column: str, series, noise: str, eps: float, delta: float, bins, split) -> None:
+    """Publish a count, sum, mean or histogram of a numeric column."""
+    what = f"the {query.lower()} of {column}"
+    values, _ = numeric_values(series)
+    options = {"mechanism": noise, "delta": delta if noise == "gaussian" else None}
+    with publishing.section(what):
+        if query == "Count":
+            lower = upper = 0.0
+            draw = lambda: publish.publish_count(values, eps, **options)  # noqa: E731 - the draw, for the log
+        else:
+            lower, upper = _bounds(column)
+            if query == "Sum":
+                draw = lambda: publish.publish_sum(values, lower, upper, eps, **options)  # noqa: E731
+            elif query == "Mean":
+                draw = lambda: publish.publish_mean(values, lower, upper, eps, split=split, **options)  # noqa: E731
+            else:
+                draw = lambda: publish.publish_histogram(values, bins, lower, upper, eps, **options)  # noqa: E731
+        missing = domains.missing_declarations(lower=lower, upper=upper)
+        publishing.action("cen_pub", what, _cost(noise, eps, delta), draw, missing)
+
+
+def condition_count(column: str, series, condition: str, noise: str, eps: float, delta: float) -> None:
+    """Publish how many rows meet a condition whose value is declared (typed, not picked from the file)."""
+    with publishing.section(f"the count where {column} {condition} …"):
+        if is_numeric(series):
+            value = st.number_input(
+                "Declared value of the condition (public)",
+                value=None,
+                key=f"cen_pub_value_{column}",
+                bind="query-params",
+            )
+        else:
+            value = (
+                st.text_input(
+                    "Declared value of the condition (public)",
+                    key=f"cen_pub_value_{column}",
+                    bind="query-params",
+                    help="Typed, not picked from the file's values: a list read from the data would reveal who is in it.",
+                ).strip()
+                or None
+            )
+        words = f"{column} {condition} {value}"
+        draw = lambda: publish.publish_count_matching(  # noqa: E731
+            condition_mask(series, condition, value),
+            words,
+            eps,
+            mechanism=noise,
+            delta=delta if noise == "gaussian" else None,
+        )
+        publishing.action(
+            "cen_pub_where",
+            f"the count where {words}",
+            _cost(noise, eps, delta),
+            draw,
+            domains.missing_declarations(value=value),
+        )
+
+
+def _domain(key: str) -> list[str] | None:
+    text = st.text_area(
+        "Declared categories (public), one per line",
+        key=key,
+        bind="query-params",
+        help="Every category that could occur, from a codebook or a questionnaire: absent ones are published too "
+        "(as noisy zeros), and a category missing from the list can never appear in the release.",
+    )
+    try:
+        return domains.parse_domain(text) or None
+    except ValueError as exc:
+        st.warning(str(exc)[0].upper() + str(exc)[1:] + ".")
+        return None
+
+
+def category_counts(column: str, series, noise: str, eps: float, delta: float) -> None:
+    """Publish the count of every declared category of a column."""
+    what = f"the counts of {column}"
+    with publishing.section(what):
+        domain = _domain(f"cen_pub_domain_{column}")
+        other = st.checkbox(
+            "Count values outside the list as (other)",
+            key=f"cen_pub_other_{column}",
+            bind="query-params",
+            help="Declared before the data is read; otherwise they are left out. No count decides it.",
+        )
+        draw = lambda: publish.publish_category_counts(  # noqa: E731
+            domains.encode_in_domain(series, domain, other),
+            domain,
+            eps,
+            other=other,
+            mechanism=noise,
+            delta=delta if noise == "gaussian" else None,
+        )
+        publishing.action(
+            "cen_pub_counts", what, _cost(noise, eps, delta), draw, domains.missing_declarations(domain=domain)
+        )
+
+
+def most_common(column: str, series, eps: float) -> None:
+    """Publish the most common declared category by the exponential mechanism."""
+    what = f"the most common {column}"
+    with publishing.section(what):
+        domain = _domain(f"cen_pub_mode_domain_{column}")
+        draw = lambda: publish.publish_most_common(domains.encode_in_domain(series, domain, False), domain, eps)  # noqa: E731
+        publishing.action("cen_pub_mode", what, (eps, 0.0), draw, domains.missing_declarations(domain=domain))

@@ -1,0 +1,84 @@
+"""Declared public facts: the category domains, bounds and conditions a publication relies on.
+
+A publication may not let the data choose what it shows (which categories exist, where bins end,
+which value is a candidate): each of those is declared by the user, typed or pasted here, and
+travels with the release as a :class:`dpcore.release.PublicFact`. The values of the file are
+offered for exploring only, labelled "read from the data, not private", and never feed a
+publication. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["MAX_DOMAIN", "parse_domain", "encode_in_domain", "missing_declarations"]
+
+#: The most categories a declared domain may list (each is a published count).
+MAX_DOMAIN = 1_000
+
+_SEPARATORS = re.compile(r"[\n;]+")
+
+
+def parse_domain(text: str) -> list[str]:
+    """A pasted or typed domain: one category per line (or separated by semicolons), blanks and repeats dropped.
+
+    Commas are kept inside a category (a value such as "Married, spouse absent" stays whole).
+
+    >>> parse_domain(" Bachelors\\nHS-grad;  Masters \\n\\nHS-grad")
+    ['Bachelors', 'HS-grad', 'Masters']
+    """
+    seen: dict[str, None] = {}
+    for part in _SEPARATORS.split(text or ""):
+        value = part.strip()
+        if value:
+            seen.setdefault(value, None)
+    values = list(seen)
+    if len(values) > MAX_DOMAIN:
+        raise ValueError(f"the declared domain must list at most {MAX_DOMAIN:,} categories, got {len(values):,}")
+    return values
+
+
+def encode_in_domain(series: pd.Series, domain: list[str], other: bool) -> np.ndarray:
+    """Each row's index in the declared ``domain`` (compared as trimmed text); outside it ``len(domain)`` when ``other``
+    is declared, else the row is left out. Missing values are left out. The rule does not look at any count.
+
+    >>> encode_in_domain(pd.Series(["a", "b", "z", None]), ["a", "b"], other=True).tolist()
+    [0, 1, 2]
+    >>> encode_in_domain(pd.Series(["a", "b", "z", None]), ["a", "b"], other=False).tolist()
+    [0, 1]
+    """
+    present = series.dropna()
+    text = present.map(_as_text)
+    index = {value: i for i, value in enumerate(domain)}
+    codes = text.map(index)
+    if other:
+        return codes.fillna(len(domain)).to_numpy(dtype=np.int64)
+    return codes.dropna().to_numpy(dtype=np.int64)
+
+
+def _as_text(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # a column of whole numbers read as floats matches "3", not "3.0"
+    return str(value).strip()
+
+
+def missing_declarations(**declared) -> str | None:
+    """One sentence naming what a publication still needs to be declared, or None when everything is.
+
+    >>> missing_declarations(lower=None, upper=3.0)
+    'To publish, declare the lower bound first: it must come from what you know about the data, not from this file.'
+    """
+    words = {
+        "lower": "the lower bound",
+        "upper": "the upper bound",
+        "domain": "the categories (one per line)",
+        "value": "the value of the condition",
+    }
+    missing = [words.get(name, name) for name, value in declared.items() if value is None or value == []]
+    if not missing:
+        return None
+    listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+    return f"To publish, declare {listed} first: it must come from what you know about the data, not from this file."

@@ -1,0 +1,131 @@
+"""The Publish action on a page: declared facts in, one secure draw out, charged to the log before it is shown.
+
+Every view keeps its simulated release (seeded, beside the truth, for teaching). This panel is
+the other kind: it draws the statistic once with :mod:`dpcore.publish` (secure noise, nothing
+chosen by the data), charges the persistent publication log of this data first, all or nothing
+(:class:`explorer.publication_log.PublicationLog`), and then shows the published numbers alone,
+with their privacy label and files. Publishing again is a new publication and a new charge, said
+on the button. What was published is kept in the session to be shown again, never redrawn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import streamlit as st
+
+from dpcore.accounting import BudgetError
+from dpcore.release import Release
+from explorer import state
+from explorer.export import to_safe_csv
+from explorer.markup import md, plain_sentence
+
+__all__ = ["section", "action", "publication_log", "log_summary"]
+
+_SHOWN = "_published_"
+
+
+def publication_log():
+    """The publication log of this server (a new connection per call: SQLite connections stay in their thread)."""
+    from explorer.publication_log import PublicationLog, default_path
+
+    return PublicationLog(default_path())
+
+
+def log_summary(fingerprint: str) -> str:
+    """What the log says of this data, in words."""
+    log = publication_log()
+    spent, budget = log.spent(fingerprint), log.budget(fingerprint)
+    return (
+        f"This data has spent ε = {spent[0]:.4g} (δ = {spent[1]:.2g}) of its publication budget ε = {budget[0]:g} "
+        f"(δ = {budget[1]:.0e}). The log is kept on the server, across tabs, reloads and restarts, and cannot be "
+        "emptied from the app."
+    )
+
+
+def _cost_words(cost: tuple[float, float]) -> str:
+    return f"ε = {cost[0]:.4g}" + (f", δ = {cost[1]:.2g}" if cost[1] else "")
+
+
+def section(what: str):
+    """The Publish expander of a view (``with publishing.section("the mean of age"):``), opened by the page so that
+    the declarations the publication needs are made inside it, then :func:`action`."""
+    box = st.expander(f"Publish {what} (secure noise, charged to the publication log)", icon=":material/publish:")
+    box.caption(
+        "Everything above is a simulation: seeded noise, reproducible from the link, shown beside the truth, "
+        "and not private. Publishing draws the noise once from the operating system's secure generator, on an "
+        "exact lattice, with every bound and category declared by you; it is charged to this data's "
+        "publication log before it is shown, and the truth is never shown beside it."
+    )
+    return box
+
+
+def action(key: str, what: str, cost: tuple[float, float], draw: Callable[[], Release], missing: str | None) -> None:
+    """The button and what was published, inside :func:`section`.
+
+    ``cost`` is the (ε, δ) of the publication, known before anything is drawn; ``draw`` makes it (a call to
+    :mod:`dpcore.publish`); ``missing`` is the sentence of what is not declared yet (None when ready).
+    """
+    ds = state.dataset()
+    fingerprint = ds.fingerprint or ds.identity
+    summary = st.empty()  # filled after the button: a publication of this run is counted in it
+    if missing:
+        st.info(md(missing))
+    clicked = st.button(
+        f"Publish ({_cost_words(cost)}, a new charge each time)",
+        key=f"{key}_publish",
+        disabled=missing is not None,
+        type="primary",
+        help="Each click is a new publication with fresh noise, charged again in full.",
+    )
+    if clicked:
+        try:
+            published = publication_log().publish(fingerprint, ds.name, cost, draw, label=what)
+        except BudgetError as exc:
+            st.warning(md(_over_budget(exc)))
+        except (ValueError, OSError) as exc:  # a refusal in words, or the log's folder unwritable: nothing drawn
+            st.warning(f"Not published: {md(plain_sentence(exc))}")
+        else:
+            st.session_state[_SHOWN + key] = published if isinstance(published, list) else [published]
+    try:
+        summary.caption(md(log_summary(fingerprint)))
+    except (OSError, ValueError) as exc:  # the data folder is not writable: say so
+        summary.warning(f"The publication log cannot be opened here: {md(plain_sentence(exc))}")
+    shown = st.session_state.get(_SHOWN + key)
+    if shown:
+        _show(key, shown)
+
+
+def _over_budget(exc: BudgetError) -> str:
+    total, budget = exc.total, exc.budget
+    return (
+        f"Not published: this would bring what was published from this data to ε = {total.epsilon:.4g}, over its "
+        f"budget of ε = {budget.epsilon:g}. Nothing was drawn and nothing was charged."
+    )
+
+
+def _show(key: str, releases: list[Release]) -> None:
+    for i, release in enumerate(releases):
+        st.success(f"Published: {md(release.guarantee())}. {md(release.mechanism)}.")
+        st.dataframe(release.table(), hide_index=True, key=f"{key}_published_table_{i}")
+        facts = "; ".join(f"{f.name}: {f.value} ({f.source})" for f in release.public)
+        if facts:
+            st.caption(f"Declared public facts: {md(facts)}.")
+        c1, c2 = st.columns(2)
+        c1.download_button(
+            "Published release (CSV)",
+            to_safe_csv(release.table()),
+            file_name=f"published_{release.query.replace(' ', '_')}.csv",
+            mime="text/csv",
+            key=f"{key}_published_csv_{i}",
+            help="The published numbers only, as drawn once.",
+        )
+        c2.download_button(
+            "Privacy label (JSON)",
+            json.dumps(release.label(), indent=2, ensure_ascii=False),
+            file_name=f"published_{release.query.replace(' ', '_')}_label.json",
+            mime="application/json",
+            key=f"{key}_published_label_{i}",
+            help="Every parameter of the guarantee: mechanism, noise, ε, δ, relation, unit, declared facts.",
+        )

@@ -1,0 +1,161 @@
+"""Central DP's Publish sections: declared facts in, one secure draw out, charged to the log before it is shown.
+
+The three attacks of the review, run against the page's publication path: recomputing the noise from the link's
+seed, combining publications at two values of ε, and subtracting two publications that once shared a draw; none
+gives back the truth, and two publications of the same settings differ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore import dp_count, lattice_draw
+from explorer import publishing, releases, state
+from explorer.columns import numeric_values
+from explorer.dataset import load_demo
+from tests.apptest import open_page
+
+CENSUS = load_demo("census")
+SALT = "central"  # pages/central.py's salt of the session seed
+
+
+@pytest.fixture(autouse=True)
+def own_log(tmp_path, monkeypatch):
+    """Each test publishes to a log of its own (the default budget, ε = 5, per dataset)."""
+    monkeypatch.setenv("DPX_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def _publish(at):
+    at.button(key=[b.key for b in at.button if b.key and b.key.endswith("_publish")][0]).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _published_table(at) -> pd.DataFrame:
+    tables = [d.value for d in at.dataframe if list(d.value.columns) == ["label", "released value"]]
+    assert tables, "no published table"
+    return tables[-1]
+
+
+def _spent(at) -> float:
+    log = publishing.publication_log()
+    return log.spent(at.session_state[state.DATASET].fingerprint or at.session_state[state.DATASET].identity).epsilon
+
+
+def test_publishing_a_count_shows_the_release_alone_and_charges_the_log_first():
+    at = open_page("central", cen_query="Count", cen_epsilon=0.5)
+    before = _spent(at)
+    _publish(at)
+    table = _published_table(at)
+    assert table["label"].tolist() == ["value"] and len(table) == 1
+    assert _spent(at) == pytest.approx(before + 0.5)  # charged in full
+    shown = " ".join(s.value for s in at.success)
+    assert "add/remove one record" in shown and "ε \\= 0\\.5" in shown
+    # the published value is shown alone: no true count beside it in the Publish section's table
+    assert "true" not in " ".join(table.columns)
+
+
+def test_two_publications_of_the_same_settings_and_seed_differ_and_neither_is_the_seeded_draw():
+    values, _ = numeric_values(CENSUS.frame["age"])
+    truth = float(values.size)
+    published = []
+    for _ in range(2):
+        at = open_page("central", cen_query="Count", cen_epsilon=1, seed=2017)
+        published.append(float(_published_table(_publish(at))["released value"][0]))
+    assert published[0] != published[1]
+    # attack 1: recompute the noise from the link's seed, as the page's simulated release draws it, and subtract
+    page_seed = [2017, sum(map(ord, SALT))]
+    seeded = releases.central_query(values, "count", 1.0, page_seed)
+    assert all(p != seeded.noisy_value for p in published)
+    for seed in (page_seed, [2017, 0], 2017, 0):
+        redrawn = lattice_draw(dp_count(values, 1.0, 0).mechanism, truth, np.random.default_rng(seed)).value
+        assert all(p != redrawn for p in published)
+
+
+def test_a_publication_is_not_redrawn_by_a_rerun_nor_reproduced_by_the_same_link():
+    at = open_page("central", cen_query="Count", cen_epsilon=1)
+    first = float(_published_table(_publish(at))["released value"][0])
+    at.run()  # a rerun shows what was published, never a new draw
+    assert float(_published_table(at)["released value"][0]) == first
+    again = open_page("central", cen_query="Count", cen_epsilon=1)  # the same link in a new tab
+    assert not [d for d in again.dataframe if list(d.value.columns) == ["label", "released value"]]
+    assert float(_published_table(_publish(again))["released value"][0]) != first
+
+
+def test_the_epsilon_doubling_and_shared_noise_attacks_recover_nothing():
+    """2·r(ε=1) − r(ε=0.5) once gave the exact count; the difference of two conditions once gave an exact count."""
+    values, _ = numeric_values(CENSUS.frame["age"])
+    truth = float(values.size)
+    publishing.publication_log().set_budget(CENSUS.fingerprint or CENSUS.identity, 100.0, 1e-5, reason="test")
+    combos, gaps = [], []
+    for _ in range(12):
+        r1 = float(
+            _published_table(_publish(open_page("central", cen_query="Count", cen_epsilon=1)))["released value"][0]
+        )
+        r2 = float(
+            _published_table(_publish(open_page("central", cen_query="Count", cen_epsilon=0.5)))["released value"][0]
+        )
+        combos.append(2 * r1 - r2)
+        gaps.append(r1 - truth)
+    # independent Laplace noise: 2·r₁ − r₂ − truth has variance 4·2·1² + 2·2² = 16 (std 4), never exactly 0
+    assert np.count_nonzero(np.asarray(combos) == truth) == 0
+    assert np.std(np.array(combos) - truth, ddof=1) > 1.0  # std 4; below 1 has probability < 1e-6 for 12 draws
+    assert np.count_nonzero(np.asarray(gaps) == 0.0) == 0
+
+
+def test_publishing_needs_declared_bounds_and_says_so_in_one_sentence():
+    at = open_page("central", cen_query="Sum")
+    button = [b for b in at.button if b.key == "cen_pub_publish"][0]
+    assert button.disabled
+    assert any("declare the lower bound and the upper bound" in i.value for i in at.info)
+
+
+def test_histogram_labels_come_from_the_declared_bounds_alone():
+    link = {"cen_query": "Histogram", "cen_bins": 4, "cen_pub_lower_age": "0", "cen_pub_upper_age": "100"}
+    labels = _published_table(_publish(open_page("central", **link)))["label"].tolist()
+    assert labels == ["below 25", "[25, 50)", "[50, 75)", "75 and above"]
+
+
+def test_category_counts_publish_the_declared_domain_with_absent_categories_and_other():
+    domain = "Bachelors\nHS-grad\nNo such degree"
+    link = {"cen_query": "Category counts", "cen_category_column": "education", "cen_pub_domain_education": domain}
+    at = open_page("central", **link, cen_pub_other_education="true")
+    table = _published_table(_publish(at))
+    assert table["label"].tolist() == ["Bachelors", "HS-grad", "No such degree", "(other)"]
+
+
+def test_most_common_chooses_among_the_declared_domain_only():
+    link = {
+        "cen_query": "Most common value",
+        "cen_category": "race",
+        "cen_pub_mode_domain_race": "Invented A\nInvented B",
+    }
+    chosen = _published_table(_publish(open_page("central", **link)))["released value"][0]
+    assert chosen in ("Invented A", "Invented B")
+
+
+def test_publishing_over_the_budget_is_refused_and_nothing_is_shown():
+    at = open_page("central", cen_query="Count", cen_epsilon=10)  # the log's default budget is ε = 5
+    _publish(at)
+    assert any("Not published" in w.value and "budget" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not [d for d in at.dataframe if list(d.value.columns) == ["label", "released value"]]
+
+
+def test_two_conditions_published_at_one_epsilon_do_not_share_noise():
+    """Once the difference of ``age ≥ 50`` and ``age ≥ 51`` gave the exact number of people aged 50."""
+    ages, _ = numeric_values(CENSUS.frame["age"])
+    exact = int(np.sum(ages == 50))
+    publishing.publication_log().set_budget(CENSUS.fingerprint or CENSUS.identity, 100.0, 1e-5, reason="test")
+    gaps = []
+    for _ in range(6):
+        counts = []
+        for value in ("50", "51"):
+            link = {"cen_query": "Count where…", "cen_where_column": "age", "cen_where_condition": "≥"}
+            at = open_page("central", **link, cen_pub_value_age=value)
+            counts.append(float(_published_table(_publish(at))["released value"][0]))
+        gaps.append(counts[0] - counts[1] - exact)
+    assert np.count_nonzero(np.asarray(gaps) == 0.0) == 0
+    assert np.std(gaps, ddof=1) > 0.3  # two independent Laplace(1) noises: std 2; below 0.3 is below 1e-4 likely
