@@ -80,7 +80,7 @@ def _lattice_words(result: QueryResult) -> tuple[str, float, float, float]:
     lattice = lattice_mechanism(result.mechanism)
     family = type(result.mechanism).__name__
     grid = f"2^{int(math.log2(lattice.grid))}"
-    words = f"{family} noise on a {grid} lattice (exact discrete {family.lower()} in grid steps)"
+    words = f"{family} noise on a {grid} lattice (exact discrete {family} noise in grid steps)"
     epsilon = lattice.epsilon if lattice.epsilon is not None else result.mechanism.epsilon
     delta = 0.0 if lattice.delta is None else float(lattice.delta)
     return words, lattice.noise_std, float(epsilon), delta
