@@ -14,8 +14,13 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["MAX_DOMAIN", "parse_domain", "encode_in_domain", "missing_declarations"]
+__all__ = ["FROM_THE_DATA", "MAX_DOMAIN", "parse_domain", "encode_in_domain", "missing_declarations"]
 
+#: What a view whose categories come from the file says of them.
+FROM_THE_DATA = (
+    "The categories shown, and their order, are read from this file: right for exploring, not private. A "
+    "publication lists only the categories you declare."
+)
 #: The most categories a declared domain may list (each is a published count).
 MAX_DOMAIN = 1_000
 

@@ -131,7 +131,7 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
     """
     digits = int(2 - np.floor(np.log10(upper - lower)))  # endpoints to about 3 significant digits of the span
     ranges = np.random.default_rng(seeds[0]).uniform(lower, upper, size=(n_queries, 2))
-    ends = np.sort(np.round(ranges, digits), axis=1)  # public: drawn without looking at the data
+    ends = np.sort(np.round(ranges, digits), axis=1)  # drawn between the bounds given, whatever they came from
     xs = np.sort(values)
     true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
     threshold = round(threshold_share / 100 * values.size)

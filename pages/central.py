@@ -20,11 +20,12 @@ from dpcore import (
     exponential_error_bound,
     exponential_mechanism,
     exponential_probabilities,
+    publish,
 )
 from dpcore.accounting import PureDP
 from dpcore.lattice import lattice_mechanism
 from dpcore.queries import RELATION, mean_epsilon_for_accuracy, noise_mechanism, split_mean_budget
-from explorer import budget, central_publish, charts, export, frame, releases, snippets, state, widgets
+from explorer import budget, central_publish, charts, domains, export, frame, releases, snippets, state, widgets
 from explorer.columns import (
     MISSING_LABEL,
     NUMBER_CONDITIONS,
@@ -182,17 +183,6 @@ def accuracy_popover(query, noise, delta, lower, upper, split, values, result) -
     widgets.epsilon_for_accuracy("cen", "cen_epsilon", solve, float(f"{bound:.2g}"), what, extra=extra)
 
 
-def bin_labels(result) -> list[str]:
-    """Bin labels whose end bins say when clipped values were counted in them ("< 23.4", "≥ 70.2")."""
-    e = result.bin_edges
-    labels = [f"[{a:g}, {b:g}{']' if i == len(e) - 2 else ')'}" for i, (a, b) in enumerate(zip(e[:-1], e[1:]))]
-    if result.clipped_below:
-        labels[0] = f"< {e[1]:g}"
-    if result.clipped_above:
-        labels[-1] = f"≥ {e[-2]:g}"
-    return labels
-
-
 def show_release(query, column, result, code: str, labels=None) -> None:
     mech = result.mechanisms[0] if query == "Mean" else result.mechanism
     bound = result.error_bound(CONFIDENCE)
@@ -203,7 +193,7 @@ def show_release(query, column, result, code: str, labels=None) -> None:
     )
     grid = lattice_mechanism(mech).grid
     if query in VECTOR_QUERIES:
-        labels = bin_labels(result) if query == "Histogram" else labels
+        labels = list(publish.bin_labels(result.bin_edges)) if query == "Histogram" else labels
         name = "bin" if query == "Histogram" else column
         st.plotly_chart(
             charts.true_vs_noisy_bars(
@@ -221,7 +211,8 @@ def show_release(query, column, result, code: str, labels=None) -> None:
             e = result.bin_edges
             st.caption(
                 f"Clipping: {result.clipped_below:,} value(s) below {e[0]:g} were counted in the first bin and "
-                f"{result.clipped_above:,} above {e[-1]:g} in the last, whose labels say so."
+                f"{result.clipped_above:,} above {e[-1]:g} in the last. The end bins always read 'below' and 'and "
+                "above', whatever the data, so no label tells whether anyone was clipped."
             )
         release = pd.DataFrame({name: labels, "noisy count": result.noisy_value})
         table = pd.DataFrame({name: labels, "true": result.true_value, "noisy": result.noisy_value})
@@ -418,6 +409,7 @@ def category_histogram() -> None:
     c2, slot, c4 = st.columns([1, 1.6, 1.2])
     noise, eps, delta = noise_controls(c2, slot, c4)
     codes, labels, note = state.encoded(column)
+    st.caption(domains.FROM_THE_DATA)
     if note:
         st.caption(md(note))
     seed = state.seed_words(SALT)
@@ -453,6 +445,7 @@ def most_common() -> None:
         # its own slider: at the counts' default ε = 1 a census mode is certain and the chart says nothing
         eps = widgets.epsilon_slider("cen_em_epsilon", default=0.02)
     codes, labels, note = state.encoded(column)
+    st.caption(domains.FROM_THE_DATA)
     if note:
         st.caption(note)
     counts = np.bincount(codes, minlength=len(labels))

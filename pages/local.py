@@ -6,7 +6,7 @@ import streamlit as st
 
 from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, coin_flip_rr
 from dpcore.neighbours import REPLACE_ONE
-from explorer import budget, charts, export, frame, releases, snippets, state, widgets
+from explorer import budget, charts, domains, export, frame, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md, number
@@ -43,6 +43,7 @@ def frequencies() -> None:
     with c3:
         eps = widgets.epsilon_slider("ldp_epsilon")
     codes, labels, note = state.encoded(column)
+    st.caption(domains.FROM_THE_DATA)
     if note:
         st.caption(md(note))
     k, n = len(labels), codes.size

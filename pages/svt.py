@@ -237,7 +237,8 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         20,
         key="svt_queries",
         bind="query-params",
-        help="Ranges [a, b] drawn at random (page seed) between the column's suggested bounds.",
+        help="Ranges [a, b] drawn at random (page seed) between the column's minimum and 99th percentile: read from "
+        "the data, so the ranges are not public and this view is a simulation, not a publication.",
     )
     lo, hi = suggest_bounds(state.dataset().frame[column])
     answer_bound = Laplace(svt_noise_scales(n_queries, c, eps).answer).error_bound()

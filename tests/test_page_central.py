@@ -186,14 +186,18 @@ def test_category_counts_release_every_category_centrally():
     assert np.allclose(_values(bars[1]["y"]), expected.noisy_value)
 
 
-def test_histogram_end_bins_say_when_clipped_values_were_counted_in_them():
+def test_histogram_end_bin_labels_come_from_the_edges_whatever_was_clipped():
+    """Labels once switched between '[80, 90]' and '≥ 80' when one value was clipped: a label told who is in the data."""
     at = open_page("central", cen_query="Histogram", cen_bins=10)
     assert_clean(at)
     values, _ = numeric_values(_census("age"))
     lo, hi = suggest_bounds(_census("age"))
     above = int((values > hi).sum())
     labels = [str(v) for v in json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]]
-    assert above > 0 and labels[-1].startswith("≥ ") and labels[0].startswith("[")  # nothing below the minimum
+    assert above > 0 and labels[-1].endswith(" and above") and labels[0].startswith("below ")
+    nothing_clipped = open_page("central", cen_query="Histogram", cen_bins=10, cen_lower_age=0, cen_upper_age=200)
+    other = [str(v) for v in json.loads(nothing_clipped.get("plotly_chart")[0].proto.spec)["data"][0]["x"]]
+    assert other[0].startswith("below ") and other[-1].endswith(" and above")  # the same form with nothing clipped
     assert any(f"{above:,} above {hi:g} in the last" in c.value for c in at.caption)
 
 
