@@ -39,6 +39,9 @@ import numpy as np
 
 from dpcore.exponential import exponential_mechanism
 from dpcore.lattice import lattice_draw, lattice_mechanism
+from dpcore.ldp_mean import LDPMean
+from dpcore.neighbours import REPLACE_ONE
+from dpcore.postprocess import project_to_histogram
 from dpcore.queries import (
     RELATION,
     MeanResult,
@@ -50,8 +53,10 @@ from dpcore.queries import (
     dp_mean,
     dp_sum,
 )
+from dpcore.randomized_response import GRR
 from dpcore.randomness import Randomness, SecureGenerator
 from dpcore.release import UNIT_RECORD, PublicFact, Release, as_tuple
+from dpcore.unary_encoding import OUE, SUE
 from dpcore.validation import check_bounds, check_category_values, check_epsilon, check_int
 
 __all__ = [
@@ -65,6 +70,9 @@ __all__ = [
     "publish_count_matching",
     "publish_category_counts",
     "publish_most_common",
+    "LOCAL_ORACLES",
+    "publish_local_counts",
+    "publish_local_mean",
 ]
 
 #: The label of the declared catch-all category.
@@ -245,4 +253,78 @@ def publish_most_common(codes, domain, epsilon) -> Release:
         unit=UNIT_RECORD,
         randomness=Randomness.PUBLICATION,
         public=_domain_facts(domain, False),
+    )
+
+
+#: The frequency oracles a local publication may use.
+LOCAL_ORACLES = {"GRR": GRR, "SUE": SUE, "OUE": OUE}
+
+
+def _reports_fact(n: int) -> PublicFact:
+    # under replace-one the number of people is the same in every neighbour: the aggregator receives n reports
+    return PublicFact("number of reports n (public under replace-one)", f"{n:,}", "declared")
+
+
+def publish_local_counts(codes, domain, oracle: str, epsilon, *, other=False, valid_histogram=False) -> Release:
+    """Publish category counts estimated from local reports: each person's value randomized with secure bits.
+
+    The reports are what would leave each device (GRR, SUE or OUE at ε, Wang et al. 2017); the aggregator's
+    unbiased estimate is published (optionally projected onto a valid histogram: post-processing, free). The
+    guarantee is ε-LDP, hence ε-DP under replace-one record with n public; the categories are the declared domain.
+    GRR keeps a report with a 53-bit uniform below p (its probability off by at most 2⁻⁵³); SUE and OUE draw each
+    bit against an integer threshold rounded so that the privacy loss can only fall (see their ``perturb``).
+    """
+    domain = tuple(str(d) for d in domain)
+    if not domain:
+        raise ValueError("domain must list at least one category, got none")
+    labels = (*domain, OTHER) if other else domain
+    if oracle not in LOCAL_ORACLES:
+        raise ValueError(f"oracle must be one of {', '.join(LOCAL_ORACLES)}, got {oracle!r}")
+    if len(labels) < 2:
+        raise ValueError(f"domain must list at least 2 categories for a local oracle (with (other)), got {len(labels)}")
+    codes = check_category_values(codes, len(labels), "codes")
+    mechanism = LOCAL_ORACLES[oracle](epsilon, len(labels))
+    reports = mechanism.perturb(codes, SecureGenerator())
+    estimate = mechanism.estimate(mechanism.support(reports), codes.size)
+    if valid_histogram:
+        estimate = project_to_histogram(estimate, codes.size)
+    return Release(
+        query="local counts",
+        value=as_tuple(estimate),
+        labels=labels,
+        mechanism=f"{oracle} local randomizer on every report; the aggregator's unbiased estimate"
+        + (", projected onto a valid histogram (Norm-Sub)" if valid_histogram else ""),
+        noise_std=math.nan,  # depends on the count of each category: in the report's error bound
+        epsilon=mechanism.epsilon,
+        delta=0.0,
+        relation=REPLACE_ONE,
+        unit=UNIT_RECORD,
+        randomness=Randomness.PUBLICATION,
+        public=(*_domain_facts(domain, other), _reports_fact(codes.size)),
+    )
+
+
+def publish_local_mean(values, lower, upper, epsilon, *, source="declared") -> Release:
+    """Publish a mean estimated from local reports: each value clipped to the declared bounds, rounded and randomized.
+
+    Ding, Kulkarni and Yekhanin (2017)'s one-bit mean (:class:`~dpcore.ldp_mean.LDPMean`) with secure bits;
+    ε-DP under replace-one record, n public.
+    """
+    lower, upper = check_bounds(lower, upper)
+    mechanism = LDPMean(epsilon, lower, upper)
+    arr = np.asarray(values, dtype=np.float64)
+    arr = arr[np.isfinite(arr)]
+    reports = mechanism.perturb(arr, SecureGenerator())
+    return Release(
+        query="local mean",
+        value=as_tuple(mechanism.estimate(reports)),
+        labels=("value",),
+        mechanism="one-bit local mean (randomized rounding to the bounds, then binary randomized response)",
+        noise_std=math.nan,
+        epsilon=mechanism.epsilon,
+        delta=0.0,
+        relation=REPLACE_ONE,
+        unit=UNIT_RECORD,
+        randomness=Randomness.PUBLICATION,
+        public=(*_bounds_facts(lower, upper, source), _reports_fact(arr.size)),
     )

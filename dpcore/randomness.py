@@ -35,7 +35,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Randomness", "SecureGenerator"]
+__all__ = ["Randomness", "SecureGenerator", "raw_words"]
 
 
 class Randomness(enum.Enum):
@@ -175,3 +175,12 @@ def _below(span: int) -> int:
         candidate = int.from_bytes(os.urandom(nbytes), "little") & mask
         if candidate < span:
             return candidate
+
+
+def raw_words(rng, count: int) -> np.ndarray:
+    """``count`` uniform 64-bit words from a seeded ``numpy.random.Generator`` (its bit generator's raw output)
+    or from a :class:`SecureGenerator` (the operating system's bytes): the samplers that work on raw bits
+    (the unary encodings' integer thresholds) take either."""
+    if isinstance(rng, SecureGenerator):
+        return SecureGenerator._words(count)
+    return rng.bit_generator.random_raw(count)

@@ -32,6 +32,7 @@ from scipy.special import expit
 
 from dpcore.frequency_oracle import FrequencyOracle, check_true_counts
 from dpcore.limits import MAX_CATEGORIES, MAX_ELEMENTS
+from dpcore.randomness import raw_words
 from dpcore.validation import as_generator, check_category_values, check_elements, check_epsilon, check_int
 
 __all__ = ["SUE", "OUE", "UnaryEncoding"]
@@ -79,7 +80,7 @@ class UnaryEncoding(FrequencyOracle):
         n, k = v.size, self.k
         check_elements(n * k, "rows × categories (one bit each)", MAX_ELEMENTS)
         words = (n * k + 1) // 2
-        u = rng.bit_generator.random_raw(words).view(np.uint32)[: n * k].reshape(n, k)
+        u = raw_words(rng, words).view(np.uint32)[: n * k].reshape(n, k)
         bits = _below(u, _threshold_up(self.q))
         true_bit = np.arange(n) * k + v  # flat positions of each user's own value
         bits.reshape(-1)[true_bit] = _below(u.reshape(-1)[true_bit], _threshold_down(self.p))

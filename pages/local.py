@@ -6,7 +6,7 @@ import streamlit as st
 
 from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, coin_flip_rr
 from dpcore.neighbours import REPLACE_ONE
-from explorer import budget, charts, domains, export, frame, releases, snippets, state, widgets
+from explorer import budget, charts, domains, export, frame, local_publish, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md, number
@@ -117,6 +117,7 @@ def frequencies() -> None:
     right.download_button("Python snippet", code, file_name="ldp_snippet.py", mime="text/x-python")
     budget.record_release(mech, label=f"{kind} ε={eps:g} on {column}", key="ldp")
     widgets.audit_link(kind.lower(), eps, k=k)
+    local_publish.counts(column, state.dataset().frame[column], kind, eps, project)
 
     st.subheader("Which oracle, at which ε?")
     grid_eps = np.geomspace(0.05, 10, 60)
@@ -285,6 +286,7 @@ def ldp_mean() -> None:
     with right:
         budget.record_release(mech, label=f"LDP mean ε={eps:g} on {column}", key="ldpm")
     widgets.audit_link("ldp_mean", eps, lower=lower, upper=upper)
+    local_publish.mean(column, ds.frame[column], eps)
 
 
 def render() -> None:

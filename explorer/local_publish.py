@@ -1,0 +1,65 @@
+"""Local DP's Publish sections: the estimate from reports randomized with secure bits (laid out like the page).
+
+Publishing a local estimate here plays every device's part at once: each person's value (from the uploaded
+file) is randomized with the operating system's secure generator, exactly as their device would, and only the
+aggregator's estimate is published. The categories or bounds are declared; the number of reports is public
+under the local model's relation (replace one record).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcore import publish
+from explorer import domains, publishing
+from explorer.columns import numeric_values
+
+__all__ = ["counts", "mean"]
+
+
+def counts(column: str, series, oracle: str, eps: float, valid_histogram: bool) -> None:
+    """Publish the counts of a categorical column estimated from local reports."""
+    what = f"the {oracle} estimate of the counts of {column}"
+    with publishing.section(what):
+        text = st.text_area(
+            "Declared categories (public), one per line",
+            key=f"ldp_pub_domain_{column}",
+            bind="query-params",
+            help="Every value a person could report, from a codebook: each device reports one of them (or (other)).",
+        )
+        try:
+            domain = domains.parse_domain(text) or None
+        except ValueError as exc:
+            st.warning(str(exc)[0].upper() + str(exc)[1:] + ".")
+            domain = None
+        other = st.checkbox(
+            "Values outside the list report (other)",
+            key=f"ldp_pub_other_{column}",
+            bind="query-params",
+            help="Declared before the data is read; otherwise such people send no report.",
+        )
+        draw = lambda: publish.publish_local_counts(  # noqa: E731 - the draw, for the log
+            domains.encode_in_domain(series, domain, other),
+            domain,
+            oracle,
+            eps,
+            other=other,
+            valid_histogram=valid_histogram,
+        )
+        publishing.action("ldp_pub", what, (eps, 0.0), draw, domains.missing_declarations(domain=domain))
+
+
+def mean(column: str, series, eps: float) -> None:
+    """Publish the local estimate of a numeric column's mean between declared bounds."""
+    what = f"the local estimate of the mean of {column}"
+    values, _ = numeric_values(series)
+    with publishing.section(what):
+        c1, c2 = st.columns(2)
+        lower = c1.number_input(
+            "Declared lower bound (public)", value=None, key=f"ldpm_pub_lower_{column}", bind="query-params"
+        )
+        upper = c2.number_input(
+            "Declared upper bound (public)", value=None, key=f"ldpm_pub_upper_{column}", bind="query-params"
+        )
+        draw = lambda: publish.publish_local_mean(values, lower, upper, eps)  # noqa: E731
+        publishing.action("ldpm_pub", what, (eps, 0.0), draw, domains.missing_declarations(lower=lower, upper=upper))
