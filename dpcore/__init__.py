@@ -37,7 +37,7 @@ from dpcore.gaussian import (
 from dpcore.laplace import Laplace, laplace_sum_pdf
 from dpcore.lattice import LatticeDraw, LatticeMechanism, lattice_draw, lattice_mechanism
 from dpcore.ldp_mean import LDPMean
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, NeighbouringRelation
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, NeighbouringRelation, RelationError
 from dpcore.postprocess import project_to_histogram
 from dpcore.queries import (
     MeanBudget,
@@ -79,6 +79,9 @@ __all__ = [
     "NeighbouringRelation",
     "ADD_REMOVE",
     "REPLACE_ONE",
+    "UNIT_RECORD",
+    "UNIT_CLIENT",
+    "RelationError",
     # local model
     "COIN_FLIP_EPSILON",
     "GRR",

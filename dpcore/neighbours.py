@@ -30,6 +30,43 @@ under add/remove.) Under replace-one, one record leaves one histogram bin and
 enters another: two counts move by 1. A record clipped to [L, U] adds at most
 ``max(|L|, |U|)`` to a sum, and replacing it moves the sum by at most ``U − L``.
 
+The unit of privacy
+-------------------
+A neighbour differs in one *unit*: one record (:data:`UNIT_RECORD`, every query
+of dpcore), or one client's whole data (:data:`UNIT_CLIENT`, DP federated
+learning's client-level guarantee, McMahan et al. 2018).
+
+From one relation to another
+----------------------------
+Guarantees about different neighbours do not add up. A guarantee under one
+relation and unit gives one under another only when one neighbouring step of
+the second is a path of ``k`` steps of the first; then group privacy applies
+(:func:`conversion`, :func:`convert`, :func:`convert_rho`):
+
+==============================  ==============================  ===================================
+release holds under             ledger counts under             k, and why
+==============================  ==============================  ===================================
+the same relation and unit      (the same)                      1
+add/remove one u                replace one u                   2: a replacement is a removal, then
+                                                                an addition
+add/remove one client           add/remove or replace one       2: remove the record's client, add
+                                record                          it back changed
+replace one client              replace one record              1: the record's client is replaced
+replace one u                   add/remove one u'               refused: a replace-one release may
+                                                                reveal the number of units
+one record                      one client                      refused: says nothing about a
+                                                                client's whole data
+==============================  ==============================  ===================================
+
+A guarantee for a path of ``k`` steps: pure ε-DP gives ``kε`` (Dwork & Roth 2014,
+Theorem 2.2); (ε, δ)-DP gives ``(kε, δ·Σ_{i<k} e^{iε})`` by chaining the definition
+``k`` times, ``(2ε, (1 + e^ε)·δ)`` for ``k = 2`` (Vadhan 2017, Lemma 2.2 states
+the larger ``k·e^{kε}·δ``); ρ-zCDP gives ``k²ρ`` (Bun & Steinke 2016,
+Proposition 1.9). A noise-adding mechanism can do better than the generic rule
+through its sensitivity: a path of ``k`` steps moves a query by at most ``k``
+times its sensitivity (the triangle inequality), which is how
+:mod:`dpcore.accounting.per_release` converts Laplace and Gaussian releases.
+
 References
 ----------
 - Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
@@ -39,16 +76,53 @@ References
   data sets, sensitivity of counts, sums and histograms, clipping). https://programming-dp.com/
 - Kifer & Machanavajjhala (2011), "No Free Lunch in Data Privacy", SIGMOD, Section 2
   (bounded and unbounded differential privacy). https://doi.org/10.1145/1989323.1989345
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 2.2 (group privacy: an ε-DP mechanism
+  is kε-DP for groups of size k). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Vadhan (2017), "The Complexity of Differential Privacy", Tutorials on the Foundations of
+  Cryptography, Springer, Section 2.1, Lemma 2.2 (group privacy for (ε, δ)-DP: data sets at
+  distance k give (kε, k·e^{kε}·δ)). https://doi.org/10.1007/978-3-319-57048-8_7
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and
+  Lower Bounds", TCC, Proposition 1.9 (group privacy: ρ-zCDP gives k²ρ-zCDP for groups of
+  size k). https://arxiv.org/abs/1605.02065
+- McMahan, Ramage, Talwar & Zhang (2018), "Learning Differentially Private Recurrent Language
+  Models", ICLR, Section 2 (user-level privacy: neighbours add or remove all of one user's
+  data). https://arxiv.org/abs/1710.06963
 """
 
 from __future__ import annotations
 
 import math
 from enum import Enum
+from typing import NamedTuple
 
-from dpcore.validation import check_bounds
+import numpy as np
+from scipy.special import logsumexp
 
-__all__ = ["NeighbouringRelation", "ADD_REMOVE", "REPLACE_ONE"]
+from dpcore.validation import check_bounds, check_choice, check_epsilon, check_nonnegative, check_probability
+
+__all__ = [
+    "NeighbouringRelation",
+    "ADD_REMOVE",
+    "REPLACE_ONE",
+    "UNIT_RECORD",
+    "UNIT_CLIENT",
+    "UNITS",
+    "RelationError",
+    "Conversion",
+    "check_relation",
+    "check_unit",
+    "conversion",
+    "convert",
+    "convert_rho",
+]
+
+#: The unit of privacy of every query of this package unless stated: one record (one row).
+UNIT_RECORD = "record"
+#: The unit of DP federated learning's client-level guarantee: one client's whole data.
+UNIT_CLIENT = "client"
+#: Every unit of privacy dpcore knows.
+UNITS = (UNIT_RECORD, UNIT_CLIENT)
 
 
 class NeighbouringRelation(Enum):
@@ -96,8 +170,225 @@ class NeighbouringRelation(Enum):
             return max(abs(lower), abs(upper))
         return upper - lower
 
+    def words(self, unit: str = UNIT_RECORD) -> str:
+        """The relation for ``unit`` in words: ``"add/remove one client"``, ``"replace one record"``."""
+        unit = check_unit(unit)
+        return f"add/remove one {unit}" if self is NeighbouringRelation.ADD_REMOVE else f"replace one {unit}"
+
 
 #: Add or remove one record (unbounded DP): the relation of every central query in dpcore.
 ADD_REMOVE = NeighbouringRelation.ADD_REMOVE
 #: Replace one record (bounded DP): the relation of the local model.
 REPLACE_ONE = NeighbouringRelation.REPLACE_ONE
+
+
+class RelationError(ValueError):
+    """A guarantee refused because it says nothing under the neighbouring relation or unit asked for.
+
+    A ``ValueError`` whose message is one sentence saying why and what to do
+    (a page can show it as it is).
+
+    Attributes
+    ----------
+    from_relation, to_relation : NeighbouringRelation
+        The relation of the guarantee, and the one asked for.
+    from_unit, to_unit : str
+        The unit of the guarantee, and the one asked for.
+    """
+
+    def __init__(self, message: str, *, from_relation, to_relation, from_unit: str, to_unit: str):
+        self.from_relation, self.to_relation = from_relation, to_relation
+        self.from_unit, self.to_unit = from_unit, to_unit
+        super().__init__(message)
+
+
+class Conversion(NamedTuple):
+    """How a guarantee under one relation and unit gives one under another.
+
+    ``group`` is ``k``: how many neighbouring steps of the guarantee's relation
+    one step of the target's takes (1: the guarantee holds as it is);
+    ``reason`` says why, in words.
+    """
+
+    group: int
+    reason: str
+
+
+def check_relation(relation, name: str = "relation") -> NeighbouringRelation:
+    """Return ``relation`` if it is a :class:`NeighbouringRelation` (``TypeError`` otherwise)."""
+    if not isinstance(relation, NeighbouringRelation):
+        raise TypeError(f"{name} must be a NeighbouringRelation (ADD_REMOVE or REPLACE_ONE), got {relation!r}")
+    return relation
+
+
+def check_unit(unit, name: str = "unit") -> str:
+    """Return ``unit`` if it is one of :data:`UNITS` (``ValueError`` otherwise)."""
+    return check_choice(unit, name, UNITS)
+
+
+def conversion(*, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_unit: str = UNIT_RECORD) -> Conversion:
+    """How a guarantee under ``from_relation`` and ``from_unit`` gives one under ``to_relation`` and ``to_unit``.
+
+    The table of the module notes: one step of the target relation is a path
+    of ``k`` steps of the guarantee's, and group privacy over ``k`` steps
+    converts the guarantee; or no such path exists and the conversion is
+    refused.
+
+    * Same relation and unit: ``k = 1``.
+    * Add/remove one unit to replace one unit: ``k = 2``, a replacement is a
+      removal then an addition (Kifer & Machanavajjhala 2011, Section 2: unbounded
+      ε-DP gives bounded 2ε-DP).
+    * Add/remove one client to one record, either relation: ``k = 2``; the data set
+      without the record's client neighbours both data sets (McMahan et al. 2018's
+      client-level neighbours add or remove one client's data).
+    * Replace one client to replace one record: ``k = 1``; replacing a record
+      replaces its client's data, the number of clients unchanged.
+    * Replace one unit to add/remove one unit: refused, a replace-one release
+      may reveal the number of units (``n`` is public under replace-one).
+    * One record to one client: refused, a record-level guarantee says nothing
+      about a client's whole data.
+
+    Parameters
+    ----------
+    from_relation, to_relation : NeighbouringRelation
+        The relation the guarantee holds under, and the one it is wanted under.
+    from_unit, to_unit : {"record", "client"}, default "record"
+        The unit of privacy of the guarantee, and the one wanted.
+
+    Returns
+    -------
+    Conversion
+        ``(group, reason)``.
+
+    Raises
+    ------
+    RelationError
+        If the guarantee gives none under the target (a ``ValueError``, one sentence).
+
+    Examples
+    --------
+    >>> conversion(from_relation=ADD_REMOVE, to_relation=REPLACE_ONE).group
+    2
+    >>> conversion(from_relation=ADD_REMOVE, to_relation=ADD_REMOVE, from_unit=UNIT_CLIENT).group
+    2
+    """
+    from_relation = check_relation(from_relation, "from_relation")
+    to_relation = check_relation(to_relation, "to_relation")
+    from_unit, to_unit = check_unit(from_unit, "from_unit"), check_unit(to_unit, "to_unit")
+
+    def refuse(message: str) -> RelationError:
+        return RelationError(
+            message, from_relation=from_relation, to_relation=to_relation, from_unit=from_unit, to_unit=to_unit
+        )
+
+    if from_unit == UNIT_RECORD and to_unit == UNIT_CLIENT:
+        raise refuse(
+            "a guarantee for one record says nothing about one client's whole data: release it with client-level "
+            "privacy (noise on each client's whole contribution), or keep a ledger for one record"
+        )
+    if from_relation is REPLACE_ONE and to_relation is ADD_REMOVE:
+        raise refuse(
+            f"a guarantee under {from_relation.words(from_unit)} gives none under {to_relation.words(to_unit)}, "
+            f"because a replace-one release may reveal the number of {from_unit}s: release it under "
+            f"{to_relation.words(from_unit)}, or keep a ledger under {from_relation.words(to_unit)}"
+        )
+    if from_unit == to_unit:
+        if from_relation is to_relation:
+            return Conversion(1, f"the release holds under {to_relation.words(to_unit)}")
+        return Conversion(
+            2, f"replacing one {to_unit} is removing it and adding another: two steps of add/remove one {to_unit}"
+        )
+    # a client-level guarantee for a record-level ledger
+    if from_relation is REPLACE_ONE:
+        return Conversion(1, "replacing one record replaces its client's data: one step of replace one client")
+    return Conversion(
+        2,
+        f"a record {'added or removed' if to_relation is ADD_REMOVE else 'replaced'} changes its client's data: "
+        "remove that client and add it back changed, two steps of add/remove one client",
+    )
+
+
+def _group_privacy(epsilon: float, delta: float, group: int) -> tuple[float, float]:
+    """(ε, δ)-DP for neighbours gives ``(kε, δ·Σ_{i<k} e^{iε})`` for data sets ``k`` steps apart (checked input).
+
+    Chaining ``P[M(x₀) ∈ S] ≤ e^ε P[M(x₁) ∈ S] + δ`` along ``x₀, …, x_k`` gives
+    ``e^{kε} P[M(x_k) ∈ S] + δ (1 + e^ε + … + e^{(k−1)ε})``; ``δ = 0`` is pure
+    group privacy (Dwork & Roth 2014, Theorem 2.2). A δ past 1 is vacuous and
+    reported as 1.
+    """
+    if group == 1:
+        return epsilon, delta
+    if delta == 0.0:
+        return group * epsilon, 0.0
+    # log(δ Σ_{i<k} e^{iε}), without overflow for a large ε
+    log_delta = math.log(delta) + float(logsumexp(epsilon * np.arange(group)))
+    return group * epsilon, 1.0 if log_delta >= 0.0 else math.exp(log_delta)
+
+
+def convert(
+    guarantee, *, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_unit: str = UNIT_RECORD
+) -> tuple[float, float]:
+    """An (ε, δ)-DP guarantee under one relation and unit, as one under another (or refused).
+
+    With ``k`` the :func:`conversion`'s group: ``(ε, δ)`` gives
+    ``(kε, δ·Σ_{i<k} e^{iε})``, which for ``k = 2`` is ``(2ε, (1 + e^ε)·δ)``
+    and for pure DP (``δ = 0``) ``(kε, 0)`` (Dwork & Roth 2014, Theorem 2.2).
+    The δ chains the definition ``k`` times; Vadhan (2017), Lemma 2.2, states the
+    larger ``k·e^{kε}·δ``.
+
+    Parameters
+    ----------
+    guarantee : tuple of float
+        ``(epsilon, delta)``: ε in (0, inf), δ in [0, 1) (0: pure DP).
+    from_relation, to_relation, from_unit, to_unit
+        As in :func:`conversion`.
+
+    Returns
+    -------
+    tuple of float
+        ``(epsilon, delta)`` under ``to_relation`` and ``to_unit`` (a δ past 1 reported as 1).
+
+    Raises
+    ------
+    RelationError
+        If the guarantee gives none there (:func:`conversion`).
+
+    Examples
+    --------
+    >>> convert((2.5, 0.0), from_relation=ADD_REMOVE, to_relation=REPLACE_ONE)
+    (5.0, 0.0)
+    >>> eps, delta = convert((1.0, 1e-6), from_relation=ADD_REMOVE, to_relation=REPLACE_ONE)
+    >>> eps, round(delta / 1e-6, 6)  # (1 + e) δ
+    (2.0, 3.718282)
+    """
+    if isinstance(guarantee, (str, bytes)) or not hasattr(guarantee, "__len__") or len(guarantee) != 2:
+        raise TypeError(f"guarantee must be an (epsilon, delta) pair, got {guarantee!r}")
+    epsilon = check_epsilon(guarantee[0])
+    delta = check_probability(guarantee[1], "delta", low_open=False)
+    group = conversion(from_relation=from_relation, to_relation=to_relation, from_unit=from_unit, to_unit=to_unit).group
+    return _group_privacy(epsilon, delta, group)
+
+
+def convert_rho(
+    rho: float, *, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_unit: str = UNIT_RECORD
+) -> float:
+    """A ρ-zCDP guarantee under one relation and unit, as one under another: ``k²ρ`` (or refused).
+
+    Group privacy of zCDP (Bun & Steinke 2016, Proposition 1.9), with ``k`` the
+    :func:`conversion`'s group.
+
+    Parameters
+    ----------
+    rho : float
+        ρ, in [0, inf).
+    from_relation, to_relation, from_unit, to_unit
+        As in :func:`conversion`.
+
+    Examples
+    --------
+    >>> convert_rho(0.5, from_relation=ADD_REMOVE, to_relation=REPLACE_ONE)
+    2.0
+    """
+    rho = check_nonnegative(rho, "rho")
+    group = conversion(from_relation=from_relation, to_relation=to_relation, from_unit=from_unit, to_unit=to_unit).group
+    return group * group * rho

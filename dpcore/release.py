@@ -24,15 +24,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from dpcore.neighbours import NeighbouringRelation
+from dpcore.neighbours import UNIT_CLIENT, UNIT_RECORD, NeighbouringRelation
 from dpcore.randomness import Randomness
 
+# the units of privacy live with the relations, in dpcore.neighbours; named here too, as before
 __all__ = ["UNIT_RECORD", "UNIT_CLIENT", "PublicFact", "Release"]
-
-#: The unit of privacy of every query of this package unless stated: one record (one row).
-UNIT_RECORD = "record"
-#: The unit of DP federated learning's client-level guarantee: one client's whole data.
-UNIT_CLIENT = "client"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dpcore import GRR, Laplace
+from dpcore import ADD_REMOVE, GRR, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, Laplace, RelationError
 from dpcore.accounting import (
     DEFAULT_ORDERS,
     BudgetLedger,
@@ -51,9 +51,9 @@ def test_every_accountant_charges_it_as_binary_randomized_response():
     assert methods_for(event) == tuple(PURE_METHODS)  # no "exact": that is the Gaussian's
     assert pld_epsilon(event, [1, 20], 1e-6).tolist() == pld_epsilon(binary, [1, 20], 1e-6).tolist()
     assert pld_delta(event, 5, 1.0) == pld_delta(binary, 5, 1.0)
-    for method in ("basic", "rdp", "zcdp"):
-        a = BudgetLedger(10.0, 1e-6, method).spend(event, count=4)
-        b = BudgetLedger(10.0, 1e-6, method).spend(binary, count=4)
+    for method in ("basic", "rdp", "zcdp"):  # binary RR is a local mechanism: a ledger under replace-one
+        a = BudgetLedger(10.0, 1e-6, method, relation=REPLACE_ONE).spend(event, count=4, relation=REPLACE_ONE)
+        b = BudgetLedger(10.0, 1e-6, method, relation=REPLACE_ONE).spend(binary, count=4)
         assert a.spent() == b.spent(), method
 
 
@@ -99,3 +99,34 @@ def test_vectorised_comparison_refuses_it():
     with pytest.raises(ValueError, match="must be a Laplace or a Gaussian for this comparison, got a PureDP"):
         vectorised_vs_sequential(PureDP(1.0), [1, 2], 1e-6)
     assert math.isfinite(curve(PureDP(1.0))[0])
+
+
+# ---------------------------------------------------------------------------------------------- its relation and unit
+
+
+def test_it_carries_the_relation_and_unit_its_epsilon_holds_under():
+    e = PureDP(0.5)
+    assert (e.relation, e.unit) == (ADD_REMOVE, UNIT_RECORD)  # the default: every central query of dpcore
+    local = PureDP(0.5, REPLACE_ONE)
+    assert local != e and local == PureDP(0.5, relation=REPLACE_ONE, unit=UNIT_RECORD)
+    assert PureDP(0.5, unit=UNIT_CLIENT).unit == "client"
+    with pytest.raises(TypeError, match="relation must be a NeighbouringRelation"):
+        PureDP(0.5, "replace one record")
+    with pytest.raises(ValueError, match="unit must be one of 'record', 'client', got 'user'"):
+        PureDP(0.5, unit="user")
+
+
+def test_the_ledger_charges_it_under_its_own_relation():
+    # an add/remove ε counts 2ε under replace-one (group privacy, k = 2); a replace-one ε is refused under add/remove
+    assert BudgetLedger(5.0, 1e-6, relation=REPLACE_ONE).spend(PureDP(1.5)).spent().epsilon == 3.0
+    assert BudgetLedger(5.0, 1e-6, relation=REPLACE_ONE).spend(PureDP(1.5, REPLACE_ONE)).spent().epsilon == 1.5
+    ledger = BudgetLedger(5.0, 1e-6)
+    with pytest.raises(RelationError, match="gives none under add/remove one record"):
+        ledger.spend(PureDP(1.5, REPLACE_ONE))
+    assert ledger.entries == ()
+    # the caller's relation= overrides the event's own
+    assert BudgetLedger(5.0, 1e-6).spend(PureDP(1.5, REPLACE_ONE), relation=ADD_REMOVE).spent().epsilon == 1.5
+    # under RDP a converted event is binary RR at 2ε, as PureDP(2ε) itself
+    a = BudgetLedger(50.0, 1e-6, "rdp", relation=REPLACE_ONE).spend(PureDP(0.3), count=20)
+    b = BudgetLedger(50.0, 1e-6, "rdp", relation=REPLACE_ONE).spend(PureDP(0.6, REPLACE_ONE), count=20)
+    assert a.charge() == b.charge() and a.charge().accounting == "rdp"

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dpcore import GRR, OUE, Gaussian, Laplace
+from dpcore import GRR, OUE, Gaussian, Laplace, dp_category_counts, dp_count
 from dpcore.accounting import (
     DEFAULT_ORDERS,
     LEDGER_ACCOUNTINGS,
@@ -21,13 +21,21 @@ from dpcore.accounting import (
     zcdp_to_dp,
 )
 from dpcore.accounting.ledger import LedgerFullError
-from dpcore.accounting.per_release import accountable, accounting_for, release_epsilon, release_rdp, release_rho
+from dpcore.accounting.per_release import (
+    accountable,
+    accounting_for,
+    relation_of,
+    release_epsilon,
+    release_rdp,
+    release_rho,
+)
 from dpcore.gdp import gdp_epsilon
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, RelationError
 
 
 def test_basic_ledger_adds_pure_releases():
     ledger = BudgetLedger(1.0, 1e-6)
-    ledger.spend(Laplace(scale=10.0), count=3, label="three counts").spend(GRR(0.2, 4))
+    ledger.spend(Laplace(scale=10.0), count=3, label="three counts").spend(PureDP(0.2))
     # 3 * 0.1 + 0.2
     assert ledger.spent() == Budget(pytest.approx(0.5, rel=1e-14), 0.0)
     assert ledger.remaining().epsilon == pytest.approx(0.5, rel=1e-14)
@@ -93,8 +101,8 @@ def test_rdp_ledger_sums_curves_and_converts_at_the_budget_delta():
 
 def test_zcdp_ledger_sums_rho():
     ledger = BudgetLedger(10.0, 1e-6, method="zcdp")
-    ledger.spend(Gaussian(2.0), count=3).spend(Laplace(scale=4.0)).spend(GRR(0.5, 3), count=2)
-    # Gaussian 1/(2 sigma^2); Laplace and GRR eps0^2 / 2
+    ledger.spend(Gaussian(2.0), count=3).spend(Laplace(scale=4.0)).spend(PureDP(0.5), count=2)
+    # Gaussian 1/(2 sigma^2); Laplace and PureDP eps0^2 / 2
     rho = 3 / 8 + 0.25**2 / 2 + 2 * 0.5**2 / 2
     assert ledger.spent().epsilon == pytest.approx(zcdp_to_dp(rho, 1e-6), rel=1e-14)
 
@@ -210,8 +218,8 @@ def test_spend_all_is_all_or_nothing():
 
 
 def test_spend_all_that_fits_equals_separate_spends():
-    together = BudgetLedger(2.0, 1e-6).spend_all([Laplace(4.0), GRR(0.5, 3)], label="both", count=2)
-    apart = BudgetLedger(2.0, 1e-6).spend(Laplace(4.0), 2, "both").spend(GRR(0.5, 3), 2, "both")
+    together = BudgetLedger(2.0, 1e-6).spend_all([Laplace(4.0), PureDP(0.5)], label="both", count=2)
+    apart = BudgetLedger(2.0, 1e-6).spend(Laplace(4.0), 2, "both").spend(PureDP(0.5), 2, "both")
     assert together.entries == apart.entries and together.spent() == apart.spent()
     calibrated = [Gaussian.from_epsilon_delta(0.5, 1e-7), Gaussian.from_epsilon_delta(0.5, 2e-7)]
     led = BudgetLedger(5.0, 1e-5).spend_all(calibrated)
@@ -232,7 +240,7 @@ def test_spend_all_bad_input():
 def test_entries_keep_what_was_spent():
     from dpcore import SUE
 
-    ledger = BudgetLedger(1.0, 1e-6).spend(SUE(0.3, 5))
+    ledger = BudgetLedger(1.0, 1e-6, relation=REPLACE_ONE).spend(SUE(0.3, 5))  # a local release: replace-one
     assert ledger.entries[0].mechanism == SUE(0.3, 5)
     assert ledger.spent().epsilon == pytest.approx(0.3)
 
@@ -243,7 +251,7 @@ def test_entries_keep_what_was_spent():
 @pytest.mark.parametrize("method", LEDGER_METHODS)
 @pytest.mark.parametrize("pure", [Laplace.from_epsilon(1.0), PureDP(1.0), GRR(1.0, 2), OUE(1.0, 5)])
 def test_a_budget_of_five_takes_exactly_five_pure_releases_of_one_and_no_delta(method, pure):
-    ledger = BudgetLedger(5.0, 1e-5, method)
+    ledger = BudgetLedger(5.0, 1e-5, method, relation=relation_of(pure)[0])  # each under its own relation
     for _ in range(5):
         ledger.spend(pure)
     assert ledger.spent() == Budget(5.0, 0.0)  # basic composition: k ε₀ and no δ, never more
@@ -254,7 +262,7 @@ def test_a_budget_of_five_takes_exactly_five_pure_releases_of_one_and_no_delta(m
 def test_k_ary_randomized_response_may_be_charged_below_its_sum_by_rdp():
     # k-ary RR is tighter than the worst ε-DP mechanism: five GRR(1, 7) reports are (4.997, 1e-5)-DP by RDP,
     # below their basic (5, 0); the ledger charges the smaller ε, and a sixth still does not fit
-    ledger = BudgetLedger(5.0, 1e-5, "best")
+    ledger = BudgetLedger(5.0, 1e-5, "best", relation=REPLACE_ONE)
     for _ in range(5):
         ledger.spend(GRR(1.0, 7))
     assert ledger.charge().accounting == "rdp" and ledger.spent().epsilon < 5.0
@@ -310,34 +318,57 @@ def test_the_refusal_names_the_accounting_that_gave_the_total():
 
 # ---------------------------------------------------------------------------------------------------------------
 # The running totals against a from-scratch reference: the ledger's accountings as they were computed before the
-# totals existed, every accounting summed over every entry on each call.
+# totals existed, every accounting summed over every entry on each call, and its conversion between relations written
+# out mechanism by mechanism.
 
 
-def _reference(method: str, budget: Budget, entries) -> Charge:
-    """What ``entries`` cost together under ``method``, summed from scratch (the ledger's rules, written out)."""
+def _terms(entry, relation):
+    """What one release of ``entry`` adds to each accounting in a ledger under ``relation`` (unit: record).
+
+    ``(basic, rdp, rho, mu)``, each None when that accounting does not apply. Under replace-one, an add/remove release
+    covers a replacement in two steps: a Laplace or Gaussian is the same noise at twice the sensitivity, a pure ε-DP
+    release is 2ε-DP, and a DP-SGD run is (2ε, (1 + e^ε)δ)-DP at its δ and 4ρ-zCDP (the RDP curve 4ρα).
+    """
+    m = accountable(entry.mechanism)
+    if entry.relation is ADD_REMOVE and relation is REPLACE_ONE:
+        if isinstance(m, Laplace):
+            m = Laplace(m.scale, 2 * m.sensitivity)
+        elif isinstance(m, Gaussian):
+            m = Gaussian(m.sigma, 2 * m.sensitivity)
+        elif isinstance(m, PoissonSampledGaussian):
+            basic = None
+            if entry.release_delta is not None:
+                eps = float(release_epsilon(m, entry.release_delta)[()])
+                basic = (2 * eps, (1 + np.exp(eps)) * entry.release_delta)
+            return basic, 4 * release_rho(m) * DEFAULT_ORDERS, 4 * release_rho(m), None
+        else:
+            m = accountable(PureDP(2 * accounting_for(m).pure_epsilon(m)))
+    pure = accounting_for(m).pure_epsilon(m)
+    if pure is not None:
+        basic = (pure, 0.0)
+    elif entry.release_delta is None:
+        basic = None
+    else:
+        basic = (float(release_epsilon(m, entry.release_delta)[()]), entry.release_delta)
+    return basic, release_rdp(m, DEFAULT_ORDERS), release_rho(m), accounting_for(m).gdp_mu(m)
+
+
+def _reference(method: str, budget: Budget, entries, relation=ADD_REMOVE) -> Charge:
+    """What ``entries`` cost together under ``method`` and ``relation``, summed from scratch (the rules written out)."""
     if not entries:
         return Charge(0.0, 0.0, "")
-    releases = [(accountable(e.mechanism), e) for e in entries]
+    terms = [(_terms(e, relation), e.count) for e in entries]
     bounds = {}
-    eps = delta = 0.0
-    for m, e in releases:  # basic: the (ε_i, δ_i) add up, if every release has one
-        pure = accounting_for(m).pure_epsilon(m)
-        if pure is not None:
-            eps += e.count * pure
-        elif e.release_delta is None:
-            break
-        else:
-            eps += e.count * float(release_epsilon(m, e.release_delta)[()])
-            delta += e.count * e.release_delta
-    else:
+    if all(basic is not None for (basic, _, _, _), _ in terms):  # basic: the (ε_i, δ_i) add up
+        eps = sum(n * basic[0] for (basic, _, _, _), n in terms)
+        delta = sum(n * basic[1] for (basic, _, _, _), n in terms)
         bounds["basic"] = Budget(eps, delta)
-    rdp = sum(e.count * release_rdp(m, DEFAULT_ORDERS) for m, e in releases)
+    rdp = sum(n * rdp for (_, rdp, _, _), n in terms)
     bounds["rdp"] = Budget(rdp_to_dp(DEFAULT_ORDERS, rdp, budget.delta, warn=False)[0], budget.delta)
-    rho = sum(e.count * release_rho(m) for m, e in releases)
+    rho = sum(n * rho for (_, _, rho, _), n in terms)
     bounds["zcdp"] = Budget(float(zcdp_to_dp(rho, budget.delta)), budget.delta)
-    mus = [accounting_for(m).gdp_mu(m) for m, _ in releases]
-    if all(mu is not None for mu in mus):
-        mu = np.sqrt(sum(e.count * mu * mu for mu, (_, e) in zip(mus, releases)))
+    if all(mu is not None for (_, _, _, mu), _ in terms):
+        mu = np.sqrt(sum(n * mu * mu for (_, _, _, mu), n in terms))
         bounds["exact"] = Budget(float(gdp_epsilon(mu, budget.delta)), budget.delta)
     candidates = tuple((a, bounds[a]) for a in LEDGER_ACCOUNTINGS[method] if a in bounds)
     fitting = [(b.epsilon, b.delta, a) for a, b in candidates if b.delta <= budget.delta * (1 + 1e-9)]
@@ -348,7 +379,7 @@ def _reference(method: str, budget: Budget, entries) -> Charge:
 
 
 def _assert_same_charge(got: Charge, want: Charge):
-    # the running totals add the same terms in the same order as the reference: equal up to rounding
+    # the running totals add the same terms as the reference: equal up to rounding
     assert got.accounting == want.accounting
     assert [a for a, _ in got.candidates] == [a for a, _ in want.candidates]
     assert got.budget == pytest.approx(want.budget, rel=1e-12, abs=0.0)
@@ -372,14 +403,16 @@ def _random_releases(rng) -> tuple[list, float | None]:
     return releases, (1e-7 if rng.random() < 0.5 else None)
 
 
+@pytest.mark.parametrize("relation", [ADD_REMOVE, REPLACE_ONE], ids=["add-remove", "replace-one"])
 @pytest.mark.parametrize("method", LEDGER_METHODS)
 @pytest.mark.parametrize("seed", range(4))
-def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and_refusals(method, seed):
+def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and_refusals(method, seed, relation):
+    # under add/remove the local releases (GRR, OUE) are refused; under replace-one the others are converted
     rng = np.random.default_rng(seed)
     cap = int(rng.choice([4, 6])) if seed % 2 else None
     budget = Budget(5.0, 1e-5)
-    ledger = BudgetLedger(*budget, method=method, max_entries=cap)
-    refused = full = removed = 0
+    ledger = BudgetLedger(*budget, method=method, max_entries=cap, relation=relation)
+    refused = full = removed = wrong_relation = 0
     for _ in range(40):
         before = ledger.entries
         if before and rng.random() < 0.15:
@@ -399,30 +432,36 @@ def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and
                 refused += 1
                 assert ledger.entries == before
                 new = tuple(ledger._entry(m, count, "x", release_delta) for m in releases)
-                fits = _reference(method, budget, before + new)
+                fits = _reference(method, budget, before + new, relation)
                 assert fits.epsilon > budget.epsilon * (1 + 1e-9) or fits.delta > budget.delta * (1 + 1e-9)
             except LedgerFullError as exc:
                 full += 1
                 assert ledger.entries == before and len(before) + len(releases) > cap == exc.max_entries
                 assert str(exc) == f"ledger entries must be at most {cap}, got {len(before) + len(releases)}"
+            except RelationError:
+                wrong_relation += 1
+                assert ledger.entries == before
+                assert relation is ADD_REMOVE and any(relation_of(m)[0] is REPLACE_ONE for m in releases)
             except ValueError as exc:  # a Gaussian without a δ under basic accounting alone
                 assert method == "basic" and "release_delta must be given" in str(exc)
                 assert ledger.entries == before
             else:
                 assert ledger.entries[: len(before)] == before and len(ledger.entries) == len(before) + len(releases)
         entries = ledger.entries
-        want = _reference(method, budget, entries)
+        want = _reference(method, budget, entries, relation)
         _assert_same_charge(ledger.charge(), want)
         _assert_same_charge(ledger.cost(entries), want)  # the ledger's own from-scratch path
         assert ledger.spent() == ledger.charge().budget
         for i, entry in enumerate(entries):
-            _assert_same_charge(ledger.entry_cost(i), _reference(method, budget, [entry]))
+            _assert_same_charge(ledger.entry_cost(i), _reference(method, budget, [entry], relation))
+            assert entry.cost == ledger.entry_cost(i) and entry.relation is relation_of(entry.mechanism)[0]
         probe = Laplace.from_epsilon(0.3)
-        after = _reference(method, budget, entries + (LedgerEntry(probe, 2),))
+        after = _reference(method, budget, entries + (LedgerEntry(probe, 2),), relation)
         room = cap is None or len(entries) < cap
         fits = room and after.epsilon <= budget.epsilon * (1 + 1e-9) and after.delta <= budget.delta * (1 + 1e-9)
         assert ledger.can_spend(probe, 2) == fits
     assert refused and removed and (full or cap is None)  # the sequence went through every path
+    assert (wrong_relation > 0) == (relation is ADD_REMOVE)
 
 
 def test_a_ledger_refuses_a_spend_past_max_entries_and_stays_unchanged():
@@ -445,3 +484,153 @@ def test_a_ledger_refuses_a_spend_past_max_entries_and_stays_unchanged():
         BudgetLedger(5.0, 1e-5, max_entries=0)
     with pytest.raises(TypeError, match="max_entries must be an integer, got '3'"):
         BudgetLedger(5.0, 1e-5, max_entries="3")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Neighbouring relations: a ledger composes under one relation and unit, converting by group privacy or refusing.
+
+
+def _category_counts(epsilon):
+    """The issue's central release: Laplace counts of every category, add/remove sensitivity 1."""
+    return dp_category_counts([0, 1, 1, 2, 3], 4, epsilon, 0).mechanism
+
+
+@pytest.mark.parametrize("method", LEDGER_METHODS)
+def test_local_plus_central_under_replace_one_counts_the_central_release_twice(method):
+    # the issue: GRR at 2.5 (replace-one) plus central category counts at 2.5 (add/remove) were accepted against a
+    # budget of 5. Under replace-one the central release alone is 5-DP (an audit shows ε ≥ 4.34): now refused
+    ledger = BudgetLedger(5.0, 1e-5, method, relation=REPLACE_ONE)
+    ledger.spend(GRR(2.5, 4), label="local")
+    assert ledger.spent() == Budget(2.5, 0.0)
+    before = (ledger.entries, ledger.charge())
+    with pytest.raises(BudgetError) as info:
+        ledger.spend(_category_counts(2.5), label="central")
+    assert info.value.asked.epsilon == 5.0 and info.value.total.epsilon == 7.5
+    assert "budget is epsilon=5, delta=1e-05 under replace one record" in str(info.value)
+    assert (info.value.relation, info.value.unit) == (REPLACE_ONE, UNIT_RECORD)
+    assert (ledger.entries, ledger.charge()) == before
+    # alone it fits exactly: 2 × 2.5
+    alone = BudgetLedger(5.0, 1e-5, method, relation=REPLACE_ONE).spend(_category_counts(2.5))
+    assert alone.spent() == Budget(5.0, 0.0) and alone.entries[0].relation is ADD_REMOVE
+    # a histogram calibrated to replace-one sensitivity 2 (the Compare page's) says so, and costs its own 2.5
+    replace_one_histogram = Laplace.from_epsilon(2.5, sensitivity=REPLACE_ONE.histogram_l1_sensitivity)
+    ledger.spend(replace_one_histogram, relation=REPLACE_ONE, label="central, replace-one")
+    assert ledger.spent() == Budget(5.0, 0.0) and ledger.entries[1].relation is REPLACE_ONE
+
+
+@pytest.mark.parametrize("method", LEDGER_METHODS)
+def test_local_release_under_an_add_remove_ledger_is_refused_with_a_sentence(method):
+    ledger = BudgetLedger(5.0, 1e-5, method).spend(_category_counts(2.5), label="central")
+    before = (ledger.entries, ledger.charge())
+    for local in (GRR(2.5, 4), OUE(2.5, 4)):
+        with pytest.raises(RelationError) as info:
+            ledger.spend(local, label="local")
+        assert not isinstance(info.value, BudgetError) and isinstance(info.value, ValueError)
+        assert str(info.value) == (
+            "a guarantee under replace one record gives none under add/remove one record, because a replace-one "
+            "release may reveal the number of records: release it under add/remove one record, or keep a ledger "
+            "under replace one record"
+        )
+        with pytest.raises(RelationError):
+            ledger.spend_all([PureDP(0.1), local])  # all or nothing: the pure one is not recorded either
+        assert not ledger.can_spend(local) and not ledger.can_spend_all([PureDP(0.1), local])
+        assert ledger.max_count(local) == 0
+    assert (ledger.entries, ledger.charge()) == before and ledger.spent() == Budget(2.5, 0.0)
+
+
+@pytest.mark.parametrize("method", LEDGER_METHODS)
+def test_central_plus_learning_under_add_remove_compose_as_before(method):
+    # a Laplace count and a DP-SGD run both hold under add/remove one record: no conversion, the same numbers as
+    # the accountings composed by hand
+    count, run, delta = dp_count([1.0, 2.0, 3.0], 0.5, 0).mechanism, PoissonSampledGaussian(1.1, 0.01, 300), 1e-5
+    ledger = BudgetLedger(10.0, delta, method).spend(count).spend(run, release_delta=1e-6)
+    assert [(e.relation, e.unit) for e in ledger.entries] == [(ADD_REMOVE, UNIT_RECORD)] * 2
+    candidates = dict(ledger.charge().candidates)
+    assert candidates["basic"] == pytest.approx(Budget(0.5 + run.epsilon(1e-6), 1e-6), rel=1e-12)
+    if "rdp" in candidates:
+        rdp = laplace_rdp(2.0) + run.rdp(DEFAULT_ORDERS)
+        assert candidates["rdp"].epsilon == pytest.approx(rdp_to_dp(DEFAULT_ORDERS, rdp, delta, warn=False)[0])
+    if "zcdp" in candidates:
+        assert candidates["zcdp"].epsilon == pytest.approx(zcdp_to_dp(0.5**2 / 2 + run.zcdp_rho, delta))
+    assert ledger.entry_cost(0).budget == Budget(0.5, 0.0)
+
+
+def test_central_plus_learning_under_replace_one_are_both_converted():
+    count, run = Laplace.from_epsilon(0.5), PoissonSampledGaussian(1.1, 0.01, 300)
+    eps_run = run.epsilon(1e-7)
+    basic = BudgetLedger(10.0, 1e-5, "basic", relation=REPLACE_ONE).spend(count).spend(run, release_delta=1e-7)
+    # Laplace: the same noise at sensitivity 2, 2ε; the run: (2ε, (1 + e^ε)δ) at its δ (group privacy, k = 2)
+    assert basic.entry_cost(0).budget == Budget(1.0, 0.0)
+    assert basic.entry_cost(1).budget == pytest.approx(Budget(2 * eps_run, (1 + np.exp(eps_run)) * 1e-7), rel=1e-12)
+    assert basic.spent() == pytest.approx(Budget(1.0 + 2 * eps_run, (1 + np.exp(eps_run)) * 1e-7), rel=1e-12)
+    # without a δ for the run: its zCDP ρ times 4, as a ρ (zcdp) and as the RDP curve 4ρα (rdp); no amplification by
+    # sampling is left, so the bound is large (ε ≈ 644 here: give the run's δ)
+    best = BudgetLedger(1e4, 1e-5, "best", relation=REPLACE_ONE).spend(count).spend(run)
+    candidates = dict(best.charge().candidates)
+    assert set(candidates) == {"rdp", "zcdp"}
+    rho = 1.0**2 / 2 + 4 * run.zcdp_rho
+    assert candidates["zcdp"].epsilon == pytest.approx(zcdp_to_dp(rho, 1e-5), rel=1e-12)
+    rdp = laplace_rdp(1.0) + 4 * run.zcdp_rho * DEFAULT_ORDERS
+    assert candidates["rdp"].epsilon == pytest.approx(rdp_to_dp(DEFAULT_ORDERS, rdp, 1e-5, warn=False)[0])
+
+
+@pytest.mark.parametrize("relation", [ADD_REMOVE, REPLACE_ONE])
+def test_client_level_fedavg_into_a_record_level_ledger_counts_two_clients(relation):
+    # client-level DP-FedAvg (add/remove one client's data). One record added, removed or replaced changes one
+    # client's data: remove that client and add it back changed, two client steps, under either record relation
+    run, delta0 = PoissonSampledGaussian(1.0, 0.05, 20), 1e-7
+    eps0 = run.epsilon(delta0)
+    ledger = BudgetLedger(20.0, 1e-5, "basic", relation=relation).spend(run, unit=UNIT_CLIENT, release_delta=delta0)
+    entry = ledger.entries[0]
+    assert (entry.relation, entry.unit) == (ADD_REMOVE, UNIT_CLIENT)
+    assert entry.cost.budget == pytest.approx(Budget(2 * eps0, (1 + np.exp(eps0)) * delta0), rel=1e-12)
+    # under best, without a δ: 4ρ (zCDP) and its curve 4ρα (RDP), never the run's own amplified RDP curve
+    best = BudgetLedger(1e3, 1e-5, "best", relation=relation).spend(run, unit=UNIT_CLIENT).charge()
+    assert dict(best.candidates)["zcdp"].epsilon == pytest.approx(zcdp_to_dp(4 * run.zcdp_rho, 1e-5), rel=1e-12)
+    # in a client-level ledger it is what it is
+    client = BudgetLedger(20.0, 1e-5, "basic", unit=UNIT_CLIENT).spend(run, unit=UNIT_CLIENT, release_delta=delta0)
+    assert client.spent() == pytest.approx(Budget(eps0, delta0), rel=1e-12)
+    # a client-level replace-one guarantee covers a replaced record in one step; an added record it does not cover
+    replaced = BudgetLedger(20.0, 1e-5, relation=REPLACE_ONE).spend(PureDP(1.0, REPLACE_ONE, UNIT_CLIENT))
+    assert replaced.spent() == Budget(1.0, 0.0)
+    with pytest.raises(RelationError, match="gives none under add/remove one record"):
+        BudgetLedger(20.0, 1e-5).spend(PureDP(1.0, REPLACE_ONE, UNIT_CLIENT))
+
+
+@pytest.mark.parametrize(
+    "release", [Laplace.from_epsilon(0.5), GRR(0.5, 3), PureDP(0.5), PoissonSampledGaussian(1, 0.1)]
+)
+def test_a_record_level_release_into_a_client_level_ledger_is_refused(release):
+    ledger = BudgetLedger(5.0, 1e-5, "best", unit=UNIT_CLIENT)
+    with pytest.raises(RelationError) as info:
+        ledger.spend(release, release_delta=1e-7)
+    assert str(info.value).startswith("a guarantee for one record says nothing about one client's whole data: ")
+    assert ledger.entries == () and not ledger.can_spend(release) and ledger.max_count(release) == 0
+
+
+def test_the_ledger_states_its_relation_and_checks_the_arguments():
+    ledger = BudgetLedger(5.0, 1e-5)
+    assert (ledger.relation, ledger.unit) == (ADD_REMOVE, UNIT_RECORD)
+    assert "relation=ADD_REMOVE, unit='record'" in repr(ledger)
+    other = BudgetLedger(5.0, 1e-5, relation=REPLACE_ONE, unit=UNIT_CLIENT)
+    assert (other.relation, other.unit) == (REPLACE_ONE, UNIT_CLIENT)
+    with pytest.raises(TypeError, match="relation must be a NeighbouringRelation"):
+        BudgetLedger(5.0, 1e-5, relation="replace one record")
+    with pytest.raises(ValueError, match="unit must be one of 'record', 'client', got 'person'"):
+        BudgetLedger(5.0, 1e-5, unit="person")
+    with pytest.raises(TypeError, match="relation must be a NeighbouringRelation"):
+        ledger.spend(Laplace(1.0), relation="add/remove")
+    with pytest.raises(ValueError, match="unit must be one of"):
+        ledger.can_spend(Laplace(1.0), unit="row")  # a bad argument is raised, not answered False
+    assert ledger.entries == ()
+
+
+def test_entries_keep_their_own_relation_and_their_converted_cost():
+    ledger = BudgetLedger(5.0, 1e-5, "best", relation=REPLACE_ONE)
+    ledger.spend_all([Laplace.from_epsilon(0.5), GRR(0.5, 3)], label="both")
+    laplace, grr = ledger.entries
+    assert (laplace.relation, grr.relation) == (ADD_REMOVE, REPLACE_ONE)
+    assert laplace.cost.budget == Budget(1.0, 0.0) and grr.cost.budget == Budget(0.5, 0.0)
+    assert ledger.entry_costs() == (laplace.cost, grr.cost)
+    assert laplace == LedgerEntry(Laplace.from_epsilon(0.5), 1, "both")  # the cost is not compared
+    assert ledger.remove(0).cost.budget == Budget(1.0, 0.0) and ledger.spent() == Budget(0.5, 0.0)

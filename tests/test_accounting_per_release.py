@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, accounting
+from dpcore import GRR, OUE, REPLACE_ONE, SUE, Gaussian, Laplace, LDPMean, accounting
 from dpcore.accounting import DEFAULT_ORDERS, gaussian_epsilon, gaussian_rdp, laplace_rdp, randomized_response_rdp
 from dpcore.accounting.per_release import mechanism_kind, pure_epsilon, release_epsilon, release_rdp, release_rho
 
@@ -53,7 +53,7 @@ def test_pure_ldp_mechanisms_are_accounted_as_binary_rr(make):
     m = accountable(make(0.7))
     # every eps-DP mechanism is dominated by binary RR at eps (Kairouz, Oh, Viswanath 2015)
     assert isinstance(m, GRR) and (m.epsilon, m.k) == (0.7, 2)
-    led = accounting.BudgetLedger(1.0, 1e-6, method="basic")
+    led = accounting.BudgetLedger(1.0, 1e-6, method="basic", relation=REPLACE_ONE)  # local: replace one record
     led.spend(make(0.4), count=2)
     assert led.spent().epsilon == pytest.approx(0.8)
     with pytest.raises(ValueError):
@@ -106,6 +106,7 @@ def test_a_new_kind_is_added_in_one_place(monkeypatch):
         kind = "scaled-coin"
         methods = ("basic", "rdp", "zcdp")
         default_methods = ("basic", "rdp", "zcdp")
+        relation = REPLACE_ONE  # a coin flipped by each person: the local model's relation
 
         def pure_epsilon(self, m):
             return m.epsilon
@@ -122,7 +123,8 @@ def test_a_new_kind_is_added_in_one_place(monkeypatch):
     binary = accounting.epsilon_curve(GRR(0.5, 2), [1, 10], 1e-6, methods=["basic", "rdp", "zcdp"])
     assert toy["epsilon"].tolist() == binary["epsilon"].tolist()
     assert accounting.methods_for(ScaledCoin(0.5)) == ("basic", "rdp", "zcdp")
-    led = accounting.BudgetLedger(1.0, 1e-6, "rdp").spend(ScaledCoin(0.1), count=3)
-    assert led.spent() == accounting.BudgetLedger(1.0, 1e-6, "rdp").spend(GRR(0.1, 2), count=3).spent()
+    led = accounting.BudgetLedger(1.0, 1e-6, "rdp", relation=REPLACE_ONE).spend(ScaledCoin(0.1), count=3)
+    grr = accounting.BudgetLedger(1.0, 1e-6, "rdp", relation=REPLACE_ONE).spend(GRR(0.1, 2), count=3)
+    assert led.spent() == grr.spent()
     with pytest.raises(ValueError, match="methods must be one of 'basic', 'rdp', 'zcdp', got 'pld'"):
         accounting.epsilon_curve(ScaledCoin(0.5), [1], 1e-6, methods=["pld"])

@@ -11,9 +11,11 @@ Pure functions plus one small stateful ledger (the house style of Google's
 * :mod:`~dpcore.accounting.subsampled_gaussian`: DP-SGD's accountant, the Poisson-subsampled Gaussian
   (RDP of Mironov, Talwar, Zhang 2019; PLD of both add/remove directions), its noise calibration and a run planner.
 * :mod:`~dpcore.accounting.curves`: ε against k for every method, vectorised vs sequential, noise planning.
-* :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget, and :class:`BudgetError`.
+* :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget under one neighbouring relation,
+  :class:`BudgetError` and :class:`~dpcore.neighbours.RelationError`.
 * :mod:`~dpcore.accounting.events`: :class:`PureDP`, any ε-DP release.
-* :mod:`~dpcore.accounting.per_release`: how each kind of release enters every accountant (the one dispatch table).
+* :mod:`~dpcore.accounting.per_release`: how each kind of release enters every accountant (the one dispatch table),
+  and under which neighbouring relation it holds (:func:`relation_of`).
 
 Releases are the ``Laplace``, ``Gaussian``, ``GRR``, ``SUE``, ``OUE`` and
 ``LDPMean`` objects of :mod:`dpcore`, and :class:`PureDP` events for any other
@@ -46,7 +48,9 @@ from dpcore.accounting.ledger import (
     Charge,
     LedgerEntry,
     LedgerFullError,
+    RelationError,
 )
+from dpcore.accounting.per_release import relation_of
 from dpcore.accounting.pld import PrivacyLossPMF, pld_delta, pld_epsilon
 from dpcore.accounting.rdp import (
     CONVERSIONS,
@@ -122,5 +126,8 @@ __all__ = [
     "LedgerEntry",
     "BudgetError",
     "LedgerFullError",
+    "RelationError",
     "BudgetLedger",
+    # neighbouring relations
+    "relation_of",
 ]

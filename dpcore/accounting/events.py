@@ -6,6 +6,12 @@ is "ε-DP" (the exponential mechanism, AboveThreshold, Sparse, a whole SVT
 release, a third-party tool) is a :class:`PureDP` event, the analogue of
 dp_accounting's ``EpsilonDeltaDpEvent`` with δ = 0.
 
+An event says, like every release, under which neighbouring relation and
+unit of privacy its guarantee holds (:mod:`dpcore.neighbours`): the caller
+knows, since the ε of an exponential mechanism or an SVT follows from a
+sensitivity under some relation. The default is that of every central query
+of dpcore, add/remove one record.
+
 How an event enters each accountant is decided in one place,
 :mod:`dpcore.accounting.per_release`.
 
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dpcore.neighbours import ADD_REMOVE, UNIT_RECORD, NeighbouringRelation, check_relation, check_unit
 from dpcore.validation import check_epsilon
 
 __all__ = ["PureDP"]
@@ -41,6 +48,10 @@ class PureDP:
     ----------
     epsilon : float
         The ε of the release, in (0, inf).
+    relation : NeighbouringRelation, default ADD_REMOVE
+        The neighbouring relation the ε holds under.
+    unit : {"record", "client"}, default "record"
+        The unit of privacy the ε holds for.
 
     Examples
     --------
@@ -50,6 +61,10 @@ class PureDP:
     """
 
     epsilon: float
+    relation: NeighbouringRelation = ADD_REMOVE
+    unit: str = UNIT_RECORD
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        check_relation(self.relation)
+        check_unit(self.unit)

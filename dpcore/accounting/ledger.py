@@ -5,6 +5,11 @@ there is no module-level ledger and no shared state, so two ledgers never
 interfere. The design follows diffprivlib's ``BudgetAccountant.spend`` (which
 raises before overspending) and dp_accounting's ``compose(event, count)``.
 
+A ledger's total holds under one neighbouring relation and unit of privacy
+(:mod:`dpcore.neighbours`); a release under another is converted by group
+privacy when its guarantee gives one there, and refused in one sentence
+(:class:`~dpcore.neighbours.RelationError`) when it does not.
+
 References
 ----------
 - Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
@@ -14,6 +19,8 @@ References
   Section 2.3, Proposition 12 and Corollary 13. https://arxiv.org/abs/2004.00010
 - Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
   Calibration and Optimal Denoising", ICML, Theorem 8. https://arxiv.org/abs/1805.06530
+- Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and
+  Lower Bounds", TCC, Proposition 1.9 (group privacy). https://arxiv.org/abs/1605.02065
 - IBM diffprivlib, ``BudgetAccountant``; Google dp_accounting, ``PrivacyAccountant.compose``.
   https://github.com/IBM/differential-privacy-library https://github.com/google/differential-privacy
 """
@@ -21,16 +28,33 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
 
 from dpcore.accounting._numerics import as_orders
-from dpcore.accounting.per_release import accountable, accounting_for, release_epsilon, release_rdp, release_rho
+from dpcore.accounting.per_release import (
+    accountable,
+    accounting_for,
+    relation_of,
+    release_epsilon,
+    release_rdp,
+    release_rho,
+)
 from dpcore.accounting.rdp import DEFAULT_ORDERS, rdp_to_dp
 from dpcore.accounting.zcdp import zcdp_to_dp
 from dpcore.gdp import gdp_epsilon
+from dpcore.neighbours import (
+    ADD_REMOVE,
+    UNIT_RECORD,
+    NeighbouringRelation,
+    RelationError,
+    _group_privacy,
+    check_relation,
+    check_unit,
+    conversion,
+)
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int
 
 __all__ = [
@@ -41,6 +65,7 @@ __all__ = [
     "LedgerEntry",
     "BudgetError",
     "LedgerFullError",
+    "RelationError",
     "BudgetLedger",
 ]
 
@@ -108,6 +133,10 @@ class BudgetError(ValueError):
         How many releases were asked for.
     label : str
         The label given to the refused spend.
+    relation : NeighbouringRelation
+        The relation the budget holds under (every cost above is counted under it).
+    unit : str
+        The unit of privacy the budget holds for.
     """
 
     def __init__(
@@ -120,13 +149,16 @@ class BudgetError(ValueError):
         total: Budget,
         releases: int,
         label: str = "",
+        relation: NeighbouringRelation = ADD_REMOVE,
+        unit: str = UNIT_RECORD,
     ):
         self.method, self.budget, self.spent, self.asked, self.total = method, budget, spent, asked, total
-        self.releases, self.label = releases, label
+        self.releases, self.label, self.relation, self.unit = releases, label, relation, unit
         by = f", {total.accounting} composition being the tightest" if getattr(total, "accounting", "") else ""
         super().__init__(
             f"spend refused ({method} accounting{by}): budget is epsilon={budget.epsilon:.6g}, "
-            f"delta={budget.delta:.3g}; spent so far epsilon={spent.epsilon:.6g}, delta={spent.delta:.3g}; "
+            f"delta={budget.delta:.3g} under {relation.words(unit)}; "
+            f"spent so far epsilon={spent.epsilon:.6g}, delta={spent.delta:.3g}; "
             f"asked epsilon={asked.epsilon:.6g}, delta={asked.delta:.3g} for {releases} release(s)"
             f"{' (' + label + ')' if label else ''}, which would bring the total to "
             f"epsilon={total.epsilon:.6g}, delta={total.delta:.3g}"
@@ -155,7 +187,7 @@ class LedgerEntry:
 
     Attributes
     ----------
-    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, PureDP or PoissonSampledGaussian
         The release as it was spent (SUE, OUE, LDPMean and PureDP are charged
         as binary randomized response at their ε).
     count : int
@@ -164,13 +196,24 @@ class LedgerEntry:
         What the releases were, for the app's table.
     release_delta : float or None
         The δ each Gaussian release is charged under basic accounting (None
-        for pure mechanisms).
+        for pure mechanisms), under the release's own relation.
+    relation : NeighbouringRelation, default ADD_REMOVE
+        The relation the release's own guarantee holds under.
+    unit : str, default "record"
+        The unit of privacy the release's own guarantee holds for.
+    cost : Charge or None
+        What the entry costs on its own in the ledger that recorded it, converted
+        to the ledger's relation and unit (:meth:`BudgetLedger.entry_cost`); None
+        until recorded, and not compared.
     """
 
     mechanism: object
     count: int
     label: str = ""
     release_delta: float | None = None
+    relation: NeighbouringRelation = ADD_REMOVE
+    unit: str = UNIT_RECORD
+    cost: Charge | None = field(default=None, compare=False)
 
 
 class _PerRelease(NamedTuple):
@@ -180,7 +223,8 @@ class _PerRelease(NamedTuple):
     and ``delta`` the δ that goes with it (0 for a pure release); ``epsilon`` is None when basic
     composition does not apply (a Gaussian without a per-release δ). ``rdp``, ``rho`` and ``mu`` are its
     RDP curve at the ledger's orders, its zCDP ρ and its μ-GDP μ; each is None when that accounting is not
-    among the ledger method's, and ``mu`` also when the release is not a Gaussian.
+    among the ledger method's, and ``mu`` also when the release is not a Gaussian; all under the ledger's relation
+    and unit.
     """
 
     epsilon: float | None
@@ -270,6 +314,26 @@ class BudgetLedger:
     release: the budget's δ is the δ at which ε is measured, so a charge by
     them reports the budget's δ.
 
+    Neighbouring relations: the budget holds under one relation and unit of
+    privacy (``relation``, ``unit``), and so does every cost the ledger adds.
+    Each release says under which its own guarantee holds
+    (:func:`~dpcore.accounting.per_release.relation_of`: add/remove one record
+    for Laplace, Gaussian and DP-SGD, replace one record for the local
+    mechanisms, a ``PureDP`` event's own), unless the caller states it
+    (``relation=``, ``unit=`` of :meth:`spend`). A release under another
+    relation or unit is converted when its guarantee gives one under the
+    ledger's (:func:`dpcore.neighbours.conversion`: one step of the ledger's
+    relation is ``k`` steps of the release's), and refused with
+    :class:`~dpcore.neighbours.RelationError` (a ``ValueError``, one sentence)
+    when it does not: a replace-one release under an add/remove ledger, a
+    record-level release under a client-level ledger. Converted, a Laplace or
+    Gaussian release is accounted as the same noise at ``k`` times its
+    sensitivity, any other pure ε-DP release as ``kε``-DP (Dwork & Roth 2014,
+    Theorem 2.2), and a DP-SGD run by group privacy: ``(kε, δ·Σ_{i<k} e^{iε})`` at
+    its per-release δ under basic accounting, ``k²ρ`` under zCDP (Bun & Steinke
+    2016, Proposition 1.9) and the RDP curve ``k²ρα`` of that zCDP under RDP (its
+    own, amplified curve has no group version here).
+
     Every accounting above is a sum over the releases (of ε's and δ's, RDP
     curves, ρ's, μ²'s) converted at the end, so the ledger keeps each sum as a
     running total, updated by each spend: :meth:`charge`, :meth:`spend` and
@@ -292,6 +356,10 @@ class BudgetLedger:
     max_entries : int, optional
         The most entries the ledger holds, in [1, inf); a spend beyond it is
         refused with :class:`LedgerFullError` (a ``ValueError``). Default: no limit.
+    relation : NeighbouringRelation, default ADD_REMOVE
+        The neighbouring relation the budget holds under.
+    unit : {"record", "client"}, default "record"
+        The unit of privacy the budget holds for.
 
     Examples
     --------
@@ -301,6 +369,12 @@ class BudgetLedger:
     Budget(epsilon=1.0, delta=0.0)
     >>> ledger.can_spend(Laplace(scale=2.0))
     False
+
+    Under replace one record, an add/remove release counts twice its ε:
+
+    >>> from dpcore.neighbours import REPLACE_ONE
+    >>> BudgetLedger(5.0, 1e-6, relation=REPLACE_ONE).spend(Laplace.from_epsilon(2.5)).spent()
+    Budget(epsilon=5.0, delta=0.0)
     """
 
     def __init__(
@@ -311,10 +385,14 @@ class BudgetLedger:
         *,
         orders=DEFAULT_ORDERS,
         max_entries: int | None = None,
+        relation: NeighbouringRelation = ADD_REMOVE,
+        unit: str = UNIT_RECORD,
     ):
         self._epsilon = check_epsilon(epsilon)
         self._delta = check_delta(delta)
         self._method = check_choice(method, "method", LEDGER_METHODS)
+        self._relation = check_relation(relation)
+        self._unit = check_unit(unit)
         orders = as_orders(orders).copy()
         orders.setflags(write=False)
         self._orders = orders
@@ -352,6 +430,16 @@ class BudgetLedger:
         return self._max_entries
 
     @property
+    def relation(self) -> NeighbouringRelation:
+        """The neighbouring relation the budget, and every cost charged to it, holds under."""
+        return self._relation
+
+    @property
+    def unit(self) -> str:
+        """The unit of privacy the budget holds for: "record" or "client"."""
+        return self._unit
+
+    @property
     def entries(self) -> tuple[LedgerEntry, ...]:
         """The recorded spends, oldest first (a copy: the ledger cannot be changed through it)."""
         return tuple(self._entries)
@@ -360,17 +448,21 @@ class BudgetLedger:
         cap = "" if self._max_entries is None else f", max_entries={self._max_entries!r}"
         return (
             f"BudgetLedger(epsilon={self._epsilon!r}, delta={self._delta!r}, method={self._method!r}{cap}, "
-            f"entries={len(self._entries)})"
+            f"relation={self._relation.name}, unit={self._unit!r}, entries={len(self._entries)})"
         )
 
     # ------------------------------------------------------------------ accounting
-    def _entry(self, mechanism, count, label, release_delta) -> LedgerEntry:
+    def _entry(self, mechanism, count, label, release_delta, relation=None, unit=None) -> LedgerEntry:
         accounted = accountable(mechanism)
         count = check_int(count, "count", minimum=1)
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
+        own_relation, own_unit = relation_of(mechanism)
+        own_relation = own_relation if relation is None else check_relation(relation)
+        own_unit = own_unit if unit is None else check_unit(unit)
+        self._group(own_relation, own_unit)  # RelationError if the release's guarantee gives none here
         if accounting_for(accounted).pure_epsilon(accounted) is not None:
-            return LedgerEntry(mechanism, count, label, None)
+            return LedgerEntry(mechanism, count, label, None, own_relation, own_unit)
         if release_delta is not None:
             release_delta = check_delta(release_delta, "release_delta")
         elif getattr(accounted, "delta", None) is not None:
@@ -380,7 +472,11 @@ class BudgetLedger:
                 "release_delta must be given (in (0, 1)) for a Gaussian without a calibrated delta under basic "
                 "accounting, got None"
             )
-        return LedgerEntry(mechanism, count, label, release_delta)
+        return LedgerEntry(mechanism, count, label, release_delta, own_relation, own_unit)
+
+    def _group(self, relation: NeighbouringRelation, unit: str) -> int:
+        """How many neighbouring steps of ``relation`` and ``unit`` one step of the ledger's takes (or refuse)."""
+        return conversion(from_relation=relation, to_relation=self._relation, from_unit=unit, to_unit=self._unit).group
 
     def cost(self, entries) -> Charge:
         """The (ε, δ) that ``entries`` (a sequence of :class:`LedgerEntry`) cost together, and by which accounting.
@@ -394,8 +490,13 @@ class BudgetLedger:
         return self._charge_of(_Totals().plus((self._per_release(e), e.count) for e in entries))
 
     def _per_release(self, entry: LedgerEntry) -> _PerRelease:
-        """What one release of ``entry`` adds to each accounting of the ledger's method."""
+        """What one release of ``entry`` adds to each accounting of the ledger's method, under the ledger's relation."""
         m = accountable(entry.mechanism)
+        group = self._group(entry.relation, entry.unit)
+        if group > 1:
+            stand_in = accounting_for(m).for_group(m, group)  # the same noise at k times the sensitivity, or kε
+            if stand_in is not None:
+                m, group = accountable(stand_in), 1
         how = accounting_for(m)
         accountings = LEDGER_ACCOUNTINGS[self._method]
         pure = how.pure_epsilon(m)
@@ -405,13 +506,20 @@ class BudgetLedger:
             epsilon, delta = None, 0.0  # no per-release δ: basic composition does not apply
         else:
             epsilon, delta = float(release_epsilon(m, entry.release_delta)[()]), entry.release_delta
-        return _PerRelease(
-            epsilon,
-            delta,
-            release_rdp(m, self._orders) if "rdp" in accountings else None,
-            release_rho(m) if "zcdp" in accountings else None,
-            how.gdp_mu(m) if "exact" in accountings else None,
-        )
+            # a group of k steps: (kε, δ Σ_{i<k} e^{iε}), chaining the definition (dpcore.neighbours)
+            epsilon, delta = _group_privacy(epsilon, delta, group)
+        if group == 1:
+            rdp = release_rdp(m, self._orders) if "rdp" in accountings else None
+            rho = release_rho(m) if "zcdp" in accountings else None
+            mu = how.gdp_mu(m) if "exact" in accountings else None
+        else:
+            # a DP-SGD run under another relation: zCDP's group privacy, k²ρ (Bun & Steinke 2016, Prop. 1.9); being
+            # k²ρ-zCDP is having the RDP curve k²ρ·α at every order α (their Definition 1.1), its curve here
+            rho = group * group * release_rho(m)
+            rdp = rho * self._orders if "rdp" in accountings else None
+            rho = rho if "zcdp" in accountings else None
+            mu = None
+        return _PerRelease(epsilon, delta, rdp, rho, mu)
 
     def _charge_of(self, totals: _Totals) -> Charge:
         """The tightest fitting (ε, δ) of some totals, and every accounting's that applies."""
@@ -457,7 +565,8 @@ class BudgetLedger:
         return self._charge
 
     def entry_cost(self, index: int) -> Charge:
-        """What the entry at ``index`` costs on its own (its own ε and δ, tightest accounting)."""
+        """What the entry at ``index`` costs on its own (its own ε and δ, tightest accounting), under the ledger's
+        relation and unit (converted when the release's differ; :attr:`LedgerEntry.cost` holds the same)."""
         index = check_int(index, "index", minimum=0, maximum=len(self._entries) - 1)
         return self._own[index]
 
@@ -489,13 +598,39 @@ class BudgetLedger:
         spent = self.spent()
         return Budget(max(0.0, self._epsilon - spent.epsilon), max(0.0, self._delta - spent.delta))
 
-    def can_spend(self, mechanism, count: int = 1, *, release_delta: float | None = None) -> bool:
-        """Whether :meth:`spend` would accept ``count`` releases of ``mechanism``."""
-        return self._accepts([self._entry(mechanism, count, "", release_delta)])
+    def can_spend(
+        self,
+        mechanism,
+        count: int = 1,
+        *,
+        release_delta: float | None = None,
+        relation: NeighbouringRelation | None = None,
+        unit: str | None = None,
+    ) -> bool:
+        """Whether :meth:`spend` would accept ``count`` releases of ``mechanism`` (False also when it would refuse
+        their relation or unit, or the ledger is full; :meth:`spend` says why)."""
+        try:
+            entries = [self._entry(mechanism, count, "", release_delta, relation, unit)]
+        except RelationError:
+            return False
+        return self._accepts(entries)
 
-    def can_spend_all(self, mechanisms, count: int = 1, *, release_delta: float | None = None) -> bool:
-        """Whether :meth:`spend_all` would accept these releases together."""
-        return self._accepts(self._entries_for(mechanisms, count, "", release_delta))
+    def can_spend_all(
+        self,
+        mechanisms,
+        count: int = 1,
+        *,
+        release_delta: float | None = None,
+        relation: NeighbouringRelation | None = None,
+        unit: str | None = None,
+    ) -> bool:
+        """Whether :meth:`spend_all` would accept these releases together (False also when it would refuse their
+        relation or unit)."""
+        try:
+            entries = self._entries_for(mechanisms, count, "", release_delta, relation, unit)
+        except RelationError:
+            return False
+        return self._accepts(entries)
 
     def _full(self, adding: int) -> bool:
         return self._max_entries is not None and len(self._entries) + adding > self._max_entries
@@ -505,12 +640,21 @@ class BudgetLedger:
             return False
         return self._fits(self._charge_of(self._totals.plus((self._per_release(e), e.count) for e in entries)))
 
-    def spend(self, mechanism, count: int = 1, label: str = "", *, release_delta: float | None = None) -> BudgetLedger:
+    def spend(
+        self,
+        mechanism,
+        count: int = 1,
+        label: str = "",
+        *,
+        release_delta: float | None = None,
+        relation: NeighbouringRelation | None = None,
+        unit: str | None = None,
+    ) -> BudgetLedger:
         """Record ``count`` releases of ``mechanism``, or refuse them if they would exceed the budget.
 
         Parameters
         ----------
-        mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
+        mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, PureDP or PoissonSampledGaussian
             The release; any other ε-DP release is a :class:`~dpcore.accounting.events.PureDP`.
         count : int, default 1
             Number of releases, in [1, inf).
@@ -518,6 +662,14 @@ class BudgetLedger:
         release_delta : float, optional
             Per-release δ charged for a Gaussian under "basic", in (0, 1);
             default ``mechanism.delta``. Ignored otherwise.
+        relation : NeighbouringRelation, optional
+            The relation the release's guarantee holds under, when not its
+            kind's (:func:`~dpcore.accounting.per_release.relation_of`): a
+            Laplace histogram calibrated to replace-one sensitivity 2 is
+            ``REPLACE_ONE``.
+        unit : {"record", "client"}, optional
+            The unit of privacy of the release's guarantee, when not its
+            kind's (``"record"``): a client-level DP-FedAvg run is ``"client"``.
 
         Returns
         -------
@@ -530,11 +682,21 @@ class BudgetLedger:
             If the spend would exceed the budget; the ledger is unchanged.
         LedgerFullError
             If the ledger already holds ``max_entries`` entries; the ledger is unchanged.
+        RelationError
+            If the release's guarantee gives none under the ledger's relation and
+            unit (a ``ValueError``, one sentence); the ledger is unchanged.
         """
-        return self._record([self._entry(mechanism, count, label, release_delta)], label)
+        return self._record([self._entry(mechanism, count, label, release_delta, relation, unit)], label)
 
     def spend_all(
-        self, mechanisms, label: str = "", *, count: int = 1, release_delta: float | None = None
+        self,
+        mechanisms,
+        label: str = "",
+        *,
+        count: int = 1,
+        release_delta: float | None = None,
+        relation: NeighbouringRelation | None = None,
+        unit: str | None = None,
     ) -> BudgetLedger:
         """Record several releases together, all or nothing: ``count`` of each of ``mechanisms``.
 
@@ -552,6 +714,8 @@ class BudgetLedger:
             Number of releases of each, in [1, inf).
         release_delta : float, optional
             As in :meth:`spend`, for every Gaussian among them.
+        relation, unit : optional
+            As in :meth:`spend`, for every one of them (default: each its kind's).
 
         Returns
         -------
@@ -564,6 +728,9 @@ class BudgetLedger:
             If they would exceed the budget together; the ledger is unchanged.
         LedgerFullError
             If they would bring the ledger past ``max_entries`` entries; the ledger is unchanged.
+        RelationError
+            If one of them has a guarantee that gives none under the ledger's relation and unit; the ledger is
+            unchanged.
 
         Examples
         --------
@@ -576,12 +743,12 @@ class BudgetLedger:
         ...
         dpcore.accounting.ledger.BudgetError: spend refused (basic accounting, basic composition being the tightest): ...
         """
-        return self._record(self._entries_for(mechanisms, count, label, release_delta), label)
+        return self._record(self._entries_for(mechanisms, count, label, release_delta, relation, unit), label)
 
-    def _entries_for(self, mechanisms, count, label, release_delta) -> list[LedgerEntry]:
+    def _entries_for(self, mechanisms, count, label, release_delta, relation=None, unit=None) -> list[LedgerEntry]:
         if isinstance(mechanisms, (str, bytes)) or not hasattr(mechanisms, "__iter__"):
             raise TypeError(f"mechanisms must be a sequence of releases, got {type(mechanisms).__name__}")
-        entries = [self._entry(m, count, label, release_delta) for m in mechanisms]
+        entries = [self._entry(m, count, label, release_delta, relation, unit) for m in mechanisms]
         if not entries:
             raise ValueError("mechanisms must contain at least one release, got none")
         return entries
@@ -603,20 +770,36 @@ class BudgetLedger:
                 total=after,
                 releases=sum(e.count for e in entries),
                 label=label,
+                relation=self._relation,
+                unit=self._unit,
             )
-        self._entries.extend(entries)
+        own = [self._charge_of(_Totals().plus([release])) for release in units]
+        self._entries.extend(replace(entry, cost=cost) for entry, cost in zip(entries, own))
         self._units.extend(unit for unit, _ in units)
-        self._own.extend(self._charge_of(_Totals().plus([release])) for release in units)
+        self._own.extend(own)
         self._totals, self._charge = totals, after
         return self
 
-    def max_count(self, mechanism, *, release_delta: float | None = None, limit: int = 10**9) -> int:
-        """The largest number of further releases of ``mechanism`` that fit (0 if none, at most ``limit``)."""
+    def max_count(
+        self,
+        mechanism,
+        *,
+        release_delta: float | None = None,
+        limit: int = 10**9,
+        relation: NeighbouringRelation | None = None,
+        unit: str | None = None,
+    ) -> int:
+        """The largest number of further releases of ``mechanism`` that fit (0 if none, at most ``limit``; 0 also
+        when the ledger refuses their relation or unit)."""
         limit = check_int(limit, "limit", minimum=1)
-        unit = self._per_release(self._entry(mechanism, 1, "", release_delta))  # what one release adds, once
+        try:
+            entry = self._entry(mechanism, 1, "", release_delta, relation, unit)
+        except RelationError:
+            return 0
+        one = self._per_release(entry)  # what one release adds, once
 
         def fits(count: int) -> bool:  # can_spend(mechanism, count), but without recomputing the release's terms
-            return not self._full(1) and self._fits(self._charge_of(self._totals.plus([(unit, count)])))
+            return not self._full(1) and self._fits(self._charge_of(self._totals.plus([(one, count)])))
 
         if not fits(1):
             return 0

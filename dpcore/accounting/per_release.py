@@ -12,22 +12,40 @@ per-release (ε, δ) and which accountings apply: :data:`ACCOUNTINGS` lists one
 Adding a kind of release
 ------------------------
 Write one subclass of :class:`ReleaseAccounting` (its ``types``, ``kind``,
-``methods``, and the methods that apply: ``rdp``, ``rho``, ``epsilon``,
-``pure_epsilon``, ``gdp_mu``) and add an instance to :data:`ACCOUNTINGS`.
+``methods``, ``relation``, and the methods that apply: ``rdp``, ``rho``,
+``epsilon``, ``pure_epsilon``, ``gdp_mu``, ``for_group``) and add an instance
+to :data:`ACCOUNTINGS`.
 A kind that every accountant may charge as another one (as every ε-DP
 release is charged as binary randomized response) only needs a ``reduce``.
 The curves and the ledger then accept it; the PLD accountant also needs its
 privacy loss distribution (:func:`dpcore.accounting.pld.privacy_loss_pmf`).
 
-Neighbouring relations: Laplace and Gaussian are as the sensitivity says
-(L1 and L2 sensitivity over whichever relation it was computed for); GRR is
-replace-one (one user's value changes), its only meaningful relation in the
-local model.
+Neighbouring relations
+----------------------
+Every kind says under which neighbouring relation and unit of privacy
+(:mod:`dpcore.neighbours`) its guarantee holds, :func:`relation_of`: Laplace
+and Gaussian releases and a DP-SGD run (:class:`~dpcore.accounting.subsampled_gaussian.PoissonSampledGaussian`)
+under add/remove one record, as every central query and the run's own
+analysis; GRR, SUE, OUE and LDPMean under replace one record (one person's
+report changes), their only meaningful relation in the local model; a
+:class:`~dpcore.accounting.events.PureDP` event under the relation it was
+given. A caller whose mechanism was calibrated to another relation (a
+histogram at replace-one sensitivity 2, a client-level DP-FedAvg run) says
+so to the ledger.
+
+For data sets ``k`` neighbouring steps apart (another relation, converted by
+:func:`dpcore.neighbours.conversion`), :meth:`ReleaseAccounting.for_group`
+gives a release that accounts them: a Laplace or Gaussian with ``k`` times the
+sensitivity (a path of ``k`` steps moves the query by at most ``k`` times its
+sensitivity, the triangle inequality; Dwork & Roth 2014, Definition 3.1), any
+other pure ε-DP release a ``PureDP(kε)`` (Dwork & Roth 2014, Theorem 2.2). A
+DP-SGD run has none: the ledger converts its (ε, δ) and ρ by group privacy.
 
 References
 ----------
 - Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
-  Trends in Theoretical Computer Science 9(3–4), Theorem 3.6. https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.6; Theorem 2.2 (group privacy) and
+  Definition 3.1 (sensitivity). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 - Mironov (2017), "Rényi Differential Privacy", CSF, Propositions 5–7. https://arxiv.org/abs/1702.07476
 - Bun & Steinke (2016), "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
   Bounds", TCC, Propositions 1.4 and 1.6. https://arxiv.org/abs/1605.02065
@@ -48,6 +66,7 @@ from dpcore.gaussian import Gaussian
 from dpcore.gdp import _gdp_epsilon, gdp_rdp, gdp_rho
 from dpcore.laplace import Laplace
 from dpcore.ldp_mean import LDPMean
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_RECORD, NeighbouringRelation
 from dpcore.randomized_response import GRR
 from dpcore.unary_encoding import UnaryEncoding
 
@@ -59,6 +78,7 @@ __all__ = [
     "accountable",
     "accounting_for",
     "mechanism_kind",
+    "relation_of",
     "pure_epsilon",
     "release_rdp",
     "release_rho",
@@ -86,6 +106,9 @@ class ReleaseAccounting:
         The accountings that apply, among :data:`METHODS`.
     default_methods : tuple of str
         The accountings :func:`~dpcore.accounting.curves.epsilon_curve` shows by default.
+    relation : NeighbouringRelation or None
+        The relation the kind's guarantee holds under (for one record); None
+        when each object carries its own (``relation`` and ``unit`` attributes).
     """
 
     types: tuple[type, ...] = ()
@@ -94,10 +117,31 @@ class ReleaseAccounting:
     kind: str = ""
     methods: tuple[str, ...] = ()
     default_methods: tuple[str, ...] = ()
+    relation: NeighbouringRelation | None = None
 
     def reduce(self, mechanism):
         """The release the accountants compute with (itself unless the kind is charged as another)."""
         return mechanism
+
+    def relation_of(self, mechanism) -> tuple[NeighbouringRelation, str]:
+        """The neighbouring relation and unit of privacy the release's guarantee holds under."""
+        if self.relation is not None:
+            return self.relation, UNIT_RECORD
+        try:
+            return mechanism.relation, mechanism.unit
+        except AttributeError:
+            raise NotImplementedError(
+                f"{type(mechanism).__name__} states no neighbouring relation in dpcore (give its kind a relation)"
+            ) from None
+
+    def for_group(self, mechanism, group: int):
+        """A release whose accountings hold for data sets ``group`` neighbouring steps apart, or None.
+
+        None when the kind has no such release: its guarantees are then
+        converted by group privacy (:func:`dpcore.neighbours.convert`,
+        :func:`dpcore.neighbours.convert_rho`).
+        """
+        return None
 
     def pure_epsilon(self, mechanism) -> float | None:
         """The ε of a pure ε-DP guarantee of one release, or None."""
@@ -138,6 +182,10 @@ class _PureAccounting(ReleaseAccounting):
     def rho(self, mechanism) -> float:
         return pure_dp_to_zcdp(self.pure_epsilon(mechanism))
 
+    def for_group(self, mechanism, group: int) -> PureDP:
+        # an ε-DP release is kε-DP for data sets k steps apart (Dwork & Roth 2014, Theorem 2.2)
+        return PureDP(group * self.pure_epsilon(mechanism))
+
 
 class _LaplaceAccounting(_PureAccounting):
     """Laplace: ``ε₀ = Δ / b`` (Dwork & Roth 2014, Theorem 3.6); RDP of Mironov (2017), Proposition 6."""
@@ -145,9 +193,14 @@ class _LaplaceAccounting(_PureAccounting):
     types = (Laplace,)
     names = ("Laplace",)
     kind = "laplace"
+    relation = ADD_REMOVE
 
     def pure_epsilon(self, mechanism) -> float:
         return mechanism.epsilon
+
+    def for_group(self, mechanism, group: int) -> Laplace:
+        # k steps move the query by at most kΔ in L1 (triangle inequality): the same noise at sensitivity kΔ
+        return Laplace(mechanism.scale, group * mechanism.sensitivity)
 
     def rdp(self, mechanism, orders):
         return _laplace_rdp_eps(mechanism.epsilon, orders)
@@ -161,6 +214,11 @@ class _GaussianAccounting(ReleaseAccounting):
     kind = "gaussian"
     methods = METHODS
     default_methods = ("basic", "advanced", "rdp", "zcdp", "exact")
+    relation = ADD_REMOVE
+
+    def for_group(self, mechanism, group: int) -> Gaussian:
+        # k steps move the query by at most kΔ in L2 (triangle inequality): exactly kμ-GDP on such pairs
+        return Gaussian(mechanism.sigma, group * mechanism.sensitivity)
 
     def gdp_mu(self, mechanism) -> float:
         return mechanism.mu
@@ -182,6 +240,7 @@ class _RandomizedResponseAccounting(_PureAccounting):
     types = (GRR,)
     names = ("GRR",)
     kind = "grr"
+    relation = REPLACE_ONE
 
     def pure_epsilon(self, mechanism) -> float:
         return mechanism.epsilon
@@ -200,8 +259,14 @@ class _BinaryRRBound(ReleaseAccounting):
     tighter than that and would be wrong for the unary encodings.)
     """
 
-    def __init__(self, types: tuple[type, ...], names: tuple[str, ...], event: bool = False):
-        self.types, self.names, self.event = types, names, event
+    def __init__(
+        self,
+        types: tuple[type, ...],
+        names: tuple[str, ...],
+        event: bool = False,
+        relation: NeighbouringRelation | None = None,
+    ):
+        self.types, self.names, self.event, self.relation = types, names, event, relation
 
     def reduce(self, mechanism) -> GRR:
         return GRR(mechanism.epsilon, 2)
@@ -214,7 +279,9 @@ class _PoissonSampledGaussianAccounting(ReleaseAccounting):
     zCDP: ``ρ = T/(2σ²)``, which sees no amplification by sampling; per-event
     (ε, δ) for basic composition: its PLD ε at that δ
     (:func:`~dpcore.accounting.subsampled_gaussian.dpsgd_epsilon`). Under
-    add/remove neighbours, as the run's own analysis.
+    add/remove neighbours, as the run's own analysis. No release for a group
+    (:meth:`~ReleaseAccounting.for_group`): halving σ would not account for
+    the sampling of two records, so its guarantees are converted by group privacy.
     """
 
     names = ("PoissonSampledGaussian",)
@@ -222,6 +289,7 @@ class _PoissonSampledGaussianAccounting(ReleaseAccounting):
     kind = "poisson_gaussian"
     methods = ("basic", "rdp", "zcdp")
     default_methods = ("basic", "rdp", "zcdp")
+    relation = ADD_REMOVE
 
     @property
     def types(self) -> tuple[type, ...]:
@@ -246,8 +314,8 @@ ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _LaplaceAccounting(),
     _GaussianAccounting(),
     _RandomizedResponseAccounting(),
-    _BinaryRRBound((UnaryEncoding, LDPMean), ("SUE", "OUE", "LDPMean")),  # each ε-LDP under replace-one
-    _BinaryRRBound((PureDP,), ("PureDP",), event=True),
+    _BinaryRRBound((UnaryEncoding, LDPMean), ("SUE", "OUE", "LDPMean"), relation=REPLACE_ONE),  # ε-LDP
+    _BinaryRRBound((PureDP,), ("PureDP",), event=True),  # under the relation it carries
     _PoissonSampledGaussianAccounting(),
 )
 
@@ -295,6 +363,25 @@ def accounting_for(mechanism) -> ReleaseAccounting:
     if entry is None or not entry.kind:
         raise _refusal(mechanism)
     return entry
+
+
+def relation_of(mechanism) -> tuple[NeighbouringRelation, str]:
+    """The neighbouring relation and unit of privacy under which a release's guarantee holds.
+
+    Laplace, Gaussian, a DP-SGD run: ``(ADD_REMOVE, "record")``; GRR, SUE, OUE,
+    LDPMean: ``(REPLACE_ONE, "record")``; a :class:`~dpcore.accounting.events.PureDP`
+    event: the relation and unit it carries. ``TypeError`` for anything else.
+
+    Examples
+    --------
+    >>> from dpcore import GRR, Laplace
+    >>> relation_of(Laplace(1.0))[0].value, relation_of(GRR(1.0, 3))[0].value
+    ('add/remove one record', 'replace one record')
+    """
+    entry = _entry(mechanism)
+    if entry is None:
+        raise _refusal(mechanism)
+    return entry.relation_of(mechanism)
 
 
 def mechanism_kind(mechanism) -> str:
