@@ -10,8 +10,9 @@ import streamlit as st
 from dpcore import Gaussian, Laplace
 from dpcore.accounting import BudgetError, BudgetLedger, Charge
 from dpcore.accounting.ledger import LedgerFullError
+from dpcore.neighbours import RelationError
 from explorer import state
-from explorer.markup import md
+from explorer.markup import md, plain_sentence
 
 __all__ = [
     "ACCOUNTING_WORDS",
@@ -53,13 +54,17 @@ def refusal_sentence(exc: BudgetError) -> str:
     )
 
 
-def record_release(mechanisms, count: int = 1, label: str = "", key: str = "", release_delta=None) -> None:
+def record_release(
+    mechanisms, count: int = 1, label: str = "", key: str = "", release_delta=None, relation=None, unit=None
+) -> None:
     """A button that records one release (or several together, all or none) in the session's ledger.
 
     ``mechanisms`` is one mechanism or a sequence of mechanisms released
-    together (the sum and the count of a mean). A spend over the budget, or
-    past the ledger's number of entries, is refused in one sentence and the
-    ledger is left unchanged.
+    together (the sum and the count of a mean). ``relation`` and ``unit`` say under which neighbouring
+    relation and unit the release's guarantee holds when its kind does not (dpcore's
+    ``per_release.relation_of``): a client-level FedAvg run, a replace-one histogram. The ledger converts
+    it to its own relation by group privacy or refuses it; a refusal, a spend over the budget, or one past
+    the ledger's number of entries is said in one sentence and the ledger is left unchanged.
     """
     if not st.button(
         "Record in the teaching ledger",
@@ -69,8 +74,12 @@ def record_release(mechanisms, count: int = 1, label: str = "", key: str = "", r
     ):
         return
     parts = list(mechanisms) if isinstance(mechanisms, (list, tuple)) else [mechanisms]
+    where = {k: v for k, v in (("relation", relation), ("unit", unit)) if v is not None}
     try:
-        state.ledger().spend_all(parts, label=label, count=count, release_delta=release_delta)
+        state.ledger().spend_all(parts, label=label, count=count, release_delta=release_delta, **where)
+    except RelationError as exc:
+        st.warning(f"Not recorded: {md(plain_sentence(exc))}")
+        return
     except BudgetError as exc:
         st.warning(md(refusal_sentence(exc)))
         return
@@ -90,7 +99,10 @@ def ledger_summary() -> None:
     st.markdown("**Privacy budget** (this tab)")
     st.progress(min(1.0, charge.epsilon / led.epsilon), text=f"ε spent {charge.epsilon:.3g} of {led.epsilon:g}")
     how = f" · by {charge.accounting}" if charge.accounting else ""
-    st.caption(f"{len(led.entries)} release(s) recorded{how} · δ {charge.delta:.1g} of {led.delta:.0e}")
+    st.caption(
+        f"{len(led.entries)} simulated release(s) recorded{how} · δ {charge.delta:.1g} of {led.delta:.0e} · under "
+        f"{led.relation.words(led.unit)}"
+    )
 
 
 def describe(mechanism) -> str:

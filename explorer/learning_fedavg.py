@@ -15,6 +15,7 @@ import streamlit as st
 
 from dpcore import limits
 from dpcore.accounting import PoissonSampledGaussian
+from dpcore.neighbours import UNIT_CLIENT
 from explorer import budget, charts, state, training, widgets
 from explorer.learning_layout import (
     accuracy_metrics,
@@ -244,6 +245,8 @@ def fed_training(t: Task, s: FedSettings) -> None:
             PoissonSampledGaussian(s.sigma, s.rate, s.rounds),
             label=f"DP-FedAvg (client-level), σ = {s.sigma:g}, q = {s.rate:g}, T = {s.rounds} ({t.target})",
             key="lrn_fed",
+            release_delta=s.delta,
+            unit=UNIT_CLIENT,
         )
 
 

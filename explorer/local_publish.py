@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dpcore import publish
+from dpcore.neighbours import REPLACE_ONE
 from explorer import domains, publishing
 from explorer.columns import numeric_values
 
@@ -46,7 +47,9 @@ def counts(column: str, series, oracle: str, eps: float, valid_histogram: bool) 
             other=other,
             valid_histogram=valid_histogram,
         )
-        publishing.action("ldp_pub", what, (eps, 0.0), draw, domains.missing_declarations(domain=domain))
+        publishing.action(
+            "ldp_pub", what, (eps, 0.0), draw, domains.missing_declarations(domain=domain), relation=REPLACE_ONE
+        )
 
 
 def mean(column: str, series, eps: float) -> None:
@@ -62,4 +65,11 @@ def mean(column: str, series, eps: float) -> None:
             "Declared upper bound (public)", value=None, key=f"ldpm_pub_upper_{column}", bind="query-params"
         )
         draw = lambda: publish.publish_local_mean(values, lower, upper, eps)  # noqa: E731
-        publishing.action("ldpm_pub", what, (eps, 0.0), draw, domains.missing_declarations(lower=lower, upper=upper))
+        publishing.action(
+            "ldpm_pub",
+            what,
+            (eps, 0.0),
+            draw,
+            domains.missing_declarations(lower=lower, upper=upper),
+            relation=REPLACE_ONE,
+        )

@@ -63,7 +63,7 @@ from importlib import metadata
 import pandas as pd
 
 from dpcore.accounting import Budget, BudgetError, Charge
-from dpcore.neighbours import NeighbouringRelation
+from dpcore.neighbours import NeighbouringRelation, convert
 from dpcore.randomness import Randomness
 from dpcore.release import PublicFact, Release
 from dpcore.validation import check_epsilon, check_probability
@@ -216,11 +216,12 @@ def cost_under(release: Release, relation: NeighbouringRelation, unit: str) -> B
 
     A release's (ε, δ) is a guarantee about neighbours under its own relation and unit
     (:class:`~dpcore.release.Release`); it is a cost under that relation and unit only. So the
-    release's own (ε, δ) is returned when both match, and any other pair is refused: ε's that
-    hold about different things do not add up (Dwork & Roth 2014, Definition 2.4). Every charge
-    of :class:`PublicationLog` goes through this function, so a conversion between relations
-    (for example replace-one from add/remove, group privacy over the records of one client)
-    enters the log here.
+    release's own (ε, δ) is returned when both match; otherwise the guarantee is converted by
+    group privacy where one exists (:func:`dpcore.neighbours.convert`: an add/remove release costs
+    (2ε, (1 + e^ε)δ) under replace-one; a client-level one its group cost per record), and refused
+    where none does (a replace-one release under add/remove; a record-level release per client):
+    ε's that hold about different things do not add up (Dwork & Roth 2014, Definition 2.4).
+    Every charge of :class:`PublicationLog` goes through this function.
 
     Parameters
     ----------
@@ -232,20 +233,21 @@ def cost_under(release: Release, relation: NeighbouringRelation, unit: str) -> B
 
     Raises
     ------
-    ValueError
-        If ``release`` holds under another relation or unit, in one sentence naming both.
+    dpcore.neighbours.RelationError
+        A ``ValueError``: if no valid rule gives the release's guarantee under ``relation`` and
+        ``unit``, in one sentence saying why and what to do.
     """
     if not isinstance(release, Release):
         raise TypeError(f"release must be a dpcore.release.Release, got {type(release).__name__}")
     if not isinstance(relation, NeighbouringRelation):
         raise TypeError(f"relation must be a NeighbouringRelation, got {type(relation).__name__}")
-    if release.relation is not relation or release.unit != unit:
-        raise ValueError(
-            f"this release holds under {release.relation.value} (unit: one {release.unit}), but what was published "
-            f"from this data holds under {relation.value} (unit: one {unit}), and guarantees about different "
-            "neighbours do not add up"
-        )
-    return Budget(float(release.epsilon), float(release.delta))
+    own = (float(release.epsilon), float(release.delta))
+    if release.relation is relation and release.unit == unit:
+        return Budget(*own)
+    # group privacy (dpcore.neighbours.convert): add/remove ⇒ replace-one at 2ε, a client ⇒ its records; the rest
+    # is refused with a RelationError, one sentence saying why and what to do
+    converted = convert(own, from_relation=release.relation, to_relation=relation, from_unit=release.unit, to_unit=unit)
+    return Budget(*converted)
 
 
 def _check_text(value, name: str, maximum: int, *, empty: bool = True) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from dpcore.accounting import BudgetError
+from dpcore.neighbours import ADD_REMOVE, UNIT_RECORD, NeighbouringRelation, RelationError, convert
 from dpcore.release import Release
 from explorer import state
 from explorer.export import to_safe_csv
@@ -61,15 +62,41 @@ def section(what: str):
     return box
 
 
-def action(key: str, what: str, cost: tuple[float, float], draw: Callable[[], Release], missing: str | None) -> None:
+def action(
+    key: str,
+    what: str,
+    cost: tuple[float, float],
+    draw: Callable[[], Release],
+    missing: str | None,
+    relation: NeighbouringRelation = ADD_REMOVE,
+    unit: str = UNIT_RECORD,
+) -> None:
     """The button and what was published, inside :func:`section`.
 
-    ``cost`` is the (ε, δ) of the publication, known before anything is drawn; ``draw`` makes it (a call to
-    :mod:`dpcore.publish`); ``missing`` is the sentence of what is not declared yet (None when ready).
+    ``cost`` is the (ε, δ) of the publication under its own ``relation`` and ``unit``, known before anything is
+    drawn; ``draw`` makes it (a call to :mod:`dpcore.publish`); ``missing`` is the sentence of what is not declared
+    yet (None when ready). When this data's earlier publications hold under another relation or unit, the charge is
+    the cost converted to theirs (:func:`dpcore.neighbours.convert`), said on the page, or the publication is
+    refused in the sentence of the rule.
     """
     ds = state.dataset()
     fingerprint = ds.fingerprint or ds.identity
     summary = st.empty()  # filled after the button: a publication of this run is counted in it
+    try:
+        held = publication_log().guarantee(fingerprint)
+    except OSError:
+        held = None  # the summary below says the log cannot be opened
+    if held and (held[0], held[1]) != (relation, unit):
+        try:
+            charged = convert(cost, from_relation=relation, to_relation=held[0], from_unit=unit, to_unit=held[1])
+        except RelationError as exc:
+            missing = f"This cannot be published from this data: {plain_sentence(exc)}"
+        else:
+            st.caption(
+                f"This release is {_cost_words(cost)} under {relation.words(unit)}; what was published from this data "
+                f"holds under {held[0].words(held[1])}, so it is charged {_cost_words(charged)} there (group privacy)."
+            )
+            cost = charged
     if missing:
         st.info(md(missing))
     clicked = st.button(

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import accounting
+from dpcore.neighbours import ADD_REMOVE
 from explorer import columns
 from explorer.dataset import Dataset, load_csv, load_demo
 
@@ -128,9 +129,10 @@ def ledger() -> accounting.BudgetLedger:
     return st.session_state[LEDGER]
 
 
-def new_ledger(epsilon: float, delta: float, method: str = "best") -> accounting.BudgetLedger:
-    """A session ledger with this budget, holding at most :data:`LEDGER_MAX_ENTRIES` entries."""
-    return accounting.BudgetLedger(epsilon, delta, method, max_entries=LEDGER_MAX_ENTRIES)
+def new_ledger(epsilon: float, delta: float, method: str = "best", relation=ADD_REMOVE) -> accounting.BudgetLedger:
+    """A session ledger with this budget under ``relation`` (one record the unit), holding at most
+    :data:`LEDGER_MAX_ENTRIES` entries."""
+    return accounting.BudgetLedger(epsilon, delta, method, max_entries=LEDGER_MAX_ENTRIES, relation=relation)
 
 
 def replace_ledger(new: accounting.BudgetLedger) -> None:

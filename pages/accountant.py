@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import GRR, Gaussian, Laplace, accounting
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
 from explorer import budget, charts, frame, state, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import md, plain_sentence
@@ -416,8 +417,8 @@ def ledger_section(mech, label, k):
             r4.download_button(
                 "Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json"
             )
-    with st.expander("Change the total budget or the accounting"):
-        c1, c2, c3 = st.columns(3)
+    with st.expander("Change the total budget, the accounting or the neighbouring relation"):
+        c1, c2, c3, c4 = st.columns(4)
         eps = c1.number_input(
             "Total ε",
             min_value=0.01,
@@ -445,13 +446,26 @@ def ledger_section(mech, label, k):
             help="best: the smallest of basic, RDP, zCDP and exact composition; basic: ε's add up; rdp and zcdp: "
             "the smaller of that accounting and basic composition.",
         )
+        relation = c4.selectbox(
+            "Neighbouring relation",
+            RELATIONS,
+            format_func=lambda r: r.value,
+            key="acc_budget_relation",
+            help="Under which neighbours the total holds. Add/remove one record: central releases as they are; a "
+            "local (replace-one) release is refused. Replace one record: local releases as they are, central ones "
+            "charged twice (a replacement is a removal and an addition).",
+        )
         if led.entries:
             st.warning(f"A new ledger forgets the {len(led.entries)} recorded release(s).")
         if st.button(
             "Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."
         ):
-            state.replace_ledger(state.new_ledger(eps, delta, method))
+            state.replace_ledger(state.new_ledger(eps, delta, method, relation))
             st.rerun()  # the table and metrics above were drawn from the old ledger
+
+
+#: The relations a session's ledger may be kept under.
+RELATIONS = (ADD_REMOVE, REPLACE_ONE)
 
 
 def render() -> None:

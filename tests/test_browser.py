@@ -218,13 +218,13 @@ def test_two_sessions_see_only_their_own_data_and_ledger(browser, app_url):
     upload(b, "bob.csv", UPLOAD.replace(b"colour", b"shade"))
     assert "alice.csv" in sidebar_text(a) and "bob.csv" not in sidebar_text(a)
     assert "bob.csv" in sidebar_text(b) and "alice.csv" not in sidebar_text(b)
-    a.goto(f"{app_url}/local")
+    a.goto(f"{app_url}/central")  # a central release: the default ledger is under add/remove one record
     wait_for_page(a)
     a.get_by_role("button", name="Record in the teaching ledger").first.click()
-    a.wait_for_function("() => document.body.innerText.includes('1 release(s) recorded')", timeout=30_000)
+    a.wait_for_function("() => document.body.innerText.includes('1 simulated release(s) recorded')", timeout=30_000)
     b.reload()
     wait_for_page(b)
-    assert "0 release(s) recorded" in sidebar_text(b)
+    assert "0 simulated release(s) recorded" in sidebar_text(b)
     a.context.close()
     b.context.close()
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from dpcore import GRR, Gaussian, Laplace, accounting
+from dpcore.neighbours import REPLACE_ONE
 from tests.apptest import PAGES, assert_clean, metric, open_page
 
 K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000)  # the page's PLD grid up to its default largest k
@@ -64,9 +65,14 @@ def test_grr_records_in_the_ledger_refuses_an_overspend_and_resets():
     at = open_page("accountant", acc_mechanism="GRR", acc_epsilon=0.1, acc_k=10)
     assert_clean(at)
     assert any("pick Laplace or Gaussian" in i.value for i in at.info)  # no vectorised comparison for GRR
+    at.button(key="spend_acc").click().run()  # a local release under the default add/remove ledger: refused
+    assert any("Not recorded" in w.value and "replace one record" in w.value for w in at.warning)
+    assert _entries(at).empty
+    at.selectbox(key="acc_budget_relation").set_value(REPLACE_ONE).run()
+    at.button(key="acc_new_ledger").click().run()
     at.button(key="spend_acc").click().run()
     assert_clean(at)
-    ledger = accounting.BudgetLedger(5.0, 1e-5, "rdp").spend(GRR(0.1, 2), count=10)
+    ledger = accounting.BudgetLedger(5.0, 1e-5, "rdp", relation=REPLACE_ONE).spend(GRR(0.1, 2), count=10)
     assert metric(at, "ε spent") == f"{ledger.spent().epsilon:.4g}"
     assert _entries(at)["count"].tolist() == [10]
     at.select_slider(key="acc_epsilon").set_value(10.0).run()

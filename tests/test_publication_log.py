@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from dpcore.accounting import Budget, BudgetError
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, RelationError
 from dpcore.publish import (
     publish_category_counts,
     publish_count,
@@ -342,27 +342,31 @@ def test_a_locked_database_is_an_os_error_and_charges_nothing(log, monkeypatch):
 # -- one relation per dataset ------------------------------------------------------------------------------------
 
 
-def test_cost_under_returns_the_release_s_own_cost_under_its_own_relation_only():
+def test_cost_under_converts_by_group_privacy_or_refuses_in_one_sentence():
     release = publish_count(AGES, 0.5)
     assert cost_under(release, ADD_REMOVE, "record") == Budget(0.5, 0.0)
-    with pytest.raises(ValueError, match="holds under add/remove one record.*under replace one record"):
-        cost_under(release, REPLACE_ONE, "record")
-    with pytest.raises(ValueError, match="unit: one record.*unit: one client"):
+    assert cost_under(release, REPLACE_ONE, "record") == Budget(1.0, 0.0)  # a replacement: a removal and an addition
+    with pytest.raises(RelationError, match="one client"):  # a record-level guarantee says nothing of a client
         cost_under(release, ADD_REMOVE, UNIT_CLIENT)
+    local = replace(release, relation=REPLACE_ONE)
+    with pytest.raises(RelationError, match="may reveal the number of records"):
+        cost_under(local, ADD_REMOVE, "record")
 
 
-def test_a_release_under_another_relation_is_refused(log):
+def test_the_first_publication_fixes_the_relation_and_the_rest_are_converted_or_refused(log):
     log.publish(FP, "ages.csv", (0.5, 0.0), count_draw(0.5))
     assert log.guarantee(FP) == (ADD_REMOVE, "record")
     other = replace(publish_count(AGES, 0.5), relation=REPLACE_ONE)
-    with pytest.raises(ValueError, match="replace one record.*add/remove one record"):
+    with pytest.raises(RelationError, match="replace one record.*add/remove one record"):
         log.publish(FP, "ages.csv", (0.5, 0.0), lambda: other)
-    assert log.spent(FP) == (0.5, 0.0)
+    assert log.spent(FP) == (0.5, 0.0)  # refused: nothing charged
     assert log.guarantee("fresh000") is None
-    with pytest.raises(ValueError, match="add/remove one record.*replace one record"):  # one batch, two relations
-        log.publish("fresh000", "b.csv", (1.0, 0.0), lambda: [other, publish_count(AGES, 0.5)])
     log.publish("fresh000", "b.csv", (0.5, 0.0), lambda: other)  # the first publication fixes the relation
     assert log.guarantee("fresh000") == (REPLACE_ONE, "record")
+    with pytest.raises(ValueError, match="more than the"):  # an add/remove count costs 2 × 0.5 under replace-one
+        log.publish("fresh000", "b.csv", (0.5, 0.0), lambda: publish_count(AGES, 0.5))
+    log.publish("fresh000", "b.csv", (1.0, 0.0), lambda: publish_count(AGES, 0.5))
+    assert log.spent("fresh000").epsilon == pytest.approx(0.5 + 2 * publish_count(AGES, 0.5).epsilon)
 
 
 # -- exports --------------------------------------------------------------------------------------------------------
