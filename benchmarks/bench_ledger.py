@@ -28,6 +28,7 @@ from benchmarks import readme_figures
 from benchmarks.timing import median_of
 from dpcore import GRR, Gaussian, Laplace
 from dpcore.accounting import BudgetLedger, PureDP
+from dpcore.neighbours import REPLACE_ONE
 from explorer import state
 from explorer.budget import ledger_table
 from tests.apptest import open_page
@@ -48,7 +49,8 @@ RELEASES = (
 
 def app_ledger(entries: int, cap: int | None = state.LEDGER_MAX_ENTRIES) -> BudgetLedger:
     """A ledger as the app makes it (budget, accounting and cap), holding ``entries`` recorded releases."""
-    ledger = BudgetLedger(epsilon=5.0, delta=1e-5, method="best", max_entries=cap)
+    # under replace one record, so that the local GRR entries count as they are and the central ones are converted
+    ledger = BudgetLedger(epsilon=5.0, delta=1e-5, method="best", max_entries=cap, relation=REPLACE_ONE)
     for i in range(entries):
         ledger.spend(RELEASES[i % len(RELEASES)], label=f"release {i + 1}")
     return ledger

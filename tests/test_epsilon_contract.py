@@ -123,6 +123,8 @@ CALLS = {
     },
     "dpcore.publish.publish_category_counts": {"epsilon": lambda e: publish.publish_category_counts([0, 1], "ab", e)},
     "dpcore.publish.publish_most_common": {"epsilon": lambda e: publish.publish_most_common([0, 1, 1], "ab", e)},
+    "dpcore.publish.publish_local_counts": {"epsilon": lambda e: publish.publish_local_counts([0, 1], "ab", "OUE", e)},
+    "dpcore.publish.publish_local_mean": {"epsilon": lambda e: publish.publish_local_mean(COLUMN, 0.0, 10.0, e)},
     "dpcore.queries.noise_mechanism": {"epsilon": lambda e: noise_mechanism(e, 1.0)},
     "dpcore.queries.split_mean_budget": {"epsilon": lambda e: split_mean_budget(e, 0.5, 1e-6)},
     # noise
