@@ -19,6 +19,7 @@ END = "<!-- end of speed figures -->"
 HEADLINES: dict[str, tuple[str, ...]] = {
     "ldp.md": ("OUE perturb", "`LDPMean.simulate`, normal path"),
     "central.md": ("10^4 trials of a 100-bin", "AboveThreshold over 10^5"),
+    "publish.md": ("100-bin histogram, Laplace", "100-bin histogram, Gaussian |", "100-bin histogram, Gaussian, fresh"),
     "accounting.md": ("Gaussian σ=5, k=1..10⁴, rdp + zcdp + exact", "Laplace ε₀=0.1 PLD"),
     "ledger.md": ("2,000 |", "accountant |"),
     "dpsgd.md": ("PLD ε against T, σ=1,", "PLD ε against T, σ=4,", "RDP ε against T", "4 | 0.01 | 10000"),
