@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from dpcore.exponential import exponential_mechanism
-from dpcore.lattice import lattice_draw, lattice_mechanism
+from dpcore.lattice import lattice_mechanism
 from dpcore.ldp_mean import LDPMean
 from dpcore.neighbours import REPLACE_ONE
 from dpcore.postprocess import project_to_histogram
@@ -84,14 +84,14 @@ def _unused_generator() -> np.random.Generator:
     return np.random.default_rng()
 
 
-def _lattice_words(result: QueryResult) -> tuple[str, float, float, float]:
+def _lattice_words(result: QueryResult):
     lattice = lattice_mechanism(result.mechanism)
     family = type(result.mechanism).__name__
     grid = f"2^{int(math.log2(lattice.grid))}"
     words = f"{family} noise on a {grid} lattice (exact discrete {family} noise in grid steps)"
     epsilon = lattice.epsilon if lattice.epsilon is not None else result.mechanism.epsilon
     delta = 0.0 if lattice.delta is None else float(lattice.delta)
-    return words, lattice.noise_std, float(epsilon), delta
+    return words, lattice.noise_std, float(epsilon), delta, lattice
 
 
 def publish(result, *, labels=("value",), public=(), query: str | None = None) -> Release:
@@ -103,8 +103,8 @@ def publish(result, *, labels=("value",), public=(), query: str | None = None) -
     rng = SecureGenerator()
     if isinstance(result, MeanResult):
         drawn = result.on_lattice(rng)
-        sum_words, sum_std, sum_eps, sum_delta = _lattice_words(result.sum)
-        _, count_std, count_eps, count_delta = _lattice_words(result.count)
+        sum_words, _, sum_eps, sum_delta, _ = _lattice_words(result.sum)
+        _, _, count_eps, count_delta, _ = _lattice_words(result.count)
         return Release(
             query=query or "mean",
             value=as_tuple(drawn.noisy_value),
@@ -120,8 +120,8 @@ def publish(result, *, labels=("value",), public=(), query: str | None = None) -
         )
     if not isinstance(result, QueryResult):
         raise TypeError(f"result must be a QueryResult or a MeanResult, got {type(result).__name__}")
-    value = lattice_draw(result.mechanism, result.true_value, rng).value
-    words, std, epsilon, delta = _lattice_words(result)
+    words, std, epsilon, delta, lattice = _lattice_words(result)
+    value = lattice.draw(result.true_value, rng)
     return Release(
         query=query or result.query,
         value=as_tuple(value),

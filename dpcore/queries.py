@@ -779,7 +779,8 @@ def dp_category_counts(
     Parameters
     ----------
     codes : array_like of int, shape (n,)
-        The category of each row, integers in [0, k); at least one row.
+        The category of each row, integers in [0, k); none at all gives k zero counts (a publication over a
+        declared domain must not be refused because nobody holds one of its values).
     k : int
         Number of categories, in [1, inf). Fixed without looking at the
         data (the list of possible values), or the categories seen would leak.
@@ -801,9 +802,7 @@ def dp_category_counts(
     [1.0, 1.0, 3.0]
     """
     k = check_int(k, "k", minimum=1, maximum=MAX_CATEGORIES)
-    arr = check_category_values(codes, k, "codes")
-    if arr.size == 0:
-        raise ValueError("codes must contain at least one row, got none")
+    arr = check_category_values(codes, k, "codes")  # no row at all is a valid answer: every count is 0
     noise = _histogram_noise(epsilon, mechanism, delta)
     true = np.bincount(arr, minlength=k).astype(np.float64)
     return QueryResult("category_counts", true, noise.simulate(true, rng), noise, arr.size)
