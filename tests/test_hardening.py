@@ -132,7 +132,6 @@ def _assert_text_only(messages):
 @pytest.mark.parametrize(
     "page, link, button",
     [
-        ("local", {"ldp_epsilon": 4}, "spend_ldp"),
         ("central", {"cen_epsilon": 4, "cen_query": "Sum"}, "spend_cen"),
         ("central", {"cen_em_epsilon": 4, "cen_query": "Most common value"}, "spend_cen_em"),
         ("svt", {"svt_epsilon": 4, "svt_view": "Range queries"}, "spend_svt"),
@@ -148,6 +147,18 @@ def test_hostile_column_names_stay_text_in_the_recording_toasts_and_refusals(pag
     _assert_text_only([t.value for t in at.toast])
     at.button(key=button).click().run()  # a second ε = 4 overspends the budget of 5: refused in words
     _assert_text_only([w.value for w in at.warning if "refused" in w.value or "budget" in w.value])
+
+
+def test_a_local_release_refused_by_the_ledgers_relation_is_said_in_text():
+    """The default ledger holds under add/remove one record: a local (replace-one) release is refused in words."""
+    at = _hostile_upload()
+    at.query_params["ldp_epsilon"] = "4"
+    at.switch_page(PAGES["local"]).run()
+    at.button(key="spend_ldp").click().run()
+    refusals = [w.value for w in at.warning if "Not recorded" in w.value]
+    assert refusals and "replace one record" in refusals[0]
+    _assert_text_only(refusals)
+    assert not at.session_state["ledger"].entries
 
 
 #: category values that Markdown would render as an image fetched from elsewhere, as HTML, or as a formula
