@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from dpcore.clipping import auto_mean, choose_clipping_bound, evenly_spaced_candidates
 from dpcore.exponential import exponential_mechanism
 from dpcore.lattice import lattice_mechanism
 from dpcore.ldp_mean import LDPMean
@@ -56,6 +57,7 @@ from dpcore.queries import (
 from dpcore.randomized_response import GRR
 from dpcore.randomness import Randomness, SecureGenerator
 from dpcore.release import UNIT_RECORD, PublicFact, Release, as_tuple
+from dpcore.svt import range_query_svt
 from dpcore.unary_encoding import OUE, SUE
 from dpcore.validation import check_bounds, check_category_values, check_epsilon, check_int
 
@@ -73,6 +75,9 @@ __all__ = [
     "LOCAL_ORACLES",
     "publish_local_counts",
     "publish_local_mean",
+    "publish_clipping_bound",
+    "publish_automatic_mean",
+    "publish_range_counts",
 ]
 
 #: The label of the declared catch-all category.
@@ -328,3 +333,75 @@ def publish_local_mean(values, lower, upper, epsilon, *, source="declared") -> R
         randomness=Randomness.PUBLICATION,
         public=(*_bounds_facts(lower, upper, source), _reports_fact(arr.size)),
     )
+
+
+def _svt_release(query, value, labels, mechanism, epsilon, public) -> Release:
+    return Release(
+        query=query,
+        value=value,
+        labels=labels,
+        mechanism=mechanism,
+        noise_std=math.nan,
+        epsilon=check_epsilon(epsilon),
+        delta=0.0,
+        relation=RELATION,
+        unit=UNIT_RECORD,
+        randomness=Randomness.PUBLICATION,
+        public=tuple(public),
+    )
+
+
+def publish_clipping_bound(values, largest, n_candidates, epsilon, *, source="declared") -> Release:
+    """Publish a clipping bound chosen by AboveThreshold among ``n_candidates`` evenly spaced up to the declared
+    ``largest`` (Lyu, Su, Li 2017; :func:`~dpcore.clipping.choose_clipping_bound`), ε-DP under add/remove one record.
+
+    The comparisons draw their Laplace noise from secure uniforms (``SecureGenerator.standard_exponential``); what is
+    released is one of the candidates, all fixed before the data is read."""
+    candidates = evenly_spaced_candidates(largest, n_candidates)
+    arr = np.asarray(values, dtype=np.float64)
+    bound = choose_clipping_bound(arr[np.isfinite(arr)], candidates, epsilon, SecureGenerator())
+    facts = (PublicFact("candidate bounds", f"{n_candidates} evenly spaced up to {largest:g}", source),)
+    return _svt_release(
+        "clipping bound", float(bound), ("chosen bound",), "AboveThreshold over the candidate bounds", epsilon, facts
+    )
+
+
+def publish_automatic_mean(values, largest, n_candidates, epsilon, *, source="declared") -> Release:
+    """Publish a mean without clipping bounds given: AboveThreshold picks the bound among ``n_candidates`` evenly
+    spaced up to the declared ``largest``, then a noisy sum over a noisy count on the lattice (ε/3 each;
+    :func:`~dpcore.clipping.auto_mean`), ε-DP under add/remove one record."""
+    candidates = evenly_spaced_candidates(largest, n_candidates)
+    arr = np.asarray(values, dtype=np.float64)
+    result = auto_mean(arr[np.isfinite(arr)], candidates, epsilon, SecureGenerator(), lattice=True)
+    facts = (PublicFact("candidate bounds", f"{n_candidates} evenly spaced up to {largest:g}", source),)
+    return _svt_release(
+        "automatic mean",
+        (float(result.noisy_value), float(result.bound)),
+        ("mean", "bound it chose"),
+        "AboveThreshold for the bound (ε/3), then Laplace noisy sum and count on a lattice (ε/3 each)",
+        epsilon,
+        facts,
+    )
+
+
+def publish_range_counts(values, ranges, threshold, c, epsilon) -> Release:
+    """Publish which of the declared ``ranges`` hold more than the declared ``threshold`` rows, and their counts, by
+    the sparse vector technique (at most ``c`` answered: ε/2 to find them, ε/2 to answer on the lattice; Dwork & Roth
+    2014, Algorithm 2; Lyu, Su, Li 2017). The release lists the ranges found above the threshold with their noisy
+    counts; every other declared range was found below it (or came after the c-th answer), which is released too."""
+    ranges = np.asarray(ranges, dtype=np.float64).reshape(-1, 2)
+    arr = np.sort(np.asarray(values, dtype=np.float64)[np.isfinite(np.asarray(values, dtype=np.float64))])
+    true = np.searchsorted(arr, ranges[:, 1], "right") - np.searchsorted(arr, ranges[:, 0], "left")
+    answered = dict(
+        range_query_svt(true.astype(np.float64), float(threshold), int(c), epsilon, SecureGenerator(), lattice=True)
+    )
+    labels = tuple(f"[{a:g}, {b:g}]" for a, b in ranges)
+    facts = (
+        PublicFact("ranges", "; ".join(labels), "declared"),
+        PublicFact("threshold", f"{threshold:g} rows", "declared"),
+        PublicFact("most answers c", str(int(c)), "declared"),
+    )
+    found = sorted(answered)
+    mechanism = "sparse vector technique (the ranges not listed were found below the threshold), answers on a lattice"
+    value = tuple(float(answered[i]) for i in found)
+    return _svt_release("range counts", value, tuple(labels[i] for i in found), mechanism, epsilon, facts)

@@ -133,6 +133,13 @@ class SecureGenerator:
         out = (self._words(count) >> np.uint64(11)).astype(np.float64) * 2.0**-53
         return float(out[0]) if size is None else out.reshape(size)
 
+    def standard_exponential(self, size=None):
+        """Exponential draws of mean 1, ``−ln(1 − U)`` with ``U`` on the 2⁻⁵³ grid (the tail past 36.7 is cut, a mass
+        of 2⁻⁵³). For the comparisons of the sparse vector technique, whose noisy values are never released: every
+        released number goes through the exact samplers of :mod:`dpcore.discrete`."""
+        u = self.random(size)
+        return -np.log1p(-np.asarray(u)) if size is not None else -float(np.log1p(-u))
+
 
 def _shape(size) -> tuple:
     return () if size is None else ((size,) if np.ndim(size) == 0 else tuple(size))

@@ -323,6 +323,8 @@ def _answer(answers, scale: float, sensitivity: float, rng, lattice: bool) -> np
     """``answers`` + Laplace noise of ``scale``: floating-point, or on a lattice with exact noise (to publish)."""
     if not lattice:
         return answers + sample_laplace(rng, scale, size=answers.size)
+    if answers.size == 0:  # nothing passed: nothing to answer (a refusal here would depend on the data)
+        return np.zeros(0)
     return lattice_mechanism(Laplace(scale, sensitivity)).draw(answers, rng)
 
 

@@ -81,6 +81,7 @@ def missing_declarations(**declared) -> str | None:
         "upper": "the upper bound",
         "domain": "the categories (one per line)",
         "value": "the value of the condition",
+        "threshold": "the threshold",
     }
     missing = [words.get(name, name) for name, value in declared.items() if value is None or value == []]
     if not missing:

@@ -52,7 +52,7 @@ def _cost_words(cost: tuple[float, float]) -> str:
 def section(what: str):
     """The Publish expander of a view (``with publishing.section("the mean of age"):``), opened by the page so that
     the declarations the publication needs are made inside it, then :func:`action`."""
-    box = st.expander(f"Publish {what} (secure noise, charged to the publication log)", icon=":material/publish:")
+    box = st.expander(f"Publish {md(what)} (secure noise, charged to the publication log)", icon=":material/publish:")
     box.caption(
         "Everything above is a simulation: seeded noise, reproducible from the link, shown beside the truth, "
         "and not private. Publishing draws the noise once from the operating system's secure generator, on an "

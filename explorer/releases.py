@@ -44,6 +44,7 @@ __all__ = [
     "central_query",
     "most_common",
     "range_queries",
+    "random_ranges",
     "count_matching",
     "category_counts",
     "clipping_bound",
@@ -124,14 +125,20 @@ def most_common(codes, labels, epsilon, seed):
     return labels[exponential_mechanism(counts, epsilon, 1.0, np.random.default_rng(seed))]
 
 
+def random_ranges(lower, upper, n_queries, seed):
+    """``n_queries`` ranges [a, b] drawn uniformly between ``lower`` and ``upper`` from ``seed``, to about 3 significant
+    digits of the span: public queries (a seeded choice of questions, not noise), as public as the bounds."""
+    digits = int(2 - np.floor(np.log10(upper - lower)))
+    ranges = np.random.default_rng(seed).uniform(lower, upper, size=(n_queries, 2))
+    return np.sort(np.round(ranges, digits), axis=1)
+
+
 def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, seeds):
     """Random range counts answered by SVT (at most c, ε/2 to find, ε/2 to answer) and, for contrast, naively.
 
     ``seeds`` are three: the public ranges, the SVT release, the naive release.
     """
-    digits = int(2 - np.floor(np.log10(upper - lower)))  # endpoints to about 3 significant digits of the span
-    ranges = np.random.default_rng(seeds[0]).uniform(lower, upper, size=(n_queries, 2))
-    ends = np.sort(np.round(ranges, digits), axis=1)  # drawn between the bounds given, whatever they came from
+    ends = random_ranges(lower, upper, n_queries, seeds[0])
     xs = np.sort(values)
     true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
     threshold = round(threshold_share / 100 * values.size)

@@ -22,7 +22,7 @@ from dpcore.accounting import PureDP
 from dpcore.clipping import QUERY_SENSITIVITY, evenly_spaced_candidates
 from dpcore.empirical import empirical_error_bound
 from dpcore.svt import above_threshold_scales, naive_scale, svt_epsilon_for_accuracy
-from explorer import budget, charts, export, frame, releases, snippets, state, widgets
+from explorer import budget, charts, export, frame, releases, snippets, state, svt_publish, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md, plain_sentence
@@ -128,6 +128,7 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
     with right:
         budget.record_release(PureDP(eps), label=f"SVT clipping bound ε={eps:g} on {column}", key="svt_walk")
     widgets.audit_link("above_threshold", eps, label="Audit AboveThreshold at this ε", sensitivity=QUERY_SENSITIVITY)
+    svt_publish.clipping_bound(column, values, cand.size, eps)
 
 
 def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str) -> None:
@@ -207,6 +208,7 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
     widgets.audit_link(
         "above_threshold", eps, label="Audit AboveThreshold, which picks the bound", sensitivity=QUERY_SENSITIVITY
     )
+    svt_publish.automatic_mean(column, values, cand.size, eps)
 
 
 def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int]:
@@ -315,6 +317,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         "mechanisms under RDP and zCDP, Bun & Steinke 2016, Prop. 3.3)."
     )
     widgets.audit_link("sparse", eps, label="Audit Sparse with this c and ε", c=c)
+    svt_publish.range_counts(column, values, n_queries, c, eps, seeds[0])
     return n_queries, c
 
 

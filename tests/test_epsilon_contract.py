@@ -125,6 +125,11 @@ CALLS = {
     "dpcore.publish.publish_most_common": {"epsilon": lambda e: publish.publish_most_common([0, 1, 1], "ab", e)},
     "dpcore.publish.publish_local_counts": {"epsilon": lambda e: publish.publish_local_counts([0, 1], "ab", "OUE", e)},
     "dpcore.publish.publish_local_mean": {"epsilon": lambda e: publish.publish_local_mean(COLUMN, 0.0, 10.0, e)},
+    "dpcore.publish.publish_clipping_bound": {"epsilon": lambda e: publish.publish_clipping_bound(COLUMN, 20.0, 10, e)},
+    "dpcore.publish.publish_automatic_mean": {"epsilon": lambda e: publish.publish_automatic_mean(COLUMN, 20.0, 10, e)},
+    "dpcore.publish.publish_range_counts": {
+        "epsilon": lambda e: publish.publish_range_counts(COLUMN, [[0.0, 5.0]], 1.0, 1, e)
+    },
     "dpcore.queries.noise_mechanism": {"epsilon": lambda e: noise_mechanism(e, 1.0)},
     "dpcore.queries.split_mean_budget": {"epsilon": lambda e: split_mean_budget(e, 0.5, 1e-6)},
     # noise
