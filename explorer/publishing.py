@@ -156,3 +156,53 @@ def _show(key: str, releases: list[Release]) -> None:
             key=f"{key}_published_label_{i}",
             help="Every parameter of the guarantee: mechanism, noise, ε, δ, relation, unit, declared facts.",
         )
+
+
+def log_view() -> None:
+    """The publication log of the active data: what was published, what it cost, its files and its budget.
+
+    Nothing here deletes: a publication is out, and its charge stays. The budget may be changed (never below what
+    was spent), with a reason the log keeps.
+    """
+    ds = state.dataset()
+    fingerprint = ds.fingerprint or ds.identity
+    try:
+        log = publication_log()
+        st.caption(md(log_summary(fingerprint)))
+        entries = log.entries(fingerprint)
+    except (OSError, ValueError) as exc:
+        st.warning(f"The publication log cannot be opened here: {md(plain_sentence(exc))}")
+        return
+    if entries.empty:
+        st.caption("Nothing has been published from this data yet: each view's Publish section does it.")
+    else:
+        shown = ["time (UTC)", "label", "query", "epsilon", "delta", "neighbouring relation", "released values"]
+        st.dataframe(entries[[c for c in shown if c in entries.columns]], hide_index=True, key="pub_log_table")
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "Publication log (CSV)", log.to_csv(fingerprint), file_name="publication_log.csv", mime="text/csv"
+    )
+    c2.download_button(
+        "Publication log (JSON)",
+        log.to_json(fingerprint),
+        file_name="publication_log.json",
+        mime="application/json",
+        help="The budget and its changes, what was spent, and every release with its privacy label.",
+    )
+    with st.expander("Change this data's publication budget"):
+        c1, c2 = st.columns(2)
+        epsilon = c1.number_input(
+            "Budget ε",
+            min_value=0.01,
+            max_value=100.0,
+            value=float(log.budget(fingerprint)[0]),
+            key="pub_budget_epsilon",
+        )
+        reason = c2.text_input("Why (kept in the log)", max_chars=200, key="pub_budget_reason")
+        if st.button("Set the publication budget", key="pub_set_budget"):
+            try:
+                log.set_budget(fingerprint, epsilon, log.budget(fingerprint)[1], reason=reason)
+            except ValueError as exc:
+                st.warning(f"Not changed: {md(plain_sentence(exc))}")
+            else:
+                st.rerun()

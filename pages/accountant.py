@@ -15,7 +15,7 @@ import streamlit as st
 
 from dpcore import GRR, Gaussian, Laplace, accounting
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
-from explorer import budget, charts, frame, state, widgets
+from explorer import budget, charts, frame, publishing, state, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import md, plain_sentence
 
@@ -546,6 +546,8 @@ def render() -> None:
     planner(delta, k, conversion, zcdp_conv)
     st.subheader("This session's budget ledger")
     ledger_section(mech, f"{kind} ε={eps:g} × {k:,} (Accountant)", k)
+    st.subheader("The publication log of this data")
+    publishing.log_view()
 
 
 def explain() -> None:

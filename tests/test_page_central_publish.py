@@ -159,3 +159,15 @@ def test_two_conditions_published_at_one_epsilon_do_not_share_noise():
         gaps.append(counts[0] - counts[1] - exact)
     assert np.count_nonzero(np.asarray(gaps) == 0.0) == 0
     assert np.std(gaps, ddof=1) > 0.3  # two independent Laplace(1) noises: std 2; below 0.3 is below 1e-4 likely
+
+
+def test_the_accountant_shows_the_log_exports_it_and_offers_no_way_to_empty_it():
+    at = _publish(open_page("central", cen_query="Count", cen_epsilon=0.5))
+    at.switch_page("pages/accountant.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    logged = [d.value for d in at.dataframe if "neighbouring relation" in d.value.columns]
+    assert len(logged) == 1 and logged[0]["epsilon"].tolist() == [0.5]
+    assert not any(w in b.label.lower() for b in at.button for w in ("empty", "clear", "delete", "reset the log"))
+    at.number_input(key="pub_budget_epsilon").set_value(0.2).run()  # below what was spent: refused, unchanged
+    at.button(key="pub_set_budget").click().run()
+    assert any("Not changed" in w.value for w in at.warning), [w.value for w in at.warning]
