@@ -55,3 +55,29 @@ def test_nothing_above_the_threshold_is_a_publication_too_not_a_refusal():
     values = np.random.default_rng(0).uniform(0, 50, 500)
     release = publish.publish_range_counts(values, [[0, 10], [5, 45]], 10**6, 2, 1.0)
     assert release.values == () and release.labels == ()
+
+
+@pytest.mark.parametrize(
+    "page, link, key",
+    [
+        ("local", {"ldp_column": "race", "ldp_pub_domain_race": "White\nBlack"}, "ldp_pub_publish"),
+        (
+            "local",
+            {"ldp_view": "Mean of a number", "ldpm_pub_lower_age": "0", "ldpm_pub_upper_age": "100"},
+            "ldpm_pub_publish",
+        ),
+        ("svt", {"svt_view": "Automatic mean", "svt_pub_largest_age": "200"}, "svt_pub_mean_publish"),
+    ],
+    ids=["local counts", "local mean", "automatic mean"],
+)
+def test_the_same_link_and_seed_publish_different_noise_each_time(page, link, key):
+    """No publication can be reproduced from the link (its seed included) or redrawn by a rerun."""
+    published = []
+    for _ in range(2):
+        at = open_page(page, seed=2017, **link)
+        at.button(key=key).click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        published.append(tuple(_published(at)[-1]["released value"]))
+        at.run()
+        assert tuple(_published(at)[-1]["released value"]) == published[-1]  # shown again, not redrawn
+    assert published[0] != published[1]

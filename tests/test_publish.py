@@ -532,3 +532,35 @@ def test_most_common_is_chosen_from_the_declared_domain_absent_values_too():
     assert chosen == set(domain)
     r = publish.publish_most_common([0] * 9, domain, 1.0)
     assert r.public[0].value == "present, absent one, absent two" and r.randomness is Randomness.PUBLICATION
+
+
+# -- the local and sparse-vector publications -------------------------------------------------------------------
+
+
+def test_local_counts_list_the_declared_domain_whatever_the_data_and_hold_under_replace_one():
+    from dpcore.neighbours import REPLACE_ONE
+
+    codes = np.zeros(200, dtype=np.int64)  # nobody in the second or third category
+    for oracle in ("GRR", "SUE", "OUE"):
+        release = publish.publish_local_counts(codes, ["a", "b", "c"], oracle, 1.0, other=True)
+        assert release.labels == ("a", "b", "c", publish.OTHER)
+        assert release.relation is REPLACE_ONE and release.randomness is Randomness.PUBLICATION
+    first = publish.publish_local_counts(codes, ["a", "b"], "OUE", 1.0).values
+    assert first != publish.publish_local_counts(codes, ["a", "b"], "OUE", 1.0).values  # fresh reports each time
+
+
+def test_range_counts_label_only_declared_ranges_and_an_outlier_changes_none():
+    values = np.random.default_rng(3).uniform(0, 50, 3_000)
+    ranges = [[0.0, 20.0], [10.0, 40.0], [45.0, 50.0]]
+    declared = {"[0, 20]", "[10, 40]", "[45, 50]"}
+    for data in (values, np.append(values, 1e9)):  # an extreme value added
+        release = publish.publish_range_counts(data, ranges, 100, 3, 1.0)
+        assert set(release.labels) <= declared
+
+
+def test_the_clipping_bound_and_automatic_mean_choose_among_declared_candidates_only():
+    values = np.random.default_rng(4).uniform(0, 50, 2_000)
+    candidates = set(np.linspace(10.0, 100.0, 10).tolist())
+    for data in (values, np.append(values, 1e12)):
+        assert publish.publish_clipping_bound(data, 100.0, 10, 1.0).value in candidates
+        assert publish.publish_automatic_mean(data, 100.0, 10, 1.0).values[1] in candidates
