@@ -104,7 +104,8 @@ def test_central_snippet_prints_the_noisy_answer_the_page_shows(link, downloads,
 def test_most_common_snippet_prints_the_value_the_page_chose(downloads, tmp_path):
     at = open_page("central", cen_query="Most common value", cen_em_epsilon=0.01)
     assert_clean(at)
-    shown = metric(at, "Chosen (simulated, not private)").replace("\\", "")  # shown escaped: values never become Markdown
+    # shown escaped: values never become Markdown
+    shown = metric(at, "Chosen (simulated, not private)").replace("\\", "")
     assert run_snippet(downloads["Python snippet"], tmp_path).strip() == shown
 
 
