@@ -54,6 +54,11 @@ def numeric_query(query: str, column: str, series, noise: str, eps: float, delta
             if query == "Sum":
                 draw = lambda: publish.publish_sum(values, lower, upper, eps, **options)  # noqa: E731
             elif query == "Mean":
+                st.caption(
+                    "The view's 'ε from the accuracy you need' simulates the mean on this file (its size and values): "
+                    "an ε chosen with it depends on the data. Fix the ε of a publication from what you know, such as "
+                    "the size you planned for."
+                )
                 draw = lambda: publish.publish_mean(values, lower, upper, eps, split=split, **options)  # noqa: E731
             else:
                 draw = lambda: publish.publish_histogram(values, bins, lower, upper, eps, **options)  # noqa: E731
