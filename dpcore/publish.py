@@ -270,29 +270,35 @@ def _reports_fact(n: int) -> PublicFact:
     return PublicFact("number of reports n (public under replace-one)", f"{n:,}", "declared")
 
 
-def publish_local_counts(codes, domain, oracle: str, epsilon, *, other=False, valid_histogram=False) -> Release:
+def publish_local_counts(codes, domain, oracle: str, epsilon, *, valid_histogram=False) -> Release:
     """Publish category counts estimated from local reports: each person's value randomized with secure bits.
 
-    The reports are what would leave each device (GRR, SUE or OUE at ε, Wang et al. 2017); the aggregator's
-    unbiased estimate is published (optionally projected onto a valid histogram: post-processing, free). The
-    guarantee is ε-LDP, hence ε-DP under replace-one record with n public; the categories are the declared domain.
-    GRR keeps a report with a 53-bit uniform below p (its probability off by at most 2⁻⁵³); SUE and OUE draw each
-    bit against an integer threshold rounded so that the privacy loss can only fall (see their ``perturb``).
+    Every row reports, so that the number of reports is the number of rows, which is what replace-one leaves
+    public: ``codes`` index the declared ``domain`` followed by "(other)", where a value outside the domain and a
+    missing value report (a person who sent nothing would reveal, by the count of reports, how many hold values
+    outside the list). The reports are what would leave each device (GRR, SUE or OUE at ε, Wang et al. 2017); the
+    aggregator's unbiased estimate is published (optionally projected onto a valid histogram: post-processing,
+    free). ε-LDP, hence ε-DP under replace one record. GRR keeps a report with a 53-bit uniform below p (its
+    probability off by at most 2⁻⁵³); SUE and OUE draw each bit against an integer threshold rounded so that the
+    privacy loss can only fall (see their ``perturb``).
     """
     domain = tuple(str(d) for d in domain)
     if not domain:
         raise ValueError("domain must list at least one category, got none")
-    labels = (*domain, OTHER) if other else domain
+    labels = (*domain, OTHER)
     if oracle not in LOCAL_ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(LOCAL_ORACLES)}, got {oracle!r}")
-    if len(labels) < 2:
-        raise ValueError(f"domain must list at least 2 categories for a local oracle (with (other)), got {len(labels)}")
     codes = check_category_values(codes, len(labels), "codes")
     mechanism = LOCAL_ORACLES[oracle](epsilon, len(labels))
     reports = mechanism.perturb(codes, SecureGenerator())
     estimate = mechanism.estimate(mechanism.support(reports), codes.size)
     if valid_histogram:
         estimate = project_to_histogram(estimate, codes.size)
+    facts = (
+        PublicFact("category domain", ", ".join(domain), "declared"),
+        PublicFact("outside the domain", f"values outside it, and missing ones, report {OTHER}", "fixed"),
+        _reports_fact(codes.size),
+    )
     return Release(
         query="local counts",
         value=as_tuple(estimate),
@@ -305,33 +311,40 @@ def publish_local_counts(codes, domain, oracle: str, epsilon, *, other=False, va
         relation=REPLACE_ONE,
         unit=UNIT_RECORD,
         randomness=Randomness.PUBLICATION,
-        public=(*_domain_facts(domain, other), _reports_fact(codes.size)),
+        public=facts,
     )
 
 
 def publish_local_mean(values, lower, upper, epsilon, *, source="declared") -> Release:
     """Publish a mean estimated from local reports: each value clipped to the declared bounds, rounded and randomized.
 
-    Ding, Kulkarni and Yekhanin (2017)'s one-bit mean (:class:`~dpcore.ldp_mean.LDPMean`) with secure bits;
-    ε-DP under replace-one record, n public.
+    Ding, Kulkarni and Yekhanin (2017)'s one-bit mean (:class:`~dpcore.ldp_mean.LDPMean`) with secure bits; ε-DP
+    under replace one record. Every row reports, so the number of reports is the number of rows: a missing or
+    non-finite value reports the midpoint of the bounds (a rule fixed in advance; dropping it would let the count
+    of reports tell how many values are missing).
     """
     lower, upper = check_bounds(lower, upper)
     mechanism = LDPMean(epsilon, lower, upper)
-    arr = np.asarray(values, dtype=np.float64)
-    arr = arr[np.isfinite(arr)]
+    arr = np.asarray(values, dtype=np.float64).ravel()
+    arr = np.where(np.isfinite(arr), arr, (lower + upper) / 2.0)
     reports = mechanism.perturb(arr, SecureGenerator())
+    facts = (
+        *_bounds_facts(lower, upper, source),
+        PublicFact("missing values", f"report the midpoint {(lower + upper) / 2:g}", "fixed"),
+        _reports_fact(arr.size),
+    )
     return Release(
         query="local mean",
         value=as_tuple(mechanism.estimate(reports)),
         labels=("value",),
-        mechanism="one-bit local mean (randomized rounding to the bounds, then binary randomized response)",
+        mechanism="One-bit local mean (randomized rounding to the bounds, then binary randomized response)",
         noise_std=math.nan,
         epsilon=mechanism.epsilon,
         delta=0.0,
         relation=REPLACE_ONE,
         unit=UNIT_RECORD,
         randomness=Randomness.PUBLICATION,
-        public=(*_bounds_facts(lower, upper, source), _reports_fact(arr.size)),
+        public=facts,
     )
 
 

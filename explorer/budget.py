@@ -96,7 +96,7 @@ def ledger_summary() -> None:
     """The sidebar's view of the ledger: ε spent against the budget and which accounting gave it."""
     led = state.ledger()
     charge = led.charge()
-    st.markdown("**Privacy budget** (this tab)")
+    st.markdown("**Teaching ledger** (this tab, simulated releases)")
     st.progress(min(1.0, charge.epsilon / led.epsilon), text=f"ε spent {charge.epsilon:.3g} of {led.epsilon:g}")
     how = f" · by {charge.accounting}" if charge.accounting else ""
     st.caption(

@@ -46,15 +46,21 @@ def parse_domain(text: str) -> list[str]:
     return values
 
 
-def encode_in_domain(series: pd.Series, domain: list[str], other: bool) -> np.ndarray:
+def encode_in_domain(series: pd.Series, domain: list[str], other: bool, *, every_row: bool = False) -> np.ndarray:
     """Each row's index in the declared ``domain`` (compared as trimmed text); outside it ``len(domain)`` when ``other``
-    is declared, else the row is left out. Missing values are left out. The rule does not look at any count.
+    is declared, else the row is left out. Missing values are left out, or, with ``every_row`` (a local publication,
+    where every person reports), coded ``len(domain)`` like any value outside the list. No count decides anything.
 
     >>> encode_in_domain(pd.Series(["a", "b", "z", None]), ["a", "b"], other=True).tolist()
     [0, 1, 2]
     >>> encode_in_domain(pd.Series(["a", "b", "z", None]), ["a", "b"], other=False).tolist()
     [0, 1]
+    >>> encode_in_domain(pd.Series(["a", "b", "z", None]), ["a", "b"], other=True, every_row=True).tolist()
+    [0, 1, 2, 2]
     """
+    if every_row:
+        text = series.map(lambda v: None if pd.isna(v) else _as_text(v))
+        return text.map({value: i for i, value in enumerate(domain)}).fillna(len(domain)).to_numpy(dtype=np.int64)
     present = series.dropna()
     text = present.map(_as_text)
     index = {value: i for i, value in enumerate(domain)}

@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from explorer import budget, glossary, state, widgets
+from explorer import budget, glossary, publishing, state, widgets
 from explorer.markup import md, plain_sentence
 
 __all__ = [
@@ -122,6 +122,7 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
             st.text(f"{ds.name}\n{ds.n_rows:,} rows × {ds.frame.shape[1]:,} columns")
         with ledger_slot:
             budget.ledger_summary()
+            publishing.sidebar_line()
 
     return fill
 

@@ -8,12 +8,12 @@ under the local model's relation (replace one record).
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dpcore import publish
 from dpcore.neighbours import REPLACE_ONE
 from explorer import domains, publishing
-from explorer.columns import numeric_values
 
 __all__ = ["counts", "mean"]
 
@@ -33,18 +33,15 @@ def counts(column: str, series, oracle: str, eps: float, valid_histogram: bool) 
         except ValueError as exc:
             st.warning(str(exc)[0].upper() + str(exc)[1:] + ".")
             domain = None
-        other = st.checkbox(
-            "Values outside the list report (other)",
-            key=f"ldp_pub_other_{column}",
-            bind="query-params",
-            help="Declared before the data is read; otherwise such people send no report.",
+        st.caption(
+            "Every person reports, so that the number of reports is the number of rows (public under replace one "
+            "record): a value outside the list, or a missing one, reports (other)."
         )
         draw = lambda: publish.publish_local_counts(  # noqa: E731 - the draw, for the log
-            domains.encode_in_domain(series, domain, other),
+            domains.encode_in_domain(series, domain, True, every_row=True),
             domain,
             oracle,
             eps,
-            other=other,
             valid_histogram=valid_histogram,
         )
         publishing.action(
@@ -55,7 +52,7 @@ def counts(column: str, series, oracle: str, eps: float, valid_histogram: bool) 
 def mean(column: str, series, eps: float) -> None:
     """Publish the local estimate of a numeric column's mean between declared bounds."""
     what = f"the local estimate of the mean of {column}"
-    values, _ = numeric_values(series)
+    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)  # missing ones report the midpoint
     with publishing.section(what):
         c1, c2 = st.columns(2)
         lower = c1.number_input(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pandas as pd
 import streamlit as st
 
 from dpcore.accounting import BudgetError
@@ -57,7 +58,8 @@ def section(what: str):
         "Everything above is a simulation: seeded noise, reproducible from the link, shown beside the truth, "
         "and not private. Publishing draws the noise once from the operating system's secure generator, on an "
         "exact lattice, with every bound and category declared by you; it is charged to this data's "
-        "publication log before it is shown, and the truth is never shown beside it."
+        "publication log before it is shown, and this section shows the published numbers alone (the true answers "
+        "above belong to the simulation)."
     )
     return box
 
@@ -89,8 +91,12 @@ def action(
     if held and (held[0], held[1]) != (relation, unit):
         try:
             charged = convert(cost, from_relation=relation, to_relation=held[0], from_unit=unit, to_unit=held[1])
-        except RelationError as exc:
-            missing = f"This cannot be published from this data: {plain_sentence(exc)}"
+        except RelationError:
+            missing = (
+                f"This cannot be added to what was published from this data: those releases hold under "
+                f"{held[0].words(held[1])}, and this one under {relation.words(unit)}, which says nothing about "
+                f"{held[0].words(held[1])}. A data's log keeps the relation of its first publication."
+            )
         else:
             st.caption(
                 f"This release is {_cost_words(cost)} under {relation.words(unit)}; what was published from this data "
@@ -114,14 +120,15 @@ def action(
         except (ValueError, OSError) as exc:  # a refusal in words, or the log's folder unwritable: nothing drawn
             st.warning(f"Not published: {md(plain_sentence(exc))}")
         else:
-            st.session_state[_SHOWN + key] = published if isinstance(published, list) else [published]
+            releases = published if isinstance(published, list) else [published]
+            st.session_state[_SHOWN + key] = (releases, cost)
     try:
         summary.caption(md(log_summary(fingerprint)))
     except (OSError, ValueError) as exc:  # the data folder is not writable: say so
         summary.warning(f"The publication log cannot be opened here: {md(plain_sentence(exc))}")
     shown = st.session_state.get(_SHOWN + key)
     if shown:
-        _show(key, shown)
+        _show(key, *shown)
 
 
 def _over_budget(exc: BudgetError) -> str:
@@ -132,9 +139,12 @@ def _over_budget(exc: BudgetError) -> str:
     )
 
 
-def _show(key: str, releases: list[Release]) -> None:
+def _show(key: str, releases: list[Release], charged: tuple[float, float]) -> None:
     for i, release in enumerate(releases):
-        st.success(f"Published: {md(release.guarantee())}. {md(release.mechanism)}.")
+        st.success(
+            f"Published: {md(release.guarantee())}; charged to this data's log: {_cost_words(charged)}. "
+            f"{md(release.mechanism[0].upper() + release.mechanism[1:])}."
+        )
         st.dataframe(release.table(), hide_index=True, key=f"{key}_published_table_{i}")
         facts = "; ".join(f"{f.name}: {f.value} ({f.source})" for f in release.public)
         if facts:
@@ -176,8 +186,21 @@ def log_view() -> None:
     if entries.empty:
         st.caption("Nothing has been published from this data yet: each view's Publish section does it.")
     else:
-        shown = ["time (UTC)", "label", "query", "epsilon", "delta", "neighbouring relation", "released values"]
-        st.dataframe(entries[[c for c in shown if c in entries.columns]], hide_index=True, key="pub_log_table")
+        table = pd.DataFrame(
+            {
+                "time (UTC)": entries["time (UTC)"].str.slice(0, 19).str.replace("T", " "),
+                "what": entries["label"],
+                "ε charged": entries["epsilon"],
+                "δ charged": entries["delta"],
+                "the release holds under": entries["neighbouring relation"],
+                "released values": entries["released values"],
+            }
+        )
+        st.dataframe(table, hide_index=True, key="pub_log_table")
+        st.caption(
+            "The charge is under the relation of the data's first publication; a release under another relation "
+            "is charged its group-privacy cost there (twice its ε for add/remove under replace one record)."
+        )
     c1, c2 = st.columns(2)
     c1.download_button(
         "Publication log (CSV)", log.to_csv(fingerprint), file_name="publication_log.csv", mime="text/csv"
@@ -206,3 +229,15 @@ def log_view() -> None:
                 st.warning(f"Not changed: {md(plain_sentence(exc))}")
             else:
                 st.rerun()
+
+
+def sidebar_line() -> None:
+    """One line for the sidebar: what was published from the active data, against its budget."""
+    ds = state.dataset()
+    try:
+        log = publication_log()
+        fingerprint = ds.fingerprint or ds.identity
+        spent, budget = log.spent(fingerprint), log.budget(fingerprint)
+    except (OSError, ValueError):
+        return
+    st.caption(f"Published from this data (the log, all tabs): ε {spent[0]:.3g} of {budget[0]:g}")

@@ -165,8 +165,8 @@ def test_the_accountant_shows_the_log_exports_it_and_offers_no_way_to_empty_it()
     at = _publish(open_page("central", cen_query="Count", cen_epsilon=0.5))
     at.switch_page("pages/accountant.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    logged = [d.value for d in at.dataframe if "neighbouring relation" in d.value.columns]
-    assert len(logged) == 1 and logged[0]["epsilon"].tolist() == [0.5]
+    logged = [d.value for d in at.dataframe if "the release holds under" in d.value.columns]
+    assert len(logged) == 1 and logged[0]["ε charged"].tolist() == [0.5]
     assert not any(w in b.label.lower() for b in at.button for w in ("empty", "clear", "delete", "reset the log"))
     at.number_input(key="pub_budget_epsilon").set_value(0.2).run()  # below what was spent: refused, unchanged
     at.button(key="pub_set_budget").click().run()

@@ -542,7 +542,7 @@ def test_local_counts_list_the_declared_domain_whatever_the_data_and_hold_under_
 
     codes = np.zeros(200, dtype=np.int64)  # nobody in the second or third category
     for oracle in ("GRR", "SUE", "OUE"):
-        release = publish.publish_local_counts(codes, ["a", "b", "c"], oracle, 1.0, other=True)
+        release = publish.publish_local_counts(codes, ["a", "b", "c"], oracle, 1.0)
         assert release.labels == ("a", "b", "c", publish.OTHER)
         assert release.relation is REPLACE_ONE and release.randomness is Randomness.PUBLICATION
     first = publish.publish_local_counts(codes, ["a", "b"], "OUE", 1.0).values
@@ -564,3 +564,25 @@ def test_the_clipping_bound_and_automatic_mean_choose_among_declared_candidates_
     for data in (values, np.append(values, 1e12)):
         assert publish.publish_clipping_bound(data, 100.0, 10, 1.0).value in candidates
         assert publish.publish_automatic_mean(data, 100.0, 10, 1.0).values[1] in candidates
+
+
+def test_every_row_reports_so_the_number_of_reports_is_the_number_of_rows():
+    """Replacing a person inside the list by one outside it (or missing) must not change n, which replace-one
+    leaves public: values outside the list and missing ones report (other)."""
+    import pandas as pd
+
+    from explorer.domains import encode_in_domain
+
+    column = pd.Series(["a"] * 50 + ["b"] * 30)
+    replaced = column.copy()
+    replaced.iloc[0] = "zanzibar"
+    gone = column.copy()
+    gone.iloc[1] = None
+    reports = []
+    for series in (column, replaced, gone):
+        codes = encode_in_domain(series, ["a", "b"], True, every_row=True)
+        release = publish.publish_local_counts(codes, ["a", "b"], "GRR", 1.0)
+        reports.append([f.value for f in release.public if f.name.startswith("number of reports")])
+    assert reports[0] == reports[1] == reports[2] == [f"{len(column):,}"]
+    mean = publish.publish_local_mean(np.r_[np.arange(10.0), np.nan], 0.0, 10.0, 1.0)
+    assert [f.value for f in mean.public if f.name.startswith("number of reports")] == ["11"]
