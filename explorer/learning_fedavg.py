@@ -248,6 +248,10 @@ def fed_training(t: Task, s: FedSettings) -> None:
             release_delta=s.delta,
             unit=UNIT_CLIENT,
         )
+        st.caption(
+            "The ledger counts releases about one record: this run's guarantee is about one client, and a record's "
+            "change is a client removed and added back changed, so it is counted by group privacy over two clients."
+        )
 
 
 def fed_frontier_part(t: Task, s: FedSettings) -> None:

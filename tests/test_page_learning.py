@@ -10,8 +10,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import Gaussian, learning
-from dpcore.accounting import PoissonSampledGaussian, epsilon_curve, plan_dpsgd
-from explorer import releases
+from dpcore.accounting import PoissonSampledGaussian, dpsgd_epsilon, epsilon_curve, plan_dpsgd
+from explorer import releases, state
 from explorer.dataset import load_demo
 from explorer.features import prepare_features
 from tests.apptest import PAGES, assert_clean, metric, open_page
@@ -259,15 +259,22 @@ def test_recording_a_noisy_gd_run_charges_its_gaussian_releases():
 def test_recording_a_dp_sgd_or_fedavg_run_charges_one_poisson_sampled_gaussian(view, key):
     part = {"lrn_sgd_part": "Training run"} if view == "DP-SGD" else {}
     at = open_page("learning", lrn_view=view, **part)
+    if view == "Federated averaging":  # client-level: per record it costs its group-privacy ε, far above 5
+        at.button(key=key).click().run()
+        assert not at.session_state["ledger"].entries and any("Not recorded" in w.value for w in at.warning)
+        at.session_state["ledger"] = state.new_ledger(1_000.0, 1e-5)
+        at.run()
     at.button(key=key).click().run()
     assert_clean(at)
     (entry,) = at.session_state["ledger"].entries
     assert isinstance(entry.mechanism, PoissonSampledGaussian) and entry.count == 1
     if view == "DP-SGD":
         plan = plan_dpsgd(_features().y_train.size, 256, 1.0, 1.0, 1e-5)
-        assert entry.mechanism == plan.event
+        assert entry.mechanism == plan.event and entry.unit == "record"
     else:
-        assert entry.mechanism == PoissonSampledGaussian(1.0, 0.05, 20)
+        assert entry.mechanism == PoissonSampledGaussian(1.0, 0.05, 20) and entry.unit == "client"
+        own = dpsgd_epsilon(1.0, 0.05, 20, 1e-5)
+        assert at.session_state["ledger"].entry_cost(0).epsilon > own  # counted per record: a group of two clients
 
 
 def test_a_link_reproduces_the_view():
