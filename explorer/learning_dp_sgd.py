@@ -267,10 +267,10 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
         delta_color="off",
         delta_arrow="off",
     )
-    st.subheader("Release")
+    st.subheader("Simulated release")
     left, right = st.columns([1.2, 1])
     left.markdown(
-        f"Released: the weights of draw 1, (ε = {run['epsilon']:.4g}, δ = {s.delta:.0e})-DP for adding or removing "
+        f"Simulated release: the weights of draw 1, (ε = {run['epsilon']:.4g}, δ = {s.delta:.0e})-DP for adding or removing "
         f"one example, if the {plan.steps:,} batches were Poisson samples at rate q = {plan.sampling_rate:.4g} (they "
         "are here). Each step divides the noisy sum by the expected batch size q·n, fixed before training."
     )

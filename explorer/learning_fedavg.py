@@ -234,7 +234,7 @@ def fed_training(t: Task, s: FedSettings) -> None:
             "lrn_fed_curves",
         )
     right.markdown(
-        f"Released: the global weights of draw 1 after {s.rounds} rounds, client-level (ε = {run['epsilon']:.4g}, "
+        f"Simulated release: the global weights of draw 1 after {s.rounds} rounds, client-level (ε = {run['epsilon']:.4g}, "
         f"δ = {s.delta:.0e})-DP, for Poisson sampling of the clients. Each round divides the noisy sum by the "
         "expected number of clients q·m, fixed before training."
     )

@@ -80,7 +80,16 @@ def show_table(where, table: pd.DataFrame, number: str, skip: int = 1) -> None:
     where.dataframe(shown, hide_index=True, width="stretch")
 
 
+#: Why the Learning page simulates and does not publish (yet).
+NOT_PUBLISHED = (
+    "A simulation, not a publication: the noise is seeded from the link, and the features' scaling and the number "
+    "of rows (through q = B/n) are read from this file. A published model needs both declared or released "
+    "privately; this page does not publish models yet."
+)
+
+
 def downloads(t: Task, run: dict, history: pd.DataFrame, method: str, settings: dict, seed, name: str, where) -> None:
+    where.caption(NOT_PUBLISHED)
     where.download_button(
         "Simulated release: weights and ε (CSV), not private",
         to_safe_csv(export.simulated(run["release"])),

@@ -206,11 +206,11 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
         key="lrn_ngd_cost",
     )
 
-    st.subheader("Release")
+    st.subheader("Simulated release")
     left, right = st.columns([1.2, 1])
     count = float(np.atleast_1d(run["details"]["noisy_count"])[0])
     left.markdown(
-        f"The released model is draw 1: {t.features.X_train.shape[1] + 1} weights, (ε = {run['epsilon']:.4g}, "
+        f"The simulated release is draw 1: {t.features.X_train.shape[1] + 1} weights, (ε = {run['epsilon']:.4g}, "
         f"δ = {run['delta']:.0e})-DP for adding or removing one example. It divided every gradient sum by a noisy "
         f"count of the rows, {count:,.1f} (the true count, {t.n_train:,}, is not released)."
     )
