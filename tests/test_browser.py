@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import time
 
 import pytest
 
@@ -295,10 +296,13 @@ def test_a_fresh_servers_first_visitors_see_the_real_navigation_and_are_heard(br
             p = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
             p.goto(f"{base}/{path}", wait_until="commit")
             visits[path] = p
-        links, not_found = set(), []
-        for _ in range(25):  # while they load: every link ever shown is a page title
+        links, not_found, drawn = set(), [], set()
+        deadline = time.monotonic() + 60  # a loaded machine draws slowly: watch until every visitor has links
+        while len(drawn) < len(visits) and time.monotonic() < deadline:  # every link ever shown is a page title
             for path, p in visits.items():
-                links |= set(p.locator(f"{NAV_LINK}, [data-testid='stSidebarNav'] a").all_inner_texts())
+                seen = set(p.locator(f"{NAV_LINK}, [data-testid='stSidebarNav'] a").all_inner_texts())
+                links |= seen
+                drawn |= {path} if seen else set()
                 if "Page not found" in p.locator("body").inner_text():
                     not_found.append(path)
             visits[""].wait_for_timeout(100)
