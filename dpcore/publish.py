@@ -89,6 +89,25 @@ def _unused_generator() -> np.random.Generator:
     return np.random.default_rng()
 
 
+def _published(
+    *, query, value, labels, mechanism, epsilon, delta=0.0, noise_std=math.nan, relation=RELATION, public=()
+) -> Release:
+    """A release drawn with secure noise about one record (the constants every publication of this module shares)."""
+    return Release(
+        query=query,
+        value=value,
+        labels=tuple(labels),
+        mechanism=mechanism,
+        noise_std=noise_std,
+        epsilon=epsilon,
+        delta=delta,
+        relation=relation,
+        unit=UNIT_RECORD,
+        randomness=Randomness.PUBLICATION,
+        public=tuple(public),
+    )
+
+
 def _lattice_words(result: QueryResult):
     lattice = lattice_mechanism(result.mechanism)
     family = type(result.mechanism).__name__
@@ -110,24 +129,20 @@ def publish(result, *, labels=("value",), public=(), query: str | None = None) -
         drawn = result.on_lattice(rng)
         sum_words, _, sum_eps, sum_delta, _ = _lattice_words(result.sum)
         _, _, count_eps, count_delta, _ = _lattice_words(result.count)
-        return Release(
+        return _published(
             query=query or "mean",
             value=as_tuple(drawn.noisy_value),
             labels=tuple(labels),
             mechanism=f"noisy clipped sum over noisy count; {sum_words}",
-            noise_std=math.nan,  # a ratio: its spread is in the error bound, not one noise scale
             epsilon=sum_eps + count_eps,
             delta=sum_delta + count_delta,
-            relation=RELATION,
-            unit=UNIT_RECORD,
-            randomness=Randomness.PUBLICATION,
             public=tuple(public),
         )
     if not isinstance(result, QueryResult):
         raise TypeError(f"result must be a QueryResult or a MeanResult, got {type(result).__name__}")
     words, std, epsilon, delta, lattice = _lattice_words(result)
     value = lattice.draw(result.true_value, rng)
-    return Release(
+    return _published(
         query=query or result.query,
         value=as_tuple(value),
         labels=tuple(labels),
@@ -135,9 +150,6 @@ def publish(result, *, labels=("value",), public=(), query: str | None = None) -
         noise_std=std,
         epsilon=epsilon,
         delta=delta,
-        relation=RELATION,
-        unit=UNIT_RECORD,
-        randomness=Randomness.PUBLICATION,
         public=tuple(public),
     )
 
@@ -246,17 +258,12 @@ def publish_most_common(codes, domain, epsilon) -> Release:
     codes = check_category_values(codes, len(domain), "codes")
     counts = np.bincount(codes, minlength=len(domain)).astype(np.float64)
     chosen = exponential_mechanism(counts, epsilon, 1.0, SecureGenerator())
-    return Release(
+    return _published(
         query="most common",
         value=domain[chosen],
         labels=("most common value",),
         mechanism="exponential mechanism over the declared domain (score: the count, sensitivity 1)",
-        noise_std=math.nan,
         epsilon=epsilon,
-        delta=0.0,
-        relation=RELATION,
-        unit=UNIT_RECORD,
-        randomness=Randomness.PUBLICATION,
         public=_domain_facts(domain, False),
     )
 
@@ -299,18 +306,14 @@ def publish_local_counts(codes, domain, oracle: str, epsilon, *, valid_histogram
         PublicFact("outside the domain", f"values outside it, and missing ones, report {OTHER}", "fixed"),
         _reports_fact(codes.size),
     )
-    return Release(
+    projected = ", projected onto a valid histogram (Norm-Sub)" if valid_histogram else ""
+    return _published(  # no single noise std: it depends on each category's count (the report's error bound)
         query="local counts",
         value=as_tuple(estimate),
         labels=labels,
-        mechanism=f"{oracle} local randomizer on every report; the aggregator's unbiased estimate"
-        + (", projected onto a valid histogram (Norm-Sub)" if valid_histogram else ""),
-        noise_std=math.nan,  # depends on the count of each category: in the report's error bound
+        mechanism=f"{oracle} local randomizer on every report; the aggregator's unbiased estimate{projected}",
         epsilon=mechanism.epsilon,
-        delta=0.0,
         relation=REPLACE_ONE,
-        unit=UNIT_RECORD,
-        randomness=Randomness.PUBLICATION,
         public=facts,
     )
 
@@ -333,34 +336,20 @@ def publish_local_mean(values, lower, upper, epsilon, *, source="declared") -> R
         PublicFact("missing values", f"report the midpoint {(lower + upper) / 2:g}", "fixed"),
         _reports_fact(arr.size),
     )
-    return Release(
+    return _published(
         query="local mean",
         value=as_tuple(mechanism.estimate(reports)),
         labels=("value",),
         mechanism="One-bit local mean (randomized rounding to the bounds, then binary randomized response)",
-        noise_std=math.nan,
         epsilon=mechanism.epsilon,
-        delta=0.0,
         relation=REPLACE_ONE,
-        unit=UNIT_RECORD,
-        randomness=Randomness.PUBLICATION,
         public=facts,
     )
 
 
 def _svt_release(query, value, labels, mechanism, epsilon, public) -> Release:
-    return Release(
-        query=query,
-        value=value,
-        labels=labels,
-        mechanism=mechanism,
-        noise_std=math.nan,
-        epsilon=check_epsilon(epsilon),
-        delta=0.0,
-        relation=RELATION,
-        unit=UNIT_RECORD,
-        randomness=Randomness.PUBLICATION,
-        public=tuple(public),
+    return _published(
+        query=query, value=value, labels=labels, mechanism=mechanism, epsilon=check_epsilon(epsilon), public=public
     )
 
 
