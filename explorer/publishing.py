@@ -121,14 +121,14 @@ def action(
             st.warning(f"Not published: {md(plain_sentence(exc))}")
         else:
             releases = published if isinstance(published, list) else [published]
-            st.session_state[_SHOWN + key] = (releases, cost)
+            st.session_state[_SHOWN + key] = (fingerprint, what, releases, cost)
     try:
         summary.caption(md(log_summary(fingerprint)))
     except (OSError, ValueError) as exc:  # the data folder is not writable: say so
         summary.warning(f"The publication log cannot be opened here: {md(plain_sentence(exc))}")
     shown = st.session_state.get(_SHOWN + key)
-    if shown:
-        _show(key, *shown)
+    if shown and shown[:2] == (fingerprint, what):  # the publication of this statistic on this data, not another's
+        _show(key, *shown[2:])
 
 
 def _over_budget(exc: BudgetError) -> str:

@@ -171,3 +171,11 @@ def test_the_accountant_shows_the_log_exports_it_and_offers_no_way_to_empty_it()
     at.number_input(key="pub_budget_epsilon").set_value(0.2).run()  # below what was spent: refused, unchanged
     at.button(key="pub_set_budget").click().run()
     assert any("Not changed" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_publication_is_shown_under_its_own_statistic_only():
+    link = {"cen_query": "Sum", "cen_pub_lower_age": "0", "cen_pub_upper_age": "100"}
+    at = _publish(open_page("central", **link))
+    assert len([d for d in at.dataframe if list(d.value.columns) == ["label", "released value"]]) == 1
+    at.radio(key="cen_query").set_value("Mean").run()  # another statistic: its section shows nothing published yet
+    assert not [d for d in at.dataframe if list(d.value.columns) == ["label", "released value"]]
