@@ -80,6 +80,7 @@ __all__ = [
     "publish_range_counts",
 ]
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: The label of the declared catch-all category.
 OTHER = "(other)"
 
@@ -111,7 +112,7 @@ def _published(
 def _lattice_words(result: QueryResult):
     lattice = lattice_mechanism(result.mechanism)
     family = type(result.mechanism).__name__
-    grid = f"2^{int(math.log2(lattice.grid))}"
+    grid = "2" + str(int(math.log2(lattice.grid))).translate(_SUPERSCRIPT)
     words = f"{family} noise on a {grid} lattice (exact discrete {family} noise in grid steps)"
     epsilon = lattice.epsilon if lattice.epsilon is not None else result.mechanism.epsilon
     delta = 0.0 if lattice.delta is None else float(lattice.delta)

@@ -252,9 +252,9 @@ def show_release(query, column, result, code: str, labels=None) -> None:
             errors,
             grid_x,
             density,
-            f"Error of the {query.lower().rstrip('…')}"
+            f"Error of the {query.lower().rstrip('…').removesuffix(' where')}"
             + (f" of {labels[j]}" if j is not None else "")
-            + f" over {state.trials():,} releases",
+            + f" over {state.trials():,} simulated releases",
             density_name="first-order law" if query == "Mean" else "noise density",
             mechanism=type(mech).__name__,
         ),
@@ -319,8 +319,8 @@ def compare(query, eps, delta, lower, upper, split, curves) -> None:
     )
     if not calibration.proven:
         within = "within" if calibration.guaranteed_delta <= d else "above"
-        st.warning(
-            f"The classic formula is proven only for epsilon < 1 (Dwork & Roth, Theorem A.1). At ε = {e:.3g} its "
+        st.caption(  # a note of this comparison, whichever noise the view uses
+            f"The classic formula is proven only for ε < 1 (Dwork & Roth, Theorem A.1). At ε = {e:.3g} its "
             f"σ = {_num(classic.sigma)} guarantees δ = {calibration.guaranteed_delta:.3g}, {within} the δ = {d:.3g} "
             "asked for. The analytic calibration is exact at every ε."
         )

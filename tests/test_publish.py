@@ -222,7 +222,8 @@ def test_published_histogram_is_on_the_grid_with_the_stated_noise(mechanism, del
     r = releases[0]
     assert r.randomness is Randomness.PUBLICATION and r.is_publication
     assert r.noise_std == lattice.noise_std and r.epsilon == lattice.epsilon and r.delta == (lattice.delta or 0.0)
-    assert f"2^{int(math.log2(lattice.grid))} lattice" in r.mechanism
+    exponent = str(int(math.log2(lattice.grid))).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert f"2{exponent} lattice" in r.mechanism
     steps = (np.array([rel.values for rel in releases]) - 3.0) / lattice.grid
     assert np.all(steps == np.round(steps)), "a published value off the grid"
     noise = steps * lattice.grid
