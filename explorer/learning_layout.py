@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, export, snippets, state
+from explorer import charts, export, snippets, state, training
 from explorer.export import to_safe_csv
 from explorer.training import Task
 
@@ -106,7 +106,7 @@ def downloads(t: Task, run: dict, history: pd.DataFrame, method: str, settings: 
         help="Loss and accuracies at each recorded step, every draw: read from the data, never publish it.",
     )
     code = snippets.private_model(
-        state.dataset(), t.target, t.label, t.columns, t.split_seed, method, settings, seed, t.draws
+        state.dataset(), t.target, t.label, t.columns, t.split_seed, method, settings, seed, t.draws, training.MAX_ROWS
     )
     where.download_button("Python snippet", code, file_name=f"learning_{name}.py", mime="text/x-python")
 

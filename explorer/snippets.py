@@ -278,17 +278,29 @@ _LABEL_OPTIONS = ("positive", "threshold")
 
 
 def private_model(
-    ds: Dataset, target: str, label: dict, columns, split_seed, method: str, settings: dict, seed, draws: int
+    ds: Dataset,
+    target: str,
+    label: dict,
+    columns,
+    split_seed,
+    method: str,
+    settings: dict,
+    seed,
+    draws: int,
+    max_rows: int | None = None,
 ) -> str:
     """The snippet of :func:`explorer.releases.private_model`: the features prepared as on the page, then the run.
 
-    ``label`` holds ``positive`` or ``threshold`` (what label 1 means); ``columns`` are the feature columns.
+    ``label`` holds ``positive`` or ``threshold`` (what label 1 means); ``columns`` are the feature columns;
+    ``max_rows`` the page's cap on the rows it trains on (the same seeded subset is drawn again).
     Prints the release: draw 0's weights and the (ε, δ) they cost.
     """
     prepare = (
         "from explorer.features import prepare_features  # not private: the scaling statistics are read from the data\n\n"
         f"features = prepare_features(ds.frame, {_literal(target)}{_keywords(label, _LABEL_OPTIONS)}, "
-        f"features={_literal(list(columns))}, rng=np.random.default_rng({_literal(list(split_seed))}))\n"
+        f"features={_literal(list(columns))}, rng=np.random.default_rng({_literal(list(split_seed))})"
+        + ("" if max_rows is None else f", max_rows={_literal(int(max_rows))}")
+        + ")\n"
         "X, y, X_test, y_test = features.X_train, features.y_train, features.X_test, features.y_test\n"
     )
     return _build(
