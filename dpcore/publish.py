@@ -275,7 +275,7 @@ LOCAL_ORACLES = {"GRR": GRR, "SUE": SUE, "OUE": OUE}
 
 def _reports_fact(n: int) -> PublicFact:
     # under replace-one the number of people is the same in every neighbour: the aggregator receives n reports
-    return PublicFact("number of reports n (public under replace-one)", f"{n:,}", "declared")
+    return PublicFact("number of reports n (every row reports)", f"{n:,}", "relation")
 
 
 def publish_local_counts(codes, domain, oracle: str, epsilon, *, valid_histogram=False) -> Release:

@@ -36,8 +36,9 @@ class PublicFact:
     """A fact a release relies on that is not private: what, its value, and where it came from.
 
     ``source`` says how it became public: ``"declared"`` (typed or read from a public file by
-    the user), ``"fixed"`` (chosen by the software before any data is seen), or
-    ``"released"`` (itself released privately and charged).
+    the user), ``"fixed"`` (chosen by the software before any data is seen), ``"relation"``
+    (public because the neighbouring relation keeps it: the number of rows under replace one
+    record), or ``"released"`` (itself released privately and charged).
     """
 
     name: str
@@ -45,8 +46,8 @@ class PublicFact:
     source: str
 
     def __post_init__(self):
-        if self.source not in ("declared", "fixed", "released"):
-            raise ValueError(f"source must be one of declared, fixed, released, got {self.source!r}")
+        if self.source not in ("declared", "fixed", "relation", "released"):
+            raise ValueError(f"source must be one of declared, fixed, relation, released, got {self.source!r}")
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,8 @@ def section(what: str):
     box = st.expander(f"Publish {md(what)} (secure noise, charged to the publication log)", icon=":material/publish:")
     box.caption(
         "Everything above is a simulation: seeded noise, reproducible from the link, shown beside the truth, "
-        "and not private. Publishing draws the noise once from the operating system's secure generator, on an "
-        "exact lattice, with every bound and category declared by you; it is charged to this data's "
+        "and not private. Publishing draws the noise once from the operating system's secure generator (every "
+        "released number on an exact lattice), with every bound and category declared by you; it is charged to this data's "
         "publication log before it is shown, and this section shows the published numbers alone (the true answers "
         "above belong to the simulation)."
     )

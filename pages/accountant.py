@@ -544,7 +544,7 @@ def render() -> None:
     vectorised(kind, vec, k)
     st.subheader("Budget planner: from a total budget to the noise of each query")
     planner(delta, k, conversion, zcdp_conv)
-    st.subheader("This session's budget ledger")
+    st.subheader("This tab's teaching ledger (simulated releases)")
     ledger_section(mech, f"{kind} ε={eps:g} × {k:,} (Accountant)", k)
     st.subheader("The publication log of this data")
     publishing.log_view()
