@@ -71,6 +71,10 @@ async def protocol_session(base: str, page: str, seconds: float, index: int) -> 
     times, errors, alive = [], 0, False
     async with ProtocolSession(base, page, f"seed={index}") as session:
         first = await asyncio.wait_for(session.open(), 60)
+        if key not in first.sliders:  # seen once on a loaded machine: a first run without the page's slider
+            print(f"{page} session {index}: first run without {key} ({first.errors or 'no error'}); opening again")
+            first = await asyncio.wait_for(session.open(), 60)
+        assert key in first.sliders, (page, index, sorted(first.sliders), first.errors, first.elements)
         shown, moves = first.digest, _wander(first.sliders[key], "1")
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
