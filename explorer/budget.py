@@ -50,7 +50,7 @@ def refusal_sentence(exc: BudgetError) -> str:
     by = f", counted by {charge_words(total)}, the tightest bound that applies" if total.accounting else ""
     return (
         f"Not recorded: this release would bring your total to ε = {total.epsilon:.3g}{by}, {over}. "
-        "Lower ε or the number of releases, or raise the budget on the Accountant page."
+        "Lower ε or the number of releases, or raise the budget (the Accountant page, under the teaching ledger)."
     )
 
 

@@ -222,7 +222,11 @@ def ldp_mean() -> None:
     a, b, c = st.columns(3)
     a.metric("True mean (clipped)", f"{true_clipped:,.3f}")
     b.metric(
-        "One LDP estimate", f"{estimate:,.3f}", f"{estimate - true_clipped:+,.3f}", delta_color="off", delta_arrow="off"
+        "One LDP estimate (simulated, not private)",
+        f"{estimate:,.3f}",
+        f"{estimate - true_clipped:+,.3f}",
+        delta_color="off",
+        delta_arrow="off",
     )
     c.metric("95% error bound", f"±{bound:,.3f}")
     st.caption(

@@ -25,7 +25,7 @@ def test_only_the_open_tab_runs_and_a_link_names_it():
     assert_clean(at)
     keys = {w.key for w in [*at.select_slider, *at.selectbox]}
     assert "ldpm_epsilon" in keys and "ldp_epsilon" not in keys
-    assert metric(at, "One LDP estimate")
+    assert metric(at, "One LDP estimate (simulated, not private)")
 
 
 def test_page_runs_and_shows_the_exact_std_of_dpcore():
