@@ -88,6 +88,7 @@ def missing_declarations(**declared) -> str | None:
         "domain": "the categories (one per line)",
         "value": "the value of the condition",
         "threshold": "the threshold",
+        "largest": "the largest candidate bound",
     }
     missing = [words.get(name, name) for name, value in declared.items() if value is None or value == []]
     if not missing:

@@ -28,7 +28,7 @@ def _largest(column: str):
 
 
 def _missing(largest) -> str | None:
-    return None if largest is not None else domains.missing_declarations(**{"the largest candidate bound": None})
+    return domains.missing_declarations(largest=largest)
 
 
 def clipping_bound(column: str, values, n_candidates: int, eps: float) -> None:
