@@ -9,21 +9,20 @@ from explorer import frame, state, uploads
 started = time.perf_counter()
 
 st.set_page_config(page_title="DP Explorer", page_icon=frame.FAVICON, layout="wide")
-frame.leave_legacy_discovery()
 state.init_session()
 uploads.install()  # once per server process: what one session may keep of its uploads
 link_values = st.query_params.to_dict()  # before the widgets drop values they refuse
 
 PAGES = [
-    st.Page("pages/home.py", title="Overview", icon=":material/home:", default=True),
-    st.Page("pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
-    st.Page("pages/local.py", title="Local DP", icon=":material/casino:", url_path="local"),
-    st.Page("pages/central.py", title="Central DP", icon=":material/bar_chart:", url_path="central"),
-    st.Page("pages/svt.py", title="Sparse vector", icon=":material/manage_search:", url_path="svt"),
-    st.Page("pages/accountant.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page("pages/audit.py", title="Audit", icon=":material/fact_check:", url_path="audit"),
-    st.Page("pages/learning.py", title="Learning", icon=":material/model_training:", url_path="learning"),
+    st.Page("app_pages/home.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("app_pages/data.py", title="Data", icon=":material/table_view:", url_path="data"),
+    st.Page("app_pages/local.py", title="Local DP", icon=":material/casino:", url_path="local"),
+    st.Page("app_pages/central.py", title="Central DP", icon=":material/bar_chart:", url_path="central"),
+    st.Page("app_pages/svt.py", title="Sparse vector", icon=":material/manage_search:", url_path="svt"),
+    st.Page("app_pages/accountant.py", title="Accountant", icon=":material/calculate:", url_path="accountant"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("app_pages/audit.py", title="Audit", icon=":material/fact_check:", url_path="audit"),
+    st.Page("app_pages/learning.py", title="Learning", icon=":material/model_training:", url_path="learning"),
 ]
 page = frame.navigation(PAGES)
 fill_sidebar = frame.sidebar(PAGES)

@@ -139,9 +139,7 @@ async def browser_session(browser, base: str, seconds: float, index: int) -> dic
 
 
 async def _warm(base: str) -> None:
-    # until one session of a fresh server has finished its first run of app.py, Streamlit's legacy pages/
-    # discovery is active: sessions opened meanwhile can ignore widget input. Every page runs once, too,
-    # so that no timed rerun pays for a first import.
+    # Every page runs once, so that no timed rerun pays for a first import.
     for page in ["", *SLIDERS]:
         async with ProtocolSession(base, page) as session:
             await asyncio.wait_for(session.open(), 120)

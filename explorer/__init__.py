@@ -1,7 +1,7 @@
 """The explorer app's own package: everything the Streamlit pages share, and nothing about privacy.
 
 Layers: ``dpcore`` (the mathematics) ← ``explorer`` (datasets, session state,
-widgets, the frame, charts, snippets) ← ``pages/`` (page scripts that read
+widgets, the frame, charts, snippets) ← ``app_pages/`` (page scripts that read
 widgets, call ``dpcore`` and lay out). Modules, each findable by name:
 
 * :mod:`~explorer.dataset`, :mod:`~explorer.csv_reader`, :mod:`~explorer.columns`,

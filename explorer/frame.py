@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from explorer import budget, glossary, publishing, state, widgets
 from explorer.markup import md, plain_sentence
 
 __all__ = [
     "FAVICON",
-    "leave_legacy_discovery",
     "navigation",
     "sidebar",
     "run_page",
@@ -36,35 +33,6 @@ FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
 
 #: Key of the sidebar container that holds the navigation links (browser tests find them by its class).
 NAV_KEY = "dpx_nav"
-
-
-def _inside_legacy_discovery() -> bool:
-    frame = sys._getframe()
-    while frame is not None:
-        if frame.f_code.co_name == "_mpa_v1":
-            return True
-        frame = frame.f_back
-    return False
-
-
-def leave_legacy_discovery() -> None:
-    """Rerun at once if Streamlit is running this script through its legacy ``pages/`` discovery.
-
-    Streamlit treats every script in a ``pages/`` folder beside the entry script
-    as a page of its own until some run calls ``st.navigation``: on a freshly
-    started server the first runs go through that discovery (Streamlit's
-    ``_mpa_v1``), which lists the files and serves each at its file name.
-    Page files are named by their URL paths, so a deep link finds its script
-    there too; this call, first in ``app.py`` and in every page, switches the
-    discovery off for the whole server and reruns, and the rerun goes through
-    ``app.py``'s own navigation. A session whose run started under the
-    discovery before another session switched it off is caught by the call
-    stack. The discovery's own sidebar list is hidden by
-    ``client.showSidebarNavigation = false``; the frame draws the navigation.
-    """
-    if PagesManager.uses_pages_directory or _inside_legacy_discovery():
-        PagesManager.uses_pages_directory = False
-        st.rerun()
 
 
 def navigation(pages: Sequence[st.Page]):
@@ -129,7 +97,6 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
 
 def run_page(render: Callable[[], None]) -> None:
     """Run a page, turning any error into one sentence instead of a traceback."""
-    leave_legacy_discovery()
     try:
         state.init_session()  # a no-op under app.py; a safety net if Streamlit ever runs a page file alone
         render()

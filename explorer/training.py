@@ -1,7 +1,7 @@
 """The Learning page's computations: the task's features and every training run, cached on plain arguments.
 
 Each function here is a page-boundary cache (``st.cache_data``) around :mod:`dpcore.learning` or
-:mod:`dpcore.accounting`, or a small helper on what they return; ``pages/learning.py`` and its views
+:mod:`dpcore.accounting`, or a small helper on what they return; ``app_pages/learning.py`` and its views
 (``explorer/learning_*.py``) lay the results out. The prepared features travel as an unhashed argument
 (``_f``) beside ``key``, the hashable identity of the arguments that made them. The training runs go
 through :func:`explorer.releases.private_model`, the function the page's snippet shows.

@@ -163,7 +163,7 @@ def fitting_columns(kind: str) -> list[str]:
 # ---------------------------------------------------------------------- links to the Audit page
 
 #: The Audit page's script, as registered in app.py.
-AUDIT_PAGE = "pages/audit.py"
+AUDIT_PAGE = "app_pages/audit.py"
 #: URL key of the Audit page's mechanism picker (its other keys come from :func:`audit_key`).
 AUDIT_MECHANISM = "aud_mechanism"
 

@@ -4,41 +4,19 @@ from __future__ import annotations
 
 import pathlib
 
-import streamlit.testing.v1.app_test as _app_test
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-
-
-class _ServedPagesManager(PagesManager):
-    """The page manager of a server past its first run.
-
-    AppTest builds a new PagesManager for every run and first resets Streamlit's
-    legacy ``pages/`` discovery flag, as if each run were a fresh server's first.
-    A real server decides once, and the first run of ``app.py`` switches the
-    discovery off (``explorer.frame.leave_legacy_discovery``) by a rerun, which
-    in AppTest would swallow every button click. The fresh server's first
-    visit is tested with the real discovery in ``test_app.py`` (AppTest) and
-    ``test_browser.py`` (Chromium, a server of its own).
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-
-_app_test.PagesManager = _ServedPagesManager
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = {
-    "home": "pages/home.py",
-    "data": "pages/data.py",
-    "local": "pages/local.py",
-    "central": "pages/central.py",
-    "svt": "pages/svt.py",
-    "accountant": "pages/accountant.py",
-    "compare": "pages/compare.py",
-    "audit": "pages/audit.py",
-    "learning": "pages/learning.py",
+    "home": "app_pages/home.py",
+    "data": "app_pages/data.py",
+    "local": "app_pages/local.py",
+    "central": "app_pages/central.py",
+    "svt": "app_pages/svt.py",
+    "accountant": "app_pages/accountant.py",
+    "compare": "app_pages/compare.py",
+    "audit": "app_pages/audit.py",
+    "learning": "app_pages/learning.py",
 }
 
 

@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from tests.apptest import PAGES, ROOT, assert_clean, open_page
 
@@ -43,19 +44,21 @@ def test_sessions_do_not_share_data():
     assert "census.csv" in " ".join(t.value for t in b.sidebar.text)
 
 
-def test_pages_holds_only_page_scripts_named_by_their_url_paths():
-    # On a fresh server Streamlit's legacy pages/ discovery serves each file of pages/ at its stem
-    # until some run calls st.navigation (explorer.frame.leave_legacy_discovery). Named by their URL
-    # paths, a deep link finds its page there too (no "Page not found"); a helper module in pages/
-    # would be listed and served as a page.
+def test_app_pages_holds_only_page_scripts_named_by_their_url_paths_and_there_is_no_pages_folder():
+    # A folder named pages/ beside app.py would switch on Streamlit's legacy page discovery on a fresh
+    # server (every file served at its stem until a run calls st.navigation); app_pages/ is only read
+    # through app.py's st.navigation, so no private Streamlit flag is touched.
+    assert not (ROOT / "pages").exists()
     source = (ROOT / "app.py").read_text()
-    pages = re.findall(r'st\.Page\("pages/(\w+)\.py".*?(?:url_path="(\w*)")?\)', source)
+    pages = re.findall(r'st\.Page\("app_pages/(\w+)\.py".*?(?:url_path="(\w*)")?\)', source)
     assert len(pages) == len(PAGES)
     for stem, url in pages:
-        assert url == stem or (stem == "home" and url == ""), f"pages/{stem}.py is served at /{url}"
-    assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.name != "__pycache__") == sorted(
+        assert url == stem or (stem == "home" and url == ""), f"app_pages/{stem}.py is served at /{url}"
+    assert sorted(p.name for p in (ROOT / "app_pages").iterdir() if p.name != "__pycache__") == sorted(
         f"{stem}.py" for stem, _ in pages
     )
+    for path in [ROOT / "app.py", ROOT / "tests" / "apptest.py", *(ROOT / "explorer").glob("*.py")]:
+        assert "pages_manager" not in path.read_text() and "_getframe" not in path.read_text(), path
 
 
 @pytest.mark.parametrize("page", ["local", "central", "svt", "compare"])
@@ -68,19 +71,14 @@ def test_a_dataset_with_no_fitting_column_gets_a_sentence(page):
     assert any("This dataset has no" in i.value for i in at.info), [i.value for i in at.info]
 
 
-def test_a_fresh_servers_first_runs_leave_the_legacy_discovery(monkeypatch):
-    # AppTest with Streamlit's own page manager: every run is then a fresh server's first run, which
-    # goes through the legacy pages/ discovery; the frame leaves it and the page is drawn inside it.
-    import streamlit.testing.v1.app_test as app_test
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setattr(app_test, "PagesManager", PagesManager)
+def test_a_fresh_servers_first_run_and_deep_link_with_streamlits_own_page_manager():
+    # AppTest builds Streamlit's real page manager for every run, as a fresh server's first run would:
+    # "/" and a deep link are drawn through app.py's navigation, inside the frame.
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()  # "/": the discovery runs app.py as its default page
+    at.run()
     assert_clean(at)
     assert at.title[0].value == "DP Explorer"
-    at.switch_page(PAGES["accountant"]).run()  # a deep link: the discovery finds pages/accountant.py itself
+    at.switch_page(PAGES["accountant"]).run()
     assert_clean(at)
     assert at.title[0].value == "Privacy accountant"
     assert "census.csv" in " ".join(t.value for t in at.sidebar.text)  # drawn inside the frame
@@ -111,7 +109,7 @@ NOISE = re.compile(r"np\.random\.(laplace|normal|binomial)|math\.exp|np\.exp\(")
 
 def laid_out_by_pages() -> list:
     """Every page script, and the modules a page keeps its large views in (``explorer/<page>_<view>.py``)."""
-    pages = sorted((ROOT / "pages").glob("*.py"))
+    pages = sorted((ROOT / "app_pages").glob("*.py"))
     return pages + sorted(path for page in pages for path in (ROOT / "explorer").glob(f"{page.stem}_*.py"))
 
 
@@ -131,7 +129,7 @@ def test_the_privacy_fact_check_reads_the_view_modules_and_sees_a_fact():
     # negative controls: the Learning page's views are read, and each kind of line the check exists for is caught
     scanned = {str(path.relative_to(ROOT)) for path in laid_out_by_pages()}
     views = ("learning_layout", "learning_noisy_gd", "learning_dp_sgd", "learning_fedavg")
-    assert {"pages/learning.py", *(f"explorer/{name}.py" for name in views)} <= scanned
+    assert {"app_pages/learning.py", *(f"explorer/{name}.py" for name in views)} <= scanned
     assert "explorer/training.py" not in scanned and "explorer/charts.py" not in scanned
     for line in ("Laplace(sensitivity=2, epsilon=eps)", "scale = 4 / eps", "sigma = np.sqrt(2 * np.log(1.25 / d))"):
         assert FACTS.search(line), line

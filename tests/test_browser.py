@@ -289,7 +289,7 @@ TITLES = set(PAGES)  # the navigation shows page titles only
 
 def test_a_fresh_servers_first_visitors_see_the_real_navigation_and_are_heard(browser):
     # Its own server, opened by three visitors at once: at "/", and through two deep links. On a fresh
-    # server Streamlit first runs scripts through its legacy pages/ discovery (explorer.frame).
+    # server app.py's st.navigation serves every path (there is no pages/ folder to discover).
     with running_app() as base:
         visits = {}
         for path in ("", "accountant", "local"):

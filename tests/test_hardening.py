@@ -39,7 +39,7 @@ def test_no_eval_exec_or_dataframe_query_anywhere():
     offenders = []
     for path in [
         ROOT / "app.py",
-        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "app_pages").glob("*.py"),
         *(ROOT / "dpcore").rglob("*.py"),
         *(ROOT / "explorer").rglob("*.py"),
     ]:

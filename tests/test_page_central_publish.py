@@ -18,7 +18,7 @@ from explorer.dataset import load_demo
 from tests.apptest import open_page
 
 CENSUS = load_demo("census")
-SALT = "central"  # pages/central.py's salt of the session seed
+SALT = "central"  # app_pages/central.py's salt of the session seed
 
 
 @pytest.fixture(autouse=True)
@@ -163,7 +163,7 @@ def test_two_conditions_published_at_one_epsilon_do_not_share_noise():
 
 def test_the_accountant_shows_the_log_exports_it_and_offers_no_way_to_empty_it():
     at = _publish(open_page("central", cen_query="Count", cen_epsilon=0.5))
-    at.switch_page("pages/accountant.py").run()
+    at.switch_page("app_pages/accountant.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     logged = [d.value for d in at.dataframe if "the release holds under" in d.value.columns]
     assert len(logged) == 1 and logged[0]["ε charged"].tolist() == [0.5]

@@ -98,13 +98,13 @@ def test_uploaded_csv_runs_and_one_without_numbers_says_so():
     rows = "\n".join(f"{i % 7},{(i * 37) % 101},g{i % 3}" for i in range(200))
     at.file_uploader(key="data_upload").upload("x.csv", f"a,b,c\n{rows}\n".encode(), "text/csv").run()
     at.query_params["svt_view"] = MEAN
-    at.switch_page("pages/svt.py").run()
+    at.switch_page("app_pages/svt.py").run()
     assert_clean(at)
     assert at.selectbox(key="svt_column").value == "a"
     assert metric(at, "True mean (no clipping)") == f"{np.mean([i % 7 for i in range(200)]):,.3f}"
 
     at = open_page("data")
     at.file_uploader(key="data_upload").upload("words.csv", b"w\nx\ny\nx\nz\n", "text/csv").run()
-    at.switch_page("pages/svt.py").run()
+    at.switch_page("app_pages/svt.py").run()
     assert_clean(at)
     assert any("no numeric column" in i.value for i in at.info)

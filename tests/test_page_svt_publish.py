@@ -9,7 +9,7 @@ from dpcore import evenly_spaced_candidates, publish
 from explorer import releases
 from tests.apptest import open_page
 
-N_CANDIDATES = 100  # pages/svt.py
+N_CANDIDATES = 100  # app_pages/svt.py
 
 
 @pytest.fixture(autouse=True)

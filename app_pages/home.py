@@ -64,22 +64,22 @@ def render() -> None:
             "**Local DP**: each person randomizes before sending (randomized response, OUE). "
             "**Central DP**: a trusted curator adds noise to the answer (Laplace, Gaussian)."
         )
-        st.page_link("pages/local.py", label="Local DP", icon=":material/casino:")
-        st.page_link("pages/central.py", label="Central DP", icon=":material/bar_chart:")
+        st.page_link("app_pages/local.py", label="Local DP", icon=":material/casino:")
+        st.page_link("app_pages/central.py", label="Central DP", icon=":material/bar_chart:")
     with c2:
         st.subheader("Many questions")
         st.markdown("The **sparse vector technique** answers only the queries that matter and pays for those alone.")
-        st.page_link("pages/svt.py", label="Sparse vector", icon=":material/manage_search:")
+        st.page_link("app_pages/svt.py", label="Sparse vector", icon=":material/manage_search:")
     with c3:
         st.subheader("The running total")
         st.markdown(
             "Every release spends budget. The **accountant** shows how ε grows with k releases under "
             "five ways of counting, from the naive sum to the exact value."
         )
-        st.page_link("pages/accountant.py", label="Accountant", icon=":material/calculate:")
-        st.page_link("pages/compare.py", label="Compare mechanisms", icon=":material/compare_arrows:")
-        st.page_link("pages/audit.py", label="Audit a privacy claim", icon=":material/policy:")
-        st.page_link("pages/learning.py", label="Train a model privately", icon=":material/model_training:")
+        st.page_link("app_pages/accountant.py", label="Accountant", icon=":material/calculate:")
+        st.page_link("app_pages/compare.py", label="Compare mechanisms", icon=":material/compare_arrows:")
+        st.page_link("app_pages/audit.py", label="Audit a privacy claim", icon=":material/policy:")
+        st.page_link("app_pages/learning.py", label="Train a model privately", icon=":material/model_training:")
     with st.expander("Which mechanism, at which ε? Rules of thumb the pages let you check", expanded=True):
         st.markdown(
             "- **Is there a curator you trust with the raw data?** Then release centrally: the error of a count is "
