@@ -35,7 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.signal import fftconvolve
 
+from dpcore import families
 from dpcore._roots import root_on_log
 from dpcore.empirical import empirical_error_bound
 from dpcore.gaussian import Gaussian
@@ -78,28 +80,26 @@ __all__ = [
 #: The neighbouring relation of every query in this module: add or remove one record.
 RELATION = ADD_REMOVE
 #: The noise families a query accepts.
-MECHANISMS = ("laplace", "gaussian")
+MECHANISMS = families.keys(families.CENTRAL)
 
 
 def noise_mechanism(epsilon: float, sensitivity: float, mechanism: str = "laplace", delta: float | None = None):
-    """The noise for one query: ``Laplace.from_epsilon`` or analytic ``Gaussian.from_epsilon_delta``.
+    """The noise for one query, from the registry of families (:func:`dpcore.families.family`).
 
     Parameters
     ----------
     epsilon : float
         Privacy parameter ε, in (0, inf).
     sensitivity : float
-        Sensitivity of the query (L1 for Laplace, L2 for Gaussian), in (0, inf).
-    mechanism : {"laplace", "gaussian"}
+        Sensitivity of the query in the family's norm (L1 for Laplace and the staircase, L2 for the Gaussian),
+        in (0, inf).
+    mechanism : str
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        Privacy parameter δ in (0, 1); required for ``"gaussian"``, ignored for ``"laplace"``.
+        Privacy parameter δ in (0, 1); required by an (ε, δ) family (the Gaussian), ignored by a pure one.
     """
-    mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
-    if mechanism == "laplace":
-        return Laplace.from_epsilon(epsilon, sensitivity)
-    if delta is None:
-        raise ValueError("delta must be in (0, 1) for the gaussian mechanism, got None")
-    return Gaussian.from_epsilon_delta(epsilon, check_delta(delta), sensitivity)
+    check_choice(mechanism, "mechanism", MECHANISMS)
+    return families.family(mechanism).noise(epsilon, sensitivity, delta)
 
 
 def _mechanism_delta(mechanism) -> float | None:
@@ -276,11 +276,13 @@ class MeanResult:
         :attr:`approx_std` it ignores the floor at 1 and the clip.
         """
         sum_noise, count_noise = self.mechanisms
+        n = max(float(self.count.true_value), 1.0)
         if isinstance(sum_noise, Gaussian):
             out = Gaussian(self.approx_std).pdf(np.abs(np.asarray(x, dtype=np.float64)))
-        else:
-            n = max(float(self.count.true_value), 1.0)
+        elif isinstance(sum_noise, Laplace):
             out = laplace_sum_pdf(x, sum_noise.scale / n, abs(self.true_value) * count_noise.scale / n)
+        else:  # another additive family: the convolution of the two scaled densities, on a grid
+            out = _convolved_pdf(x, sum_noise, count_noise, n, abs(self.true_value))
         out = np.asarray(out, dtype=np.float64)
         return float(out) if out.ndim == 0 else out
 
@@ -311,6 +313,26 @@ class MeanResult:
         """
         confidence = check_probability(confidence, "confidence")
         return empirical_error_bound(self.simulate_errors(trials, rng), confidence)
+
+
+def _convolved_pdf(x, sum_noise, count_noise, n: float, m: float, points: int = 2**16 + 1):
+    """Density at ``x`` of ``(Z_S − m Z_C)/n`` for independent additive noises, by numerical convolution.
+
+    Both densities are tabulated on one grid of step ``h`` covering their central
+    ``1 − 10⁻⁹`` mass (:meth:`error_bound`), convolved (a Riemann sum, exact as
+    ``h → 0``) and interpolated; 0 outside the grid.
+    """
+    a_half = sum_noise.error_bound(1 - 1e-9) / n
+    c_half = m * count_noise.error_bound(1 - 1e-9) / n
+    half = a_half + c_half
+    grid = np.linspace(-half, half, points)
+    h = grid[1] - grid[0]
+    f_sum = sum_noise.pdf(grid * n) * n
+    if c_half <= h:  # m Z_C/n narrower than one step: the sum's noise alone
+        dens = f_sum
+    else:
+        dens = fftconvolve(f_sum, count_noise.pdf(grid * n / m) * n / m, mode="same") * h
+    return np.interp(np.asarray(x, dtype=np.float64), grid, dens, left=0.0, right=0.0)
 
 
 def _ratio(sums, counts, lower, upper):
@@ -391,9 +413,10 @@ def dp_count(
     epsilon : float
         Privacy parameter ε, in (0, inf).
     rng : numpy.random.Generator or int
-    mechanism : {"laplace", "gaussian"}, default "laplace"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        δ in (0, 1), required for ``"gaussian"``.
+        δ in (0, 1), required by an (ε, δ) family (``"gaussian"``).
     nan : {"raise", "drop"}, default "raise"
         ``"drop"`` removes NaN (a per-record filter, so the sensitivity is
         unchanged) and reports how many in ``dropped_nan``.
@@ -429,9 +452,10 @@ def dp_sum(
     epsilon : float
         Privacy parameter ε, in (0, inf).
     rng : numpy.random.Generator or int
-    mechanism : {"laplace", "gaussian"}, default "laplace"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        δ in (0, 1), required for ``"gaussian"``.
+        δ in (0, 1), required by an (ε, δ) family (``"gaussian"``).
     nan : {"raise", "drop"}, default "raise"
     """
     arr, dropped = _column(values, nan)
@@ -491,13 +515,14 @@ def dp_mean(
     rng : numpy.random.Generator or int
     split : float, default 0.5
         Fraction of the budget given to the sum, in (0, 1).
-    mechanism : {"laplace", "gaussian"}, default "laplace"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        Total δ in (0, 1), required for ``"gaussian"``.
+        Total δ in (0, 1), required by an (ε, δ) family (``"gaussian"``).
     nan : {"raise", "drop"}, default "raise"
     """
     mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
-    budget = split_mean_budget(epsilon, split, delta if mechanism == "gaussian" else None)
+    budget = split_mean_budget(epsilon, split, families.family(mechanism).delta(delta))
     rng = as_generator(rng)
     s = dp_sum(values, lower, upper, budget.sum_epsilon, rng, mechanism=mechanism, delta=budget.sum_delta, nan=nan)
     c = dp_count(values, budget.count_epsilon, rng, mechanism=mechanism, delta=budget.count_delta, nan=nan)
@@ -571,7 +596,7 @@ def mean_epsilon_for_accuracy(
     confidence : float, default 0.95
         Probability in (0, 1).
     split, mechanism, delta, nan
-        As in :func:`dp_mean`; ``delta`` (total δ in (0, 1)) is required for ``"gaussian"``.
+        As in :func:`dp_mean`; ``delta`` (total δ in (0, 1)) is required by an (ε, δ) family (``"gaussian"``).
     seed : int, default 0
         Seed of the simulated releases, in [0, inf), the same at every ε.
     trials : int, default 10_000
@@ -646,9 +671,8 @@ def _bin_edges(bins, lower, upper) -> np.ndarray:
 def _histogram_noise(epsilon: float, mechanism: str, delta: float | None):
     """The noise of every count of a histogram: L1 sensitivity for Laplace, L2 for Gaussian, both from :data:`RELATION`."""
     mechanism = check_choice(mechanism, "mechanism", MECHANISMS)
-    # the count vector's L1 sensitivity for Laplace noise, its L2 sensitivity for Gaussian noise
-    sens = RELATION.histogram_l1_sensitivity if mechanism == "laplace" else RELATION.histogram_l2_sensitivity
-    return noise_mechanism(epsilon, sens, mechanism, delta)
+    # the count vector's sensitivity in the family's norm (L1 for Laplace, L2 for the Gaussian)
+    return noise_mechanism(epsilon, families.family(mechanism).histogram_sensitivity(RELATION), mechanism, delta)
 
 
 def dp_histogram(
@@ -685,9 +709,10 @@ def dp_histogram(
     rng : numpy.random.Generator or int
     lower, upper : float, optional
         Range of the equal-width bins.
-    mechanism : {"laplace", "gaussian"}, default "laplace"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        δ in (0, 1), required for ``"gaussian"``.
+        δ in (0, 1), required by an (ε, δ) family (``"gaussian"``).
     nan : {"raise", "drop"}, default "raise"
     """
     arr, dropped = _column(values, nan)
@@ -741,9 +766,10 @@ def dp_count_matching(
     epsilon : float
         Privacy parameter ε, in (0, inf).
     rng : numpy.random.Generator or int
-    mechanism : {"laplace", "gaussian"}, default "laplace"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        δ in (0, 1), required for ``"gaussian"``.
+        δ in (0, 1), required by an (ε, δ) family (``"gaussian"``).
 
     Returns
     -------
@@ -787,9 +813,10 @@ def dp_category_counts(
     epsilon : float
         Privacy parameter ε, in (0, inf).
     rng : numpy.random.Generator or int
-    mechanism : {"laplace", "gaussian"}, default "laplace"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`MECHANISMS`).
     delta : float, optional
-        δ in (0, 1), required for ``"gaussian"``.
+        δ in (0, 1), required by an (ε, δ) family (``"gaussian"``).
 
     Returns
     -------

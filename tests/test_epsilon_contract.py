@@ -95,6 +95,7 @@ from dpcore.learning import (
     noisy_gradient_descent,
 )
 from dpcore.queries import noise_mechanism
+from dpcore.staircase import Staircase, optimal_gamma
 
 COLUMN = [1.0, 2.0, 5.0, 7.0]
 ANSWERS = [0.0, 3.0, 1.0]
@@ -134,6 +135,9 @@ CALLS = {
     "dpcore.queries.split_mean_budget": {"epsilon": lambda e: split_mean_budget(e, 0.5, 1e-6)},
     # noise
     "dpcore.laplace.Laplace.from_epsilon": {"epsilon": lambda e: Laplace.from_epsilon(e, 2.0)},
+    "dpcore.staircase.Staircase": {"epsilon": lambda e: Staircase(e, 2.0)},
+    "dpcore.staircase.Staircase.from_epsilon": {"epsilon": lambda e: Staircase.from_epsilon(e, 2.0)},
+    "dpcore.staircase.optimal_gamma": {"epsilon": lambda e: optimal_gamma(e)},
     "dpcore.gaussian.Gaussian.from_epsilon_delta": {"epsilon": lambda e: Gaussian.from_epsilon_delta(e, 1e-5)},
     "dpcore.gaussian.Gaussian.from_rdp": {"epsilon_bar": lambda e: Gaussian.from_rdp(2.0, e)},
     "dpcore.gaussian.GaussianCalibration": {

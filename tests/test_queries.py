@@ -39,7 +39,7 @@ def test_count_gaussian_needs_delta(rng):
     assert isinstance(r.mechanism, Gaussian)
     assert r.mechanism.sigma == Gaussian.from_epsilon_delta(1.0, 1e-5, 1.0).sigma
     assert (r.epsilon, r.delta) == (1.0, 1e-5)
-    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\) for the gaussian mechanism, got None"):
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\) for the Gaussian mechanism, got None"):
         dp_count(AGES, 1.0, rng, mechanism="gaussian")
     with pytest.raises(ValueError, match="mechanism must be one of"):
         dp_count(AGES, 1.0, rng, mechanism="cauchy")

@@ -68,6 +68,7 @@ from dpcore.laplace import Laplace
 from dpcore.ldp_mean import LDPMean
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_RECORD, NeighbouringRelation
 from dpcore.randomized_response import GRR
+from dpcore.staircase import Staircase
 from dpcore.unary_encoding import UnaryEncoding
 
 __all__ = [
@@ -315,6 +316,7 @@ ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _GaussianAccounting(),
     _RandomizedResponseAccounting(),
     _BinaryRRBound((UnaryEncoding, LDPMean), ("SUE", "OUE", "LDPMean"), relation=REPLACE_ONE),  # ε-LDP
+    _BinaryRRBound((Staircase,), ("Staircase",), relation=ADD_REMOVE),  # ε-DP additive noise (Geng & Viswanath)
     _BinaryRRBound((PureDP,), ("PureDP",), event=True),  # under the relation it carries
     _PoissonSampledGaussianAccounting(),
 )

@@ -48,6 +48,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from dpcore import families
 from dpcore.audit.engine import Sampler
 from dpcore.exponential import exponential_mechanism
 from dpcore.lattice import lattice_mechanism
@@ -117,7 +118,7 @@ def _simulated(result) -> Callable[[np.random.Generator, int], np.ndarray]:
 
 
 def _gaussian_kw(p: Mapping, mechanism: str) -> dict:
-    return {"mechanism": mechanism, "delta": p["delta"] if mechanism == "gaussian" else None}
+    return {"mechanism": mechanism, "delta": families.family(mechanism).delta(p.get("delta"))}
 
 
 def _count_build(mechanism: str):
@@ -157,8 +158,9 @@ def _mean_build(mechanism: str):
 
 
 _THRESHOLDS = "thresholds: output ≥ t and output < t, for t at quantiles of the selection runs"
-for _mech, _label, _claim in (("laplace", "Laplace", "ε-DP"), ("gaussian", "Gaussian (analytic)", "(ε, δ)-DP")):
-    _extra = {"delta": 1e-5} if _mech == "gaussian" else {}
+for _family in families.central():  # every central family: its noise on a count, a sum and a mean
+    _mech, _label, _claim = _family.key, _family.title, "(ε, δ)-DP" if _family.takes_delta else "ε-DP"
+    _extra = {"delta": 1e-5} if _family.takes_delta else {}
     register(
         AuditSpec(
             f"{_mech}_count",
@@ -209,7 +211,8 @@ def _lattice_build(mechanism: str):
     return build
 
 
-for _mech, _label, _claim in (("laplace", "discrete Laplace", "ε-DP"), ("gaussian", "discrete Gaussian", "(ε, δ)-DP")):
+for _family in (f for f in families.central() if f.lattice):  # the families published on a lattice
+    _mech, _label, _claim = _family.key, _family.lattice, "(ε, δ)-DP" if _family.takes_delta else "ε-DP"
     register(
         AuditSpec(
             f"lattice_{_mech}_count",
@@ -217,7 +220,7 @@ for _mech, _label, _claim in (("laplace", "discrete Laplace", "ε-DP"), ("gaussi
             _claim,
             "x: {n} records; x′: {n} and one more (sensitivity 1)",
             _THRESHOLDS,
-            MappingProxyType({"n": 100, **({"delta": 1e-5} if _mech == "gaussian" else {})}),
+            MappingProxyType({"n": 100, **({"delta": 1e-5} if _family.takes_delta else {})}),
             _lattice_build(_mech),
         )
     )
