@@ -43,7 +43,7 @@ from dpcore.staircase import Staircase
 from dpcore.unary_encoding import OUE, SUE
 from dpcore.validation import check_category_values, check_delta, check_int, check_probability
 
-__all__ = ["Counts", "Family", "FAMILIES", "family", "central", "local", "keys"]
+__all__ = ["Counts", "Family", "FAMILIES", "family", "central", "local", "keys", "labelled"]
 
 CENTRAL, LOCAL = "central", "local"
 
@@ -288,7 +288,7 @@ FAMILIES: dict[str, Family] = {
             name="Staircase",
             title="Staircase (optimal pure ε-DP noise)",
             model=CENTRAL,
-            colour="#0c8599",
+            colour="#74b816",
             source="Geng & Viswanath (2014), Theorem 3 and Section IV",
             audit="staircase_count",
             build=lambda eps, sens, _delta: Staircase.from_epsilon(eps, sens),
@@ -305,18 +305,27 @@ def keys(model: str | None = None) -> tuple[str, ...]:
 
 
 def family(key) -> Family:
-    """The family registered under ``key`` (a :class:`Family` is returned as it is).
+    """The family registered under ``key``, or named ``key`` (a :class:`Family` is returned as it is).
 
     Raises
     ------
     ValueError
-        Naming the registered keys, when ``key`` is not one of them.
+        Naming the registered keys, when ``key`` is neither a key nor a name of the registry.
     """
     if isinstance(key, Family):
         return key
-    if not isinstance(key, str) or key not in FAMILIES:
-        raise ValueError(f"mechanism must be one of {', '.join(map(repr, FAMILIES))}, got {key!r}")
-    return FAMILIES[key]
+    if isinstance(key, str):
+        if key in FAMILIES:
+            return FAMILIES[key]
+        for f in FAMILIES.values():
+            if f.name == key:
+                return f
+    raise ValueError(f"mechanism must be one of {', '.join(map(repr, FAMILIES))}, got {key!r}")
+
+
+def labelled(suffix: str = "", model: str | None = None) -> dict[str, Family]:
+    """``{"<name> (<model>)<suffix>": family}`` for choosers that list families beside other methods."""
+    return {f"{f.name}{suffix} ({f.model})": f for f in FAMILIES.values() if model is None or f.model == model}
 
 
 def central() -> tuple[Family, ...]:

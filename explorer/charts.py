@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpcore import families
+
 # Streamlit's theme draws the charts; a Plotly template under it changed only hairlines and added
 # 6.5 KB of JSON to every chart, to build, send and parse on every rerun: every figure names "none".
 
@@ -18,16 +20,13 @@ TRUE = "#868e96"
 NOISY = "#3b5bdb"
 PALETTE = ("#3b5bdb", "#e8590c", "#2b8a3e", "#c2255c", "#7048e8", "#0c8599", "#e67700")
 
-#: One colour per mechanism on every page (a series whose name starts with the key takes its colour).
+#: One colour per mechanism on every page (a series whose name starts with the key takes its colour): each
+#: registered family's own (dpcore.families), and the series that are not families.
 MECHANISM_COLOURS = {
-    "GRR": "#e8590c",
-    "SUE": "#7048e8",
-    "OUE": "#2b8a3e",
+    **{f.name: f.colour for f in families.FAMILIES.values()},
     "LDP mean": "#0c8599",
     "central Laplace": "#3b5bdb",
-    "Laplace": "#3b5bdb",
     "Gaussian, classic": "#862e9c",
-    "Gaussian": "#c2255c",
     "SVT": "#e67700",
     "naive": "#868e96",
 }

@@ -14,12 +14,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore import (
-    GRR,
     LADDER_CANDIDATES,
-    OUE,
-    SUE,
-    Gaussian,
-    Laplace,
     LDPMean,
     auto_mean,
     choose_clipping_bound,
@@ -31,6 +26,7 @@ from dpcore import (
     dp_sum,
     evenly_spaced_candidates,
     exponential_mechanism,
+    families,
     learning,
     naive_range_query,
     project_to_histogram,
@@ -57,21 +53,15 @@ __all__ = [
     "MEAN_MECHANISMS",
 ]
 
-#: The mechanisms the Compare page offers for the counts of a category, and for a mean.
-COUNT_MECHANISMS = ("GRR (local)", "SUE (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)")
-MEAN_MECHANISMS = (
-    "LDP mean (local)",
-    "Laplace mean (central)",
-    "Gaussian mean (central)",
-    "SVT automatic mean (central)",
-)
+#: The mechanisms the Compare page offers for the counts of a category (every registered family), and for a mean.
+COUNT_MECHANISMS = tuple(families.labelled())
+MEAN_MECHANISMS = ("LDP mean (local)", *families.labelled(" mean", "central"), "SVT automatic mean (central)")
 
 
 def local_counts(codes, labels, oracle, epsilon, seed, valid_histogram=False):
     """One local-DP release of a categorical column's counts: every person randomizes their own value."""
-    mechanism = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[oracle](epsilon, len(labels))
-    reports = mechanism.perturb(codes, np.random.default_rng(seed))  # what leaves each device
-    estimate = mechanism.estimate(mechanism.support(reports), codes.size)  # unbiased, may be negative
+    oracle = families.family(oracle).counts(epsilon, len(labels))
+    estimate = oracle.release(codes, np.random.default_rng(seed))  # each device randomizes; unbiased, may be < 0
     if valid_histogram:  # post-processing: free in privacy, biased
         estimate = project_to_histogram(estimate, codes.size)
     return pd.DataFrame({"value": labels, "noisy count": estimate})
@@ -93,7 +83,7 @@ def central_query(
     result keeps its noise law for the page's simulations.
     """
     rng = np.random.default_rng(seed)
-    delta = delta if noise == "gaussian" else None
+    delta = families.family(noise).delta(delta)
     if query == "count":
         result = dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
     elif query == "sum":
@@ -108,14 +98,14 @@ def central_query(
 def count_matching(mask, epsilon, seed, noise="laplace", delta=None):
     """One central release of how many rows satisfy a condition (sensitivity 1: add/remove one record)."""
     rng = np.random.default_rng(seed)
-    delta = delta if noise == "gaussian" else None
+    delta = families.family(noise).delta(delta)
     return dp_count_matching(mask, epsilon, rng, mechanism=noise, delta=delta).on_lattice(rng)
 
 
 def category_counts(codes, labels, epsilon, seed, noise="laplace", delta=None):
     """One central release of every category's count (each count gets the noise of one count)."""
     rng = np.random.default_rng(seed)
-    delta = delta if noise == "gaussian" else None
+    delta = families.family(noise).delta(delta)
     return dp_category_counts(codes, len(labels), epsilon, rng, mechanism=noise, delta=delta).on_lattice(rng)
 
 
@@ -175,36 +165,33 @@ def compare_counts(codes, labels, mechanisms, epsilon, delta, seed):
     """One release of a categorical column's counts by each mechanism, at the same ε (replace-one neighbours).
 
     Local oracles randomize every person's value; the central ones add noise to
-    the true histogram, whose L1 and L2 sensitivities under replace-one are 2 and √2.
+    the true histogram, calibrated to its sensitivity under replace-one (dpcore.families).
     """
     rng = np.random.default_rng(seed)
-    true = np.bincount(codes, minlength=len(labels))
     table = pd.DataFrame({"value": labels})
     for name in mechanisms:
-        if name.startswith(("GRR", "SUE", "OUE")):
-            oracle = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[name[:3]](epsilon, len(labels))
-            table[name] = oracle.estimate(oracle.support(oracle.perturb(codes, rng)), codes.size)
-        elif name.startswith("Laplace"):
-            table[name] = Laplace.from_epsilon(epsilon, REPLACE_ONE.histogram_l1_sensitivity).simulate(true, rng)
-        else:
-            noise = Gaussian.from_epsilon_delta(epsilon, delta, REPLACE_ONE.histogram_l2_sensitivity)
-            table[name] = noise.simulate(true, rng)
+        family = families.labelled()[name]
+        answer = family.counts(epsilon, len(labels), delta=family.delta(delta), relation=REPLACE_ONE)
+        table[name] = answer.release(codes, rng)
     return table
 
 
 def compare_means(values, lower, upper, mechanisms, epsilon, delta, seed):
     """One release of a numeric column's mean by each mechanism, at the same ε (the SVT mean finds its own bound)."""
     rng = np.random.default_rng(seed)
+    central = families.labelled(" mean", "central")
     noisy = []
     for name in mechanisms:
-        if name.startswith("LDP"):
+        if name == "LDP mean (local)":
             mechanism = LDPMean(epsilon, lower, upper)
             noisy.append(mechanism.estimate(mechanism.perturb(values, rng)))
-        elif name.startswith("SVT"):
+        elif name == "SVT automatic mean (central)":
             noisy.append(auto_mean(values, LADDER_CANDIDATES, epsilon, rng).noisy_value)
         else:
-            kind = "laplace" if name.startswith("Laplace") else "gaussian"
-            noisy.append(dp_mean(values, lower, upper, epsilon, rng, mechanism=kind, delta=delta).noisy_value)
+            family = central[name]
+            noisy.append(
+                dp_mean(values, lower, upper, epsilon, rng, mechanism=family.key, delta=family.delta(delta)).noisy_value
+            )
     return pd.DataFrame({"mechanism": list(mechanisms), "noisy mean": noisy})
 
 
