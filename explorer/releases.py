@@ -32,7 +32,7 @@ from dpcore import (
     project_to_histogram,
     range_query_svt,
 )
-from dpcore.neighbours import REPLACE_ONE
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
 
 __all__ = [
     "local_counts",
@@ -112,7 +112,8 @@ def category_counts(codes, labels, epsilon, seed, noise="laplace", delta=None):
 def most_common(codes, labels, epsilon, seed):
     """One release of the most common value with the exponential mechanism (score: the count, sensitivity 1)."""
     counts = np.bincount(codes, minlength=len(labels))
-    return labels[exponential_mechanism(counts, epsilon, 1.0, np.random.default_rng(seed))]
+    sensitivity = ADD_REMOVE.counting_query_sensitivity  # one person moves one count by at most 1
+    return labels[exponential_mechanism(counts, epsilon, sensitivity, np.random.default_rng(seed))]
 
 
 def random_ranges(lower, upper, n_queries, seed):

@@ -100,38 +100,3 @@ def test_a_link_names_its_data_and_says_so_when_this_tab_has_other_data():
     at.switch_page(PAGES["local"]).run()
     assert_clean(at)
     assert not at.warning and at.query_params["data"] == f"mine.csv~{fingerprint}"
-
-
-#: A literal privacy fact (a sensitivity, a noise scale, a stand-in mechanism) and noise sampled by hand.
-FACTS = re.compile(r"sensitivity\s*=\s*[0-9]|sqrt\(\s*2|GRR\([^)]*,\s*2\s*\)|[0-9]\s*/\s*eps")
-NOISE = re.compile(r"np\.random\.(laplace|normal|binomial)|math\.exp|np\.exp\(")
-
-
-def laid_out_by_pages() -> list:
-    """Every page script, and the modules a page keeps its large views in (``explorer/<page>_<view>.py``)."""
-    pages = sorted((ROOT / "app_pages").glob("*.py"))
-    return pages + sorted(path for page in pages for path in (ROOT / "explorer").glob(f"{page.stem}_*.py"))
-
-
-def test_no_page_decides_a_privacy_fact():
-    # pages lay out: a sensitivity, a noise scale, a stand-in mechanism or sampled noise belongs in dpcore, by name;
-    # so do the view modules of a page, which are the page's layout moved into the app package
-    found = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in laid_out_by_pages()
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if FACTS.search(line) or NOISE.search(line)
-    ]
-    assert not found, found
-
-
-def test_the_privacy_fact_check_reads_the_view_modules_and_sees_a_fact():
-    # negative controls: the Learning page's views are read, and each kind of line the check exists for is caught
-    scanned = {str(path.relative_to(ROOT)) for path in laid_out_by_pages()}
-    views = ("learning_layout", "learning_noisy_gd", "learning_dp_sgd", "learning_fedavg")
-    assert {"app_pages/learning.py", *(f"explorer/{name}.py" for name in views)} <= scanned
-    assert "explorer/training.py" not in scanned and "explorer/charts.py" not in scanned
-    for line in ("Laplace(sensitivity=2, epsilon=eps)", "scale = 4 / eps", "sigma = np.sqrt(2 * np.log(1.25 / d))"):
-        assert FACTS.search(line), line
-    for line in ("x + np.random.laplace(0, b)", "np.exp(eps)", "math.exp(-eps)"):
-        assert NOISE.search(line), line
