@@ -73,6 +73,7 @@ from dpcore.unary_encoding import UnaryEncoding
 
 __all__ = [
     "METHODS",
+    "METHOD_NAMES",
     "ReleaseAccounting",
     "ACCOUNTINGS",
     "KINDS",
@@ -88,6 +89,16 @@ __all__ = [
 
 #: Every accounting method name, in the order the explorer shows them.
 METHODS = ("basic", "advanced", "rdp", "zcdp", "exact", "pld")
+
+#: How each accounting method is named on screen and in files.
+METHOD_NAMES = {
+    "basic": "basic",
+    "advanced": "advanced (DRV)",
+    "rdp": "RDP",
+    "zcdp": "zCDP",
+    "exact": "exact (μ-GDP)",
+    "pld": "PLD",
+}
 
 
 class ReleaseAccounting:
@@ -107,6 +118,10 @@ class ReleaseAccounting:
         The accountings that apply, among :data:`METHODS`.
     default_methods : tuple of str
         The accountings :func:`~dpcore.accounting.curves.epsilon_curve` shows by default.
+    tight_method : str or None
+        The method among ``methods`` that no accountant can beat for this kind: ``"exact"`` where k releases
+        are exactly μ-GDP (Dong, Roth, Su 2019), ``"pld"`` where the privacy loss distribution is composed
+        exactly (up to its grid); None when none of ``methods`` is tight.
     relation : NeighbouringRelation or None
         The relation the kind's guarantee holds under (for one record); None
         when each object carries its own (``relation`` and ``unit`` attributes).
@@ -118,6 +133,7 @@ class ReleaseAccounting:
     kind: str = ""
     methods: tuple[str, ...] = ()
     default_methods: tuple[str, ...] = ()
+    tight_method: str | None = None
     relation: NeighbouringRelation | None = None
 
     def reduce(self, mechanism):
@@ -179,6 +195,7 @@ class _PureAccounting(ReleaseAccounting):
 
     methods = ("basic", "advanced", "rdp", "zcdp", "pld")
     default_methods = ("basic", "advanced", "rdp", "zcdp", "pld")
+    tight_method = "pld"  # the loss of one release is known exactly; k of them are its k-fold convolution
 
     def rho(self, mechanism) -> float:
         return pure_dp_to_zcdp(self.pure_epsilon(mechanism))
@@ -215,6 +232,7 @@ class _GaussianAccounting(ReleaseAccounting):
     kind = "gaussian"
     methods = METHODS
     default_methods = ("basic", "advanced", "rdp", "zcdp", "exact")
+    tight_method = "exact"  # k releases are exactly √k μ-GDP (Dong, Roth, Su 2019, Corollary 3.3)
     relation = ADD_REMOVE
 
     def for_group(self, mechanism, group: int) -> Gaussian:
