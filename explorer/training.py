@@ -1,6 +1,7 @@
 """The Learning page's computations: the task's features and every training run, cached on plain arguments.
 
-Each function here is a page-boundary cache (``st.cache_data``) around :mod:`dpcore.learning` or
+Each function here is a page-boundary cache shared by the sessions and bounded by bytes
+(:func:`explorer.cache.bounded`) around :mod:`dpcore.learning` or
 :mod:`dpcore.accounting`, or a small helper on what they return; ``app_pages/learning.py`` and its views
 (``explorer/learning_*.py``) lay the results out. The prepared features travel as an unhashed argument
 (``_f``) beside ``key``, the hashable identity of the arguments that made them. The training runs go
@@ -15,16 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from dpcore import learning
 from dpcore.accounting import OrderGridEdgeWarning, dpsgd_epsilon, epsilon_curve, plan_dpsgd
-from explorer import releases
+from explorer import cache, releases
 from explorer.columns import is_numeric
 from explorer.features import Features, prepare_features
 
 __all__ = [
-    "CACHE",
     "MAX_ROWS",
     "HISTORY_POINTS",
     "SWEEP_ITERATIONS",
@@ -70,8 +69,6 @@ FED_SIGMAS = (0.5, 0.7, 1.0, 1.5, 2.5)
 ADVERSARY_SCALES = (0.0, 1.0, 10.0, 100.0, 1000.0)
 #: Points of a history chart: each reads the training and test rows once.
 HISTORY_POINTS = 20
-#: Entries kept by each cache.
-CACHE = 16
 #: Rows the page trains and tests on at most (a seeded random subset of a larger table, noted on the page): full-batch
 #: gradient descent costs rows × features per step, and a slider move must stay near 2 s of server CPU
 #: (benchmarks/bench_heavy.py measures it on the largest upload).
@@ -100,7 +97,7 @@ class Task:
         return int(self.features.y_train.size)
 
 
-@st.cache_data(max_entries=4, show_spinner="Preparing the features…")
+@cache.bounded(256 * cache.MIB, spinner="Preparing the features…", largest=0.5)
 def prepared(dataset_key, target, positive, threshold, columns, split_seed, _frame) -> Features:
     return prepare_features(
         _frame,
@@ -130,7 +127,7 @@ def spread(history: pd.DataFrame, column: str = "test_accuracy") -> pd.DataFrame
     return pd.DataFrame({"mean": g.mean(), "low": g.min(), "high": g.max()}).reset_index()
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Training…")
+@cache.bounded(32 * cache.MIB, spinner="Training…")
 def train(key, method, settings, seed, draws, _f) -> dict:
     """One private run through the page's release function; what the page shows of it."""
     with warnings.catch_warnings():
@@ -149,7 +146,7 @@ def train(key, method, settings, seed, draws, _f) -> dict:
     }
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Training without privacy…")
+@cache.bounded(32 * cache.MIB, spinner="Training without privacy…")
 def nonprivate(key, iterations, learning_rate, _f) -> pd.DataFrame:
     return learning.nonprivate_gradient_descent(
         _f.X_train,
@@ -173,7 +170,7 @@ def tidy_history(**runs: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
-@st.cache_data(max_entries=CACHE, show_spinner=False)
+@cache.bounded(32 * cache.MIB)
 def dpsgd_curves(sigma, q, steps, delta) -> pd.DataFrame:
     """ε against the number of steps (or rounds) of the subsampled Gaussian: PLD, RDP, and RDP's classic conversion."""
     ks = np.unique(np.r_[np.geomspace(1, max(4 * steps, 100), 40).round(), steps]).astype(int)
@@ -191,7 +188,7 @@ def dpsgd_curves(sigma, q, steps, delta) -> pd.DataFrame:
         )
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@cache.bounded(8 * cache.MIB)
 def published_setting() -> dict:
     """Abadi et al. (2016)'s MNIST setting, q = 0.01, σ = 4, T = 10,000, δ = 1e-5 (published: ε = 1.26), by each accountant."""
     with warnings.catch_warnings():
@@ -203,7 +200,7 @@ def published_setting() -> dict:
         }
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Sweeping the number of iterations…")
+@cache.bounded(32 * cache.MIB, spinner="Sweeping the number of iterations…")
 def ngd_sweep(key, epsilon, delta, clip, lr, clipping, accounting, draws, seed, _f) -> tuple[pd.DataFrame, int]:
     sweep = learning.iterations_sweep(
         _f.X_train,
@@ -223,7 +220,7 @@ def ngd_sweep(key, epsilon, delta, clip, lr, clipping, accounting, draws, seed, 
     return sweep.summary, sweep.best_iterations
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Training at every ε…")
+@cache.bounded(32 * cache.MIB, spinner="Training at every ε…")
 def ngd_frontier(key, delta, iterations, clip, lr, clipping, accounting, draws, seed, _f) -> pd.DataFrame:
     table = learning.epsilon_frontier(
         _f.X_train,
@@ -243,7 +240,7 @@ def ngd_frontier(key, delta, iterations, clip, lr, clipping, accounting, draws, 
     return table.attrs["summary"]
 
 
-@st.cache_data(max_entries=CACHE, show_spinner=False)
+@cache.bounded(32 * cache.MIB)
 def ngd_costs(epsilon, delta, iterations, clip, accounting) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The run's cost under every accounting (same σ), the σ each would need, and ε against the iterations."""
     noise = learning.noisy_gd_noise(epsilon, delta, iterations, clip, accounting=accounting)
@@ -268,14 +265,14 @@ def ngd_costs(epsilon, delta, iterations, clip, accounting) -> tuple[pd.DataFram
     return table, curve
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Planning the noise…")
+@cache.bounded(32 * cache.MIB, spinner="Planning the noise…")
 def planned(n, batch, epochs, epsilon, delta, method, conversion):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridEdgeWarning)
         return plan_dpsgd(n, batch, epochs, epsilon, delta, method=method, conversion=conversion)
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Training at every noise level…")
+@cache.bounded(32 * cache.MIB, spinner="Training at every noise level…")
 def sgd_frontier(key, q, steps, delta, clip, lr, draws, seed, _f) -> pd.DataFrame:
     """Accuracy of DP-SGD at each noise multiplier of a grid, with the ε (PLD) each gives for these q and T."""
     rows = []
@@ -311,13 +308,13 @@ def client_columns(t: Task) -> list[str]:
     return [c for c in encoded if not any(o != c and o.startswith(c + "=") for o in t.columns)]
 
 
-@st.cache_data(max_entries=CACHE, show_spinner=False)
+@cache.bounded(32 * cache.MIB)
 def client_sizes(key, clients, seed, _f) -> tuple[np.ndarray, list[str]]:
     parts, names = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
     return np.array([len(p[1]) for p in parts]), names
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Training the tutorial recipe…")
+@cache.bounded(32 * cache.MIB, spinner="Training the tutorial recipe…")
 def tutorial_run(key, clients, seed, rounds, local_steps, claimed, assumed, _f) -> tuple[pd.DataFrame, float]:
     parts, _ = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
     result = learning.naive_fedavg(
@@ -335,7 +332,7 @@ def tutorial_run(key, clients, seed, rounds, local_steps, claimed, assumed, _f) 
     return result.history, float(np.atleast_1d(result.accuracy(_f.X_test, _f.y_test))[0])
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Measuring each client's influence…")
+@cache.bounded(32 * cache.MIB, spinner="Measuring each client's influence…")
 def influence(key, clients, seed, local_steps, claimed, assumed, clip, _f) -> tuple[pd.DataFrame, pd.DataFrame]:
     parts, names = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
     real = learning.client_influence(
@@ -354,7 +351,7 @@ def influence(key, clients, seed, local_steps, claimed, assumed, clip, _f) -> tu
     return real, adversary
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Training at every noise level…")
+@cache.bounded(32 * cache.MIB, spinner="Training at every noise level…")
 def fed_frontier(key, clients, seed, rounds, rate, local_steps, clip, delta, draws, _f) -> pd.DataFrame:
     parts, _ = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
     rows = []
