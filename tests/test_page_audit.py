@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -16,7 +17,8 @@ import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpcore.audit import audit, floating_point_attack, lower_bound_curve
+from dpcore import families
+from dpcore.audit import CATALOGUE, audit, catalogue, floating_point_attack, lower_bound_curve
 from explorer import charts
 from explorer.columns import encode_categories, suggest_bounds
 from explorer.dataset import load_demo
@@ -174,6 +176,35 @@ def test_the_shown_audit_is_dpcores_for_the_same_arguments_and_seed(link, args, 
     shown = csv(downloads["Bound curve (CSV)"])
     assert shown["runs_per_input"].tolist() == curve.trials.tolist()
     assert shown["epsilon_lower"].tolist() == curve.epsilon_lower.tolist()
+
+
+def test_the_picker_lists_the_catalogue_in_its_order_with_every_familys_audit():
+    at = open_page("audit")
+    options = at.selectbox(key="aud_mechanism").options
+    assert options == list(CATALOGUE)  # the page keeps no list of its own
+    assert {f.audit for f in families.FAMILIES.values()} <= set(options)  # the staircase's count among them
+    assert options[:3] == ["laplace_count", "laplace_sum", "laplace_mean"]  # the first, and the default, as before
+
+
+def test_the_staircase_audit_is_dpcores_and_stays_below_its_claim():
+    name = families.family("staircase").audit
+    at = open_page("audit", aud_mechanism=name)
+    assert_clean(at)
+    result = audit(name, 1.0, trials=TRIALS, rng=page_rng("audit"), n=100)
+    assert not result.violated
+    assert_shows(at, result)
+    assert any(f"**{CATALOGUE[name].title}**" in m.value for m in at.markdown)
+
+
+def test_an_audit_registered_in_dpcore_appears_without_a_change_to_the_page(monkeypatch):
+    # a family registered tomorrow registers its audit in the catalogue; the page offers and runs it as it is
+    spec = dataclasses.replace(CATALOGUE["laplace_count"], name="tomorrows_count", title="Tomorrow's noise on a count")
+    monkeypatch.setitem(catalogue._REGISTRY, spec.name, spec)
+    at = open_page("audit", aud_mechanism=spec.name, aud_tomorrows_count_n=7)
+    assert_clean(at)
+    assert at.selectbox(key="aud_mechanism").options[-1] == spec.name
+    assert_shows(at, audit(spec.name, 1.0, trials=TRIALS, rng=page_rng("audit"), n=7))
+    assert any("**Tomorrow's noise on a count**" in m.value for m in at.markdown)
 
 
 def test_the_coin_flip_claimed_below_ln3_is_refuted_at_a_million_runs():
