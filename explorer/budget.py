@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -20,6 +21,8 @@ __all__ = [
     "refusal_sentence",
     "charge_words",
     "describe",
+    "NoiseParameter",
+    "noise_parameter",
     "ledger_summary",
     "ledger_table",
     "ledger_json",
@@ -105,12 +108,27 @@ def ledger_summary() -> None:
     )
 
 
+class NoiseParameter(NamedTuple):
+    """The parameter that sets an additive noise's spread, as a reader sees it."""
+
+    words: str  # in a sentence: "scale b", "σ"
+    symbol: str  # in a formula: "b", "σ"
+    value: float
+
+
+def noise_parameter(mechanism) -> NoiseParameter | None:
+    """The scale b of a Laplace noise or the σ of a Gaussian one (None for any other release)."""
+    if isinstance(mechanism, Laplace):
+        return NoiseParameter("scale b", "b", mechanism.scale)
+    if isinstance(mechanism, Gaussian):
+        return NoiseParameter("σ", "σ", mechanism.sigma)
+    return None
+
+
 def describe(mechanism) -> str:
     """A release in a few words, for the ledger's table."""
-    if isinstance(mechanism, Laplace):
-        return f"Laplace, b = {mechanism.scale:.4g}"
-    if isinstance(mechanism, Gaussian):
-        return f"Gaussian, σ = {mechanism.sigma:.4g}"
+    if (parameter := noise_parameter(mechanism)) is not None:
+        return f"{type(mechanism).__name__}, {parameter.symbol} = {parameter.value:.4g}"
     if hasattr(mechanism, "noise_multiplier"):
         return f"DP-SGD run: σ = {mechanism.noise_multiplier:g}, q = {mechanism.sampling_rate:.3g}, T = {mechanism.steps:,}"
     if hasattr(mechanism, "k"):

@@ -197,7 +197,9 @@ def test_curves_bad_input():
         epsilon_curve(Gaussian(1.0), [1], 1e-5, zcdp_conversion="x")
     with pytest.raises(ValueError, match=r"orders must be in \(1, inf\), got 1.0"):
         epsilon_curve(Gaussian(1.0), [1], 1e-5, orders=[1.0, 2.0])
-    with pytest.raises(TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean"):
+    with pytest.raises(
+        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE, LDPMean or Staircase"
+    ):
         epsilon_curve(object(), [1], 1e-5)
     with pytest.raises(ValueError, match=r"mechanism must be one of 'laplace', 'gaussian', got 'grr'"):
         plan_noise("grr", 1.0, 1e-5, 3)

@@ -164,7 +164,7 @@ def test_ledger_bad_input():
     with pytest.raises(ValueError, match=r"count must be an integer in \[1, inf\], got 0"):
         ledger.spend(Laplace(1.0), count=0)
     with pytest.raises(
-        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got float"
+        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE, LDPMean or Staircase, got float"
     ):
         ledger.spend(0.5)
     with pytest.raises(TypeError, match="label must be a str"):
@@ -302,10 +302,12 @@ def test_each_entry_shows_its_own_cost_and_can_be_removed():
 def test_a_dpsgd_run_is_charged_as_one_event():
     run = PoissonSampledGaussian(noise_multiplier=1.1, sampling_rate=0.01, steps=300)
     charge = BudgetLedger(5.0, 1e-5, "best").spend(run, label="DP-SGD").charge()
-    rdp = rdp_to_dp(DEFAULT_ORDERS, run.rdp(DEFAULT_ORDERS), 1e-5, warn=False)[0]
+    rdp = rdp_to_dp(DEFAULT_ORDERS, release_rdp(run, DEFAULT_ORDERS), 1e-5, warn=False)[0]
     assert charge.accounting == "rdp" and charge.epsilon == pytest.approx(rdp)  # no per-run δ: basic does not apply
     with_delta = BudgetLedger(5.0, 1e-5, "best").spend(run, release_delta=1e-5).charge()
-    assert with_delta.accounting == "basic" and with_delta.epsilon == pytest.approx(run.epsilon(1e-5))  # its PLD ε
+    assert with_delta.accounting == "basic" and with_delta.epsilon == pytest.approx(
+        float(release_epsilon(run, 1e-5))
+    )  # its PLD ε
     assert with_delta.epsilon < charge.epsilon
 
 
@@ -546,9 +548,9 @@ def test_central_plus_learning_under_add_remove_compose_as_before(method):
     ledger = BudgetLedger(10.0, delta, method).spend(count).spend(run, release_delta=1e-6)
     assert [(e.relation, e.unit) for e in ledger.entries] == [(ADD_REMOVE, UNIT_RECORD)] * 2
     candidates = dict(ledger.charge().candidates)
-    assert candidates["basic"] == pytest.approx(Budget(0.5 + run.epsilon(1e-6), 1e-6), rel=1e-12)
+    assert candidates["basic"] == pytest.approx(Budget(0.5 + float(release_epsilon(run, 1e-6)), 1e-6), rel=1e-12)
     if "rdp" in candidates:
-        rdp = laplace_rdp(2.0) + run.rdp(DEFAULT_ORDERS)
+        rdp = laplace_rdp(2.0) + release_rdp(run, DEFAULT_ORDERS)
         assert candidates["rdp"].epsilon == pytest.approx(rdp_to_dp(DEFAULT_ORDERS, rdp, delta, warn=False)[0])
     if "zcdp" in candidates:
         assert candidates["zcdp"].epsilon == pytest.approx(zcdp_to_dp(0.5**2 / 2 + run.zcdp_rho, delta))
@@ -557,7 +559,7 @@ def test_central_plus_learning_under_add_remove_compose_as_before(method):
 
 def test_central_plus_learning_under_replace_one_are_both_converted():
     count, run = Laplace.from_epsilon(0.5), PoissonSampledGaussian(1.1, 0.01, 300)
-    eps_run = run.epsilon(1e-7)
+    eps_run = float(release_epsilon(run, 1e-7))
     basic = BudgetLedger(10.0, 1e-5, "basic", relation=REPLACE_ONE).spend(count).spend(run, release_delta=1e-7)
     # Laplace: the same noise at sensitivity 2, 2ε; the run: (2ε, (1 + e^ε)δ) at its δ (group privacy, k = 2)
     assert basic.entry_cost(0).budget == Budget(1.0, 0.0)
@@ -579,7 +581,7 @@ def test_client_level_fedavg_into_a_record_level_ledger_counts_two_clients(relat
     # client-level DP-FedAvg (add/remove one client's data). One record added, removed or replaced changes one
     # client's data: remove that client and add it back changed, two client steps, under either record relation
     run, delta0 = PoissonSampledGaussian(1.0, 0.05, 20), 1e-7
-    eps0 = run.epsilon(delta0)
+    eps0 = float(release_epsilon(run, delta0))
     ledger = BudgetLedger(20.0, 1e-5, "basic", relation=relation).spend(run, unit=UNIT_CLIENT, release_delta=delta0)
     entry = ledger.entries[0]
     assert (entry.relation, entry.unit) == (ADD_REMOVE, UNIT_CLIENT)

@@ -66,7 +66,7 @@ def test_pure_ldp_mechanisms_are_accounted_as_binary_rr(make):
 def test_other_objects_are_refused_with_the_accepted_types_named():
     from dpcore.accounting.per_release import accountable
 
-    with pytest.raises(TypeError, match="Laplace, Gaussian, GRR, SUE, OUE or LDPMean"):
+    with pytest.raises(TypeError, match="Laplace, Gaussian, GRR, SUE, OUE, LDPMean or Staircase"):
         accountable(object())
 
 

@@ -25,6 +25,7 @@ from dpcore.accounting.pld import (
     gaussian_privacy_loss,
     laplace_loss_variance,
     laplace_privacy_loss,
+    privacy_loss_pmf,
     randomized_response_privacy_loss,
 )
 
@@ -331,8 +332,47 @@ def test_pld_bad_input():
     with pytest.raises(ValueError, match=r"tail_mass_truncation must be in \(0, 1\), got 0.0"):
         pld_epsilon(Laplace(1.0), 3, 1e-5, tail_mass_truncation=0.0)
     with pytest.raises(
-        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE or LDPMean, got str"
+        TypeError, match="mechanism must be a dpcore Laplace, Gaussian, GRR, SUE, OUE, LDPMean or Staircase, got str"
     ):
         pld_epsilon("laplace", 3, 1e-5)
     with pytest.raises(ValueError, match=r"epsilon must be in \[0, inf\), got -1.0"):
         pld_delta(Laplace(1.0), 3, -1.0)
+
+
+# ---------------------------------------------------------------- the table of how each kind enters the PLD
+
+
+def test_every_kind_of_release_has_a_privacy_loss_or_is_charged_as_another():
+    from dpcore.accounting.per_release import ACCOUNTINGS
+    from dpcore.accounting.pld import PRIVACY_LOSSES
+
+    for entry in ACCOUNTINGS:
+        if entry.kind:  # accounted as itself: it needs its own distribution
+            assert all(cls in PRIVACY_LOSSES for cls in entry.types), entry.names
+    assert len(PRIVACY_LOSSES) == sum(1 for entry in ACCOUNTINGS if entry.kind)
+
+
+def test_a_dpsgd_run_enters_the_pld_as_its_steps():
+    from dpcore.accounting import PoissonSampledGaussian, dpsgd_epsilon
+
+    run = PoissonSampledGaussian(1.0, 0.01, 300)
+    assert pld_epsilon(run, 1, 1e-5) == dpsgd_epsilon(1.0, 0.01, 300, 1e-5)  # was an AttributeError
+    assert pld_epsilon(run, 2, 1e-5) == dpsgd_epsilon(1.0, 0.01, 600, 1e-5)
+    with pytest.raises(TypeError, match="one privacy loss distribution"):
+        privacy_loss_pmf(run, 1e-3)  # one per direction
+
+
+def test_a_release_without_a_privacy_loss_is_refused_not_computed_as_another(monkeypatch):
+    import dpcore.accounting.pld as pld
+
+    # negative control: a kind whose entry is missing is refused with the house TypeError naming the accepted ones,
+    # where the old dispatch treated an unknown kind as GRR in one place and as a Gaussian in another
+    grr = pld_epsilon(GRR(1.0, 3), 1, 1e-5)
+    monkeypatch.setattr(pld, "PRIVACY_LOSSES", {cls: e for cls, e in pld.PRIVACY_LOSSES.items() if cls is not Laplace})
+    with pytest.raises(TypeError, match=r"mechanism must be a release the PLD accountant knows \(Gaussian, GRR, "):
+        pld_epsilon(Laplace(1.0), 1, 1e-5)
+    with pytest.raises(TypeError, match="got Laplace"):
+        default_interval(Laplace(1.0), 10, 1e-5)
+    assert pld_epsilon(GRR(1.0, 3), 1, 1e-5) == grr  # the others still work
+    with pytest.raises(TypeError, match="got str"):
+        pld_epsilon("laplace", 1, 1e-5)

@@ -19,10 +19,12 @@ from dpcore.accounting import (
     gaussian_epsilon,
     gaussian_rdp,
     plan_dpsgd,
+    pld_delta,
     pld_epsilon,
     rdp_to_dp,
     subsampled_gaussian_rdp,
 )
+from dpcore.accounting.per_release import release_epsilon, release_rdp
 from dpcore.accounting.pld import compose
 from dpcore.accounting.subsampled_gaussian import _default_intervals, subsampled_gaussian_privacy_loss
 from tests.tolerances import Z
@@ -352,17 +354,25 @@ def test_event_carries_the_run():
     run = PoissonSampledGaussian(noise_multiplier=1.1, sampling_rate=256 / 60_000, steps=14_063)
     with pytest.raises(dataclasses.FrozenInstanceError):
         run.steps = 1
-    np.testing.assert_allclose(run.rdp(), 14_063 * subsampled_gaussian_rdp(1.1, 256 / 60_000), rtol=1e-15)
-    assert run.epsilon(1e-5) == dpsgd_epsilon(1.1, 256 / 60_000, 14_063, 1e-5)
-    assert run.epsilon(1e-5, "rdp", conversion="mironov") == dpsgd_epsilon(
-        1.1, 256 / 60_000, 14_063, 1e-5, "rdp", conversion="mironov"
-    )
+    # the event is data; the accountants reach its curve and its epsilon through the dispatch table
+    rdp = release_rdp(run, DEFAULT_ORDERS)
+    np.testing.assert_allclose(rdp, 14_063 * subsampled_gaussian_rdp(1.1, 256 / 60_000), rtol=1e-15)
+    assert float(release_epsilon(run, 1e-5)) == dpsgd_epsilon(1.1, 256 / 60_000, 14_063, 1e-5)
+    assert pld_epsilon(run, 1, 1e-5) == dpsgd_epsilon(1.1, 256 / 60_000, 14_063, 1e-5)
     # zCDP sees no amplification: rho = T / (2 s^2) bounds T r(alpha) / alpha, and r(alpha)/alpha
     # approaches 1 / (2 s^2) (r(alpha) >= alpha / (2 s^2) + alpha ln q / (alpha - 1), the i = alpha term)
     assert run.zcdp_rho == 14_063 / (2 * 1.1**2)
-    assert np.all(run.rdp() <= run.zcdp_rho * DEFAULT_ORDERS)
+    assert np.all(rdp <= run.zcdp_rho * DEFAULT_ORDERS)
     a = DEFAULT_ORDERS[-1]
-    assert run.rdp([a])[0] >= 14_063 * (a / (2 * 1.1**2) + a * math.log(256 / 60_000) / (a - 1)) * (1 - 1e-12)
+    assert rdp[-1] >= 14_063 * (a / (2 * 1.1**2) + a * math.log(256 / 60_000) / (a - 1)) * (1 - 1e-12)
+
+
+def test_pld_of_runs_composes_their_steps():
+    # k runs of T steps are k T steps, in both directions; at q = 1 a run is T Gaussian releases
+    run = PoissonSampledGaussian(2.0, 0.05, 40)
+    assert pld_epsilon(run, [1, 3], 1e-6).tolist() == dpsgd_epsilon(2.0, 0.05, np.array([40, 120]), 1e-6).tolist()
+    assert pld_delta(run, 1, 1.0) >= pld_delta(run, 1, 2.0) > 0
+    assert pld_epsilon(PoissonSampledGaussian(3.0, 1.0, 10), 1, 1e-5) == pld_epsilon(Gaussian(3.0), 10, 1e-5)
 
 
 def test_plan():

@@ -7,13 +7,16 @@ Pure functions plus one small stateful ledger (the house style of Google's
 * :mod:`~dpcore.accounting.rdp`: RDP curves (Gaussian, Laplace, randomized response) and the RDP → (ε, δ) conversions.
 * :mod:`~dpcore.accounting.zcdp`: zCDP → (ε, δ) (Canonne–Kamath–Steinke 2020; Bun–Steinke 2016).
 * :mod:`~dpcore.accounting.gaussian_exact`: exact Gaussian composition through μ-GDP (Dong, Roth, Su 2019).
-* :mod:`~dpcore.accounting.pld`: privacy loss distributions composed by FFT (Koskela et al. 2020).
+* :mod:`~dpcore.accounting.privacy_loss`: privacy loss distributions on a grid, composed by FFT (Koskela et al.
+  2020): the numerics, which know no kind of release.
+* :mod:`~dpcore.accounting.pld`: the PLD accountant, ε and δ of k releases of any kind.
 * :mod:`~dpcore.accounting.subsampled_gaussian`: DP-SGD's accountant, the Poisson-subsampled Gaussian
   (RDP of Mironov, Talwar, Zhang 2019; PLD of both add/remove directions), its noise calibration and a run planner.
 * :mod:`~dpcore.accounting.curves`: ε against k for every method, vectorised vs sequential, noise planning.
 * :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget under one neighbouring relation,
   :class:`BudgetError` and :class:`~dpcore.neighbours.RelationError`.
-* :mod:`~dpcore.accounting.events`: :class:`PureDP`, any ε-DP release.
+* :mod:`~dpcore.accounting.events`: :class:`PureDP`, any ε-DP release, and :class:`PoissonSampledGaussian`,
+  a DP-SGD run: the leaf, importing no accountant.
 * :mod:`~dpcore.accounting.per_release`: how each kind of release enters every accountant (the one dispatch table),
   and under which neighbouring relation it holds (:func:`relation_of`).
 
@@ -31,7 +34,7 @@ from dpcore.accounting.curves import (
     plan_noise,
     vectorised_vs_sequential,
 )
-from dpcore.accounting.events import PureDP
+from dpcore.accounting.events import PoissonSampledGaussian, PureDP
 from dpcore.accounting.gaussian_exact import (
     gaussian_epsilon,
     gaussian_sigma_for_epsilon,
@@ -65,7 +68,6 @@ from dpcore.accounting.rdp import (
 from dpcore.accounting.subsampled_gaussian import (
     DPSGD_METHODS,
     DPSGDPlan,
-    PoissonSampledGaussian,
     dpsgd_epsilon,
     dpsgd_noise_multiplier,
     plan_dpsgd,

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -62,10 +64,10 @@ from dpcore.accounting.per_release import (
     release_rho,
 )
 from dpcore.accounting.pld import TAIL_MASS_TRUNCATION, pld_epsilon
-from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, _laplace_rdp_eps, rdp_to_dp
+from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, laplace_rdp, rdp_to_dp
 from dpcore.accounting.zcdp import ZCDP_CONVERSIONS, zcdp_rho_for_epsilon, zcdp_to_dp
 from dpcore.gaussian import Gaussian
-from dpcore.gdp import _gdp_epsilon
+from dpcore.gdp import gdp_epsilon
 from dpcore.laplace import Laplace
 from dpcore.limits import MAX_COMPOSITIONS, MAX_PLAN_NOISE, MIN_PLAN_NOISE
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int, check_positive, check_probability
@@ -93,41 +95,69 @@ def _check_methods(methods, mechanism) -> tuple[str, ...]:
     return checked
 
 
-def _curve(
-    mechanism, method: str, ks: np.ndarray, delta: float, orders, conversion, zcdp_conversion, pld_options, notes
-):
-    """ε for each k in ``ks`` under one method; ``ks`` checked."""
-    kf = ks.astype(np.float64)
+class _CurveOptions(NamedTuple):
+    orders: np.ndarray
+    conversion: str
+    zcdp_conversion: str
+    pld: dict
+
+
+def _basic(mechanism, ks, kf, delta, o, notes):
     pure = accounting_for(mechanism).pure_epsilon(mechanism)
-    if method == "basic":
-        if pure is None:  # each release charged δ/k and its ε at that δ
-            return kf * release_epsilon(mechanism, delta / kf)
-        return kf * pure
-    if method == "advanced":
-        if pure is None:  # δ/2 to the releases (δ/(2k) each), δ/2 to the slack δ'
-            eps0 = release_epsilon(mechanism, delta / (2.0 * kf))
-            return advanced_composition_curve(eps0, ks, delta / 2.0)
-        return advanced_composition_curve(pure, ks, delta)
-    if method == "rdp":
-        rdp = kf[:, None] * release_rdp(mechanism, orders)[None, :]
-        eps, best = rdp_to_dp(orders, rdp, delta, conversion, warn=False)
-        edge = (best == orders.min()) | (best == orders.max())
-        if np.any(edge):
-            notes.append(
-                f"rdp: the optimal order is on the edge of the order grid for {int(edge.sum())} of {ks.size} "
-                f"values of k (k = {int(ks[edge].min())} to {int(ks[edge].max())}); those epsilons are valid "
-                "but a wider grid might lower them"
-            )
-        return eps
-    if method == "zcdp":
-        rho = kf * release_rho(mechanism)
-        return np.asarray(zcdp_to_dp(rho, delta, zcdp_conversion), dtype=np.float64).reshape(-1)
-    if method == "exact":  # k releases of a μ-GDP mechanism are sqrt(k) μ-GDP (Dong, Roth, Su 2019, Cor. 3.3)
-        mu = np.sqrt(kf) * accounting_for(mechanism).gdp_mu(mechanism)
-        return _gdp_epsilon(mu, math.log(delta))
-    # pld: one shared FFT for the distinct k
+    if pure is None:  # each release charged δ/k and its ε at that δ
+        return kf * release_epsilon(mechanism, delta / kf)
+    return kf * pure
+
+
+def _advanced(mechanism, ks, kf, delta, o, notes):
+    pure = accounting_for(mechanism).pure_epsilon(mechanism)
+    if pure is None:  # δ/2 to the releases (δ/(2k) each), δ/2 to the slack δ'
+        eps0 = release_epsilon(mechanism, delta / (2.0 * kf))
+        return advanced_composition_curve(eps0, ks, delta / 2.0)
+    return advanced_composition_curve(pure, ks, delta)
+
+
+def _rdp(mechanism, ks, kf, delta, o, notes):
+    rdp = kf[:, None] * release_rdp(mechanism, o.orders)[None, :]
+    eps, best = rdp_to_dp(o.orders, rdp, delta, o.conversion, warn=False)
+    edge = (best == o.orders.min()) | (best == o.orders.max())
+    if np.any(edge):
+        notes.append(
+            f"rdp: the optimal order is on the edge of the order grid for {int(edge.sum())} of {ks.size} "
+            f"values of k (k = {int(ks[edge].min())} to {int(ks[edge].max())}); those epsilons are valid "
+            "but a wider grid might lower them"
+        )
+    return eps
+
+
+def _zcdp(mechanism, ks, kf, delta, o, notes):
+    rho = kf * release_rho(mechanism)
+    return np.asarray(zcdp_to_dp(rho, delta, o.zcdp_conversion), dtype=np.float64).reshape(-1)
+
+
+def _exact(mechanism, ks, kf, delta, o, notes):
+    # k releases of a μ-GDP mechanism are sqrt(k) μ-GDP (Dong, Roth, Su 2019, Cor. 3.3)
+    mu = np.sqrt(kf) * accounting_for(mechanism).gdp_mu(mechanism)
+    return gdp_epsilon(mu, delta)
+
+
+def _pld(mechanism, ks, kf, delta, o, notes):
+    # one shared FFT for the distinct k
     unique, inverse = np.unique(ks, return_inverse=True)
-    return np.asarray(pld_epsilon(mechanism, unique, delta, **pld_options), dtype=np.float64).reshape(-1)[inverse]
+    return np.asarray(pld_epsilon(mechanism, unique, delta, **o.pld), dtype=np.float64).reshape(-1)[inverse]
+
+
+#: ε of k releases under each method (every name of :data:`METHODS`, each a function; no fall-through).
+_CURVES = MappingProxyType(
+    {"basic": _basic, "advanced": _advanced, "rdp": _rdp, "zcdp": _zcdp, "exact": _exact, "pld": _pld}
+)
+
+
+def _curve(mechanism, method: str, ks: np.ndarray, delta: float, options: _CurveOptions, notes):
+    """ε for each k in ``ks`` under one method (checked, among :data:`METHODS`); ``ks`` checked."""
+    return _CURVES[check_choice(method, "method", tuple(_CURVES))](
+        mechanism, ks, ks.astype(np.float64), delta, options, notes
+    )
 
 
 def epsilon_curve(
@@ -197,10 +227,11 @@ def epsilon_curve(
         "value_discretization_interval": value_discretization_interval,
         "tail_mass_truncation": tail_mass_truncation,
     }
+    options = _CurveOptions(orders, conversion, zcdp_conversion, pld_options)
     notes: list[str] = []
     frames = []
     for method in methods:
-        eps = _curve(mechanism, method, ks, delta, orders, conversion, zcdp_conversion, pld_options, notes)
+        eps = _curve(mechanism, method, ks, delta, options, notes)
         frames.append(pd.DataFrame({"k": ks, "method": method, "epsilon": np.asarray(eps, dtype=np.float64)}))
     df = pd.concat(frames, ignore_index=True)
     df.attrs["notes"] = notes
@@ -268,7 +299,7 @@ def vectorised_vs_sequential(mechanism, ks, delta: float, methods=None, **curve_
                 "k": ks,
                 "approach": "vectorised",
                 "method": "L2 sensitivity",
-                "epsilon": _gdp_epsilon(mu, math.log(delta)),
+                "epsilon": gdp_epsilon(mu, delta),
             }
         )
     seq = epsilon_curve(mechanism, ks, delta, methods, **curve_options)
@@ -289,7 +320,92 @@ def _root_on_log(f, x0: float, rtol: float) -> float:
     return root_on_log(f, x0, rtol=rtol, unreachable=_UNREACHABLE)
 
 
-PLAN_METHODS = {"laplace": ("basic", "advanced", "rdp", "zcdp", "pld"), "gaussian": METHODS}
+class _Target(NamedTuple):
+    """A checked total budget for k releases, and the accounting's options."""
+
+    epsilon: float
+    delta: float
+    k: int
+    sensitivity: float
+    orders: np.ndarray
+    conversion: str
+    zcdp_conversion: str
+
+
+def _laplace_advanced(t: _Target) -> float:
+    # sqrt(2k ln(1/δ)) ε₀ + k ε₀ (e^{ε₀} − 1) = ε, increasing in ε₀
+    return _root_on_log(
+        lambda e0: float(advanced_composition_curve(e0, t.k, t.delta)[0]) - t.epsilon, t.epsilon / t.k, 1e-13
+    )
+
+
+def _laplace_rdp(t: _Target) -> float:
+    # laplace_rdp at scale 1 and sensitivity ε₀ is the curve of ε₀ = Δ/b
+    return _root_on_log(
+        lambda e0: (
+            rdp_to_dp(t.orders, t.k * laplace_rdp(1.0, t.orders, e0), t.delta, t.conversion, warn=False)[0] - t.epsilon
+        ),
+        t.epsilon / t.k,
+        1e-13,
+    )
+
+
+def _laplace_pld(t: _Target) -> float:
+    # ε of the curve increases with ε₀ = Δ/b
+    return _root_on_log(lambda e0: pld_epsilon(Laplace(1.0 / e0), t.k, t.delta) - t.epsilon, t.epsilon / t.k, 1e-6)
+
+
+#: ε₀ = Δ/b of each of k Laplace releases that fit a total (ε, δ), under each method (no fall-through).
+_LAPLACE_PLANS = MappingProxyType(
+    {
+        "basic": lambda t: t.epsilon / t.k,
+        "advanced": _laplace_advanced,
+        "rdp": _laplace_rdp,
+        "zcdp": lambda t: math.sqrt(2.0 * zcdp_rho_for_epsilon(t.epsilon, t.delta, t.zcdp_conversion) / t.k),
+        "pld": _laplace_pld,
+    }
+)
+
+
+def _gaussian_advanced(t: _Target) -> float:
+    eps0 = _root_on_log(
+        lambda e0: float(advanced_composition_curve(e0, t.k, t.delta / 2)[0]) - t.epsilon, t.epsilon / t.k, 1e-13
+    )
+    return gaussian_sigma_for_epsilon(eps0, 1, t.delta / (2 * t.k), t.sensitivity)
+
+
+def _gaussian_rdp(t: _Target) -> float:
+    # k releases have r(α) = α c with c = k Δ²/(2σ²)
+    c = _root_on_log(
+        lambda c: rdp_to_dp(t.orders, t.orders * c, t.delta, t.conversion, warn=False)[0] - t.epsilon,
+        t.epsilon / 10,
+        1e-13,
+    )
+    return t.sensitivity * math.sqrt(t.k / (2.0 * c))
+
+
+def _gaussian_pld(t: _Target) -> float:
+    mu = _root_on_log(
+        lambda m: pld_epsilon(Gaussian(1.0 / m), t.k, t.delta) - t.epsilon, math.sqrt(t.epsilon / t.k), 1e-6
+    )
+    return t.sensitivity / mu
+
+
+#: σ of each of k Gaussian releases that fit a total (ε, δ), under each method (no fall-through).
+_GAUSSIAN_PLANS = MappingProxyType(
+    {
+        "basic": lambda t: gaussian_sigma_for_epsilon(t.epsilon / t.k, 1, t.delta / t.k, t.sensitivity),
+        "advanced": _gaussian_advanced,
+        "rdp": _gaussian_rdp,
+        "zcdp": lambda t: (
+            t.sensitivity * math.sqrt(t.k / (2.0 * zcdp_rho_for_epsilon(t.epsilon, t.delta, t.zcdp_conversion)))
+        ),
+        "exact": lambda t: gaussian_sigma_for_epsilon(t.epsilon, t.k, t.delta, t.sensitivity),
+        "pld": _gaussian_pld,
+    }
+)
+
+PLAN_METHODS = {"laplace": tuple(_LAPLACE_PLANS), "gaussian": tuple(_GAUSSIAN_PLANS)}
 
 
 def plan_noise(
@@ -360,50 +476,12 @@ def plan_noise(
                 f"epsilon must be above {floor:.4g} for rdp accounting at delta={delta:g} with orders up to "
                 f"{orders.max():g} (the conversion's own cost), got {epsilon}"
             )
+    target = _Target(epsilon, delta, k, sensitivity, orders, conversion, zcdp_conversion)
     if family == "laplace":
-        if method == "basic":
-            eps0 = epsilon / k
-        elif method == "advanced":
-            # sqrt(2k ln(1/δ)) ε₀ + k ε₀ (e^{ε₀} − 1) = ε, increasing in ε₀
-            eps0 = _root_on_log(
-                lambda e0: float(advanced_composition_curve(e0, k, delta)[0]) - epsilon, epsilon / k, 1e-13
-            )
-        elif method == "rdp":
-            eps0 = _root_on_log(
-                lambda e0: (
-                    rdp_to_dp(orders, k * _laplace_rdp_eps(e0, orders), delta, conversion, warn=False)[0] - epsilon
-                ),
-                epsilon / k,
-                1e-13,
-            )
-        elif method == "zcdp":
-            eps0 = math.sqrt(2.0 * zcdp_rho_for_epsilon(epsilon, delta, zcdp_conversion) / k)
-        else:  # pld: ε of the curve increases with ε₀ = Δ/b
-            eps0 = _root_on_log(lambda e0: pld_epsilon(Laplace(1.0 / e0), k, delta) - epsilon, epsilon / k, 1e-6)
+        eps0 = _LAPLACE_PLANS[method](target)
         return Laplace(scale=sensitivity / eps0, sensitivity=sensitivity)
-
-    # Gaussian: solve for the per-release μ = Δ/σ
-    if method == "basic":
-        sigma = gaussian_sigma_for_epsilon(epsilon / k, 1, delta / k, sensitivity)
-    elif method == "advanced":
-        eps0 = _root_on_log(
-            lambda e0: float(advanced_composition_curve(e0, k, delta / 2)[0]) - epsilon, epsilon / k, 1e-13
-        )
-        sigma = gaussian_sigma_for_epsilon(eps0, 1, delta / (2 * k), sensitivity)
-    elif method == "rdp":
-        # k releases have r(α) = α c with c = k Δ²/(2σ²)
-        c = _root_on_log(
-            lambda c: rdp_to_dp(orders, orders * c, delta, conversion, warn=False)[0] - epsilon, epsilon / 10, 1e-13
-        )
-        sigma = sensitivity * math.sqrt(k / (2.0 * c))
-    elif method == "zcdp":
-        sigma = sensitivity * math.sqrt(k / (2.0 * zcdp_rho_for_epsilon(epsilon, delta, zcdp_conversion)))
-    elif method == "exact":
-        sigma = gaussian_sigma_for_epsilon(epsilon, k, delta, sensitivity)
-    else:
-        mu = _root_on_log(lambda m: pld_epsilon(Gaussian(1.0 / m), k, delta) - epsilon, math.sqrt(epsilon / k), 1e-6)
-        sigma = sensitivity / mu
-    return Gaussian(sigma=sigma, sensitivity=sensitivity)
+    # Gaussian: the σ of one release
+    return Gaussian(sigma=_GAUSSIAN_PLANS[method](target), sensitivity=sensitivity)
 
 
 def plan_epsilon(

@@ -4,7 +4,16 @@ A mechanism of dpcore (``Laplace``, ``Gaussian``, ``GRR``, ``SUE``, ``OUE``,
 ``LDPMean``) is charged as what it is. A release whose only known guarantee
 is "ε-DP" (the exponential mechanism, AboveThreshold, Sparse, a whole SVT
 release, a third-party tool) is a :class:`PureDP` event, the analogue of
-dp_accounting's ``EpsilonDeltaDpEvent`` with δ = 0.
+dp_accounting's ``EpsilonDeltaDpEvent`` with δ = 0. A DP-SGD training run is
+a :class:`PoissonSampledGaussian` event, dp_accounting's
+``SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(σ)), T)``.
+
+This module is a leaf of the accounting: an event holds its parameters,
+checked, and imports no accountant, so that no accountant can form an import
+cycle through an event (dp_accounting keeps its events in ``dp_event.py`` for
+the same reason). What an event costs under each accountant (the subsampled
+Gaussian's RDP curve and PLD are in :mod:`dpcore.accounting.subsampled_gaussian`)
+is decided in :mod:`dpcore.accounting.per_release`.
 
 An event says, like every release, under which neighbouring relation and
 unit of privacy its guarantee holds (:mod:`dpcore.neighbours`): the caller
@@ -19,17 +28,21 @@ References
 ----------
 - Kairouz, Oh & Viswanath (2015), "The Composition Theorem for Differential Privacy", ICML,
   Theorem 2.1 and Corollary 2.3. https://arxiv.org/abs/1311.0776
-- Google dp_accounting, ``dp_event.EpsilonDeltaDpEvent``. https://github.com/google/differential-privacy
+- Mironov, Talwar & Zhang (2019), "Rényi Differential Privacy of the Sampled Gaussian Mechanism",
+  arXiv:1908.10530, Section 3 (why zCDP sees no amplification by sampling). https://arxiv.org/abs/1908.10530
+- Google dp_accounting, ``dp_event.EpsilonDeltaDpEvent``, ``PoissonSampledDpEvent``, ``SelfComposedDpEvent``.
+  https://github.com/google/differential-privacy
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.neighbours import ADD_REMOVE, UNIT_RECORD, NeighbouringRelation, check_relation, check_unit
-from dpcore.validation import check_epsilon
+from dpcore.validation import check_epsilon, check_int, check_noise_multiplier, check_sampling_rate
 
-__all__ = ["PureDP"]
+__all__ = ["PureDP", "PoissonSampledGaussian"]
 
 
 @dataclass(frozen=True)
@@ -68,3 +81,57 @@ class PureDP:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         check_relation(self.relation)
         check_unit(self.unit)
+
+
+@dataclass(frozen=True)
+class PoissonSampledGaussian:
+    """T steps of the Poisson-subsampled Gaussian mechanism: one DP-SGD training run, as one privacy event.
+
+    Like dp_accounting's ``SelfComposed(PoissonSampled(q, Gaussian(σ)), T)``
+    under add/remove neighbours of one record. Its accountings are those of
+    :mod:`dpcore.accounting.subsampled_gaussian`, reached through the dispatch
+    table (:mod:`dpcore.accounting.per_release`): its RDP curve
+    (:func:`~dpcore.accounting.per_release.release_rdp`, T times
+    :func:`~dpcore.accounting.subsampled_gaussian.subsampled_gaussian_rdp`), its
+    ε at a δ (:func:`~dpcore.accounting.per_release.release_epsilon`, the PLD of
+    :func:`~dpcore.accounting.subsampled_gaussian.dpsgd_epsilon`), and the
+    PLD accountant (:func:`~dpcore.accounting.pld.pld_epsilon`).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ, in [0.1, 10⁴] (:mod:`dpcore.limits`).
+    sampling_rate : float
+        q, in [1e-7, 1].
+    steps : int, default 1
+        T, in [1, inf).
+
+    Examples
+    --------
+    >>> from dpcore.accounting.per_release import release_epsilon
+    >>> run = PoissonSampledGaussian(noise_multiplier=1.1, sampling_rate=256 / 60_000, steps=14_063)
+    >>> round(float(release_epsilon(run, 1e-5)), 3), run.zcdp_rho > 5_000
+    (2.385, True)
+    """
+
+    noise_multiplier: float
+    sampling_rate: float
+    steps: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "noise_multiplier", check_noise_multiplier(self.noise_multiplier))
+        object.__setattr__(self, "sampling_rate", check_sampling_rate(self.sampling_rate))
+        object.__setattr__(self, "steps", check_int(self.steps, "steps", minimum=1, maximum=MAX_COMPOSITIONS))
+
+    @property
+    def zcdp_rho(self) -> float:
+        """The smallest ρ with ``T · r(α) ≤ ρ α`` for every α: ``T / (2σ²)``, no amplification by sampling.
+
+        ``r(α) ≤ α/(2σ²)`` (subsampling cannot increase a divergence: the
+        mixture's divergence is at most that of ``N(1, σ²)`` by convexity), and
+        ``r(α)/α → 1/(2σ²)`` as ``α → ∞`` (the ``i = α`` term alone gives
+        ``r(α) ≥ α/(2σ²) + α ln q /(α − 1)``; Mironov, Talwar, Zhang 2019). So
+        zCDP, a bound linear in α, cannot see the amplification: use RDP or PLD
+        for subsampled runs.
+        """
+        return self.steps / (2.0 * self.noise_multiplier * self.noise_multiplier)

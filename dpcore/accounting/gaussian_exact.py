@@ -25,11 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from dpcore.accounting._numerics import as_ks
-from dpcore.gdp import _gdp_epsilon, gdp_delta, gdp_epsilon, gdp_mu_for_epsilon
+from dpcore.gdp import gdp_delta, gdp_epsilon, gdp_mu_for_epsilon
 from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.validation import check_delta, check_epsilon, check_int, check_positive
 
-# _gdp_epsilon is imported by dpcore.accounting.pld from here
 __all__ = ["gdp_mu", "gdp_delta", "gdp_epsilon", "gaussian_epsilon", "gaussian_sigma_for_epsilon"]
 
 
@@ -84,8 +83,7 @@ def gaussian_epsilon(sigma: float, k, delta: float, sensitivity: float = 1.0):
     """
     mu = gdp_mu(sigma, k, sensitivity)
     delta = check_delta(delta)
-    out = _gdp_epsilon(np.asarray(mu), np.log(delta))
-    return float(out) if out.ndim == 0 else out
+    return gdp_epsilon(mu, delta)
 
 
 def gaussian_sigma_for_epsilon(epsilon: float, k: int, delta: float, sensitivity: float = 1.0) -> float:

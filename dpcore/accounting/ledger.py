@@ -50,10 +50,10 @@ from dpcore.neighbours import (
     UNIT_RECORD,
     NeighbouringRelation,
     RelationError,
-    _group_privacy,
     check_relation,
     check_unit,
     conversion,
+    convert,
 )
 from dpcore.validation import check_choice, check_delta, check_epsilon, check_int
 
@@ -506,8 +506,16 @@ class BudgetLedger:
             epsilon, delta = None, 0.0  # no per-release δ: basic composition does not apply
         else:
             epsilon, delta = float(release_epsilon(m, entry.release_delta)[()]), entry.release_delta
-            # a group of k steps: (kε, δ Σ_{i<k} e^{iε}), chaining the definition (dpcore.neighbours)
-            epsilon, delta = _group_privacy(epsilon, delta, group)
+            if group > 1 and math.isfinite(epsilon):  # an infinite ε is no guarantee to convert
+                # a group of k steps: (kε, δ Σ_{i<k} e^{iε}), chaining the definition (dpcore.neighbours.convert);
+                # a (0, δ) guarantee is also one at the smallest positive ε, which convert takes
+                epsilon, delta = convert(
+                    (max(epsilon, math.ulp(0.0)), delta),
+                    from_relation=entry.relation,
+                    to_relation=self._relation,
+                    from_unit=entry.unit,
+                    to_unit=self._unit,
+                )
         if group == 1:
             rdp = release_rdp(m, self._orders) if "rdp" in accountings else None
             rho = release_rho(m) if "zcdp" in accountings else None

@@ -18,13 +18,16 @@ to :data:`ACCOUNTINGS`.
 A kind that every accountant may charge as another one (as every ε-DP
 release is charged as binary randomized response) only needs a ``reduce``.
 The curves and the ledger then accept it; the PLD accountant also needs its
-privacy loss distribution (:func:`dpcore.accounting.pld.privacy_loss_pmf`).
+privacy loss distribution, an entry under its class in
+:data:`dpcore.accounting.pld.PRIVACY_LOSSES` (unless it has a ``reduce``):
+that table sits above this one, since the PLD accountant dispatches through
+:func:`accountable` and the PLD of each kind is built in the modules below.
 
 Neighbouring relations
 ----------------------
 Every kind says under which neighbouring relation and unit of privacy
 (:mod:`dpcore.neighbours`) its guarantee holds, :func:`relation_of`: Laplace
-and Gaussian releases and a DP-SGD run (:class:`~dpcore.accounting.subsampled_gaussian.PoissonSampledGaussian`)
+and Gaussian releases and a DP-SGD run (:class:`~dpcore.accounting.events.PoissonSampledGaussian`)
 under add/remove one record, as every central query and the run's own
 analysis; GRR, SUE, OUE and LDPMean under replace one record (one person's
 report changes), their only meaningful relation in the local model; a
@@ -59,8 +62,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcore.accounting.events import PureDP
-from dpcore.accounting.rdp import _laplace_rdp_eps, _rr_rdp_eps
+from dpcore.accounting.events import PoissonSampledGaussian, PureDP
+from dpcore.accounting.rdp import laplace_rdp, randomized_response_rdp
+from dpcore.accounting.subsampled_gaussian import dpsgd_epsilon, subsampled_gaussian_rdp
 from dpcore.accounting.zcdp import pure_dp_to_zcdp
 from dpcore.gaussian import Gaussian
 from dpcore.gdp import _gdp_epsilon, gdp_rdp, gdp_rho
@@ -221,7 +225,7 @@ class _LaplaceAccounting(_PureAccounting):
         return Laplace(mechanism.scale, group * mechanism.sensitivity)
 
     def rdp(self, mechanism, orders):
-        return _laplace_rdp_eps(mechanism.epsilon, orders)
+        return laplace_rdp(mechanism.scale, orders, mechanism.sensitivity)
 
 
 class _GaussianAccounting(ReleaseAccounting):
@@ -265,7 +269,7 @@ class _RandomizedResponseAccounting(_PureAccounting):
         return mechanism.epsilon
 
     def rdp(self, mechanism, orders):
-        return _rr_rdp_eps(mechanism.epsilon, mechanism.k, orders)
+        return randomized_response_rdp(mechanism.epsilon, mechanism.k, orders)
 
 
 class _BinaryRRBound(ReleaseAccounting):
@@ -303,29 +307,26 @@ class _PoissonSampledGaussianAccounting(ReleaseAccounting):
     the sampling of two records, so its guarantees are converted by group privacy.
     """
 
+    types = (PoissonSampledGaussian,)
     names = ("PoissonSampledGaussian",)
     event = True
     kind = "poisson_gaussian"
-    methods = ("basic", "rdp", "zcdp")
+    methods = ("basic", "rdp", "zcdp", "pld")
     default_methods = ("basic", "rdp", "zcdp")
     relation = ADD_REMOVE
 
-    @property
-    def types(self) -> tuple[type, ...]:
-        # imported when first asked: dpcore.accounting.subsampled_gaussian imports this module
-        from dpcore.accounting.subsampled_gaussian import PoissonSampledGaussian
-
-        return (PoissonSampledGaussian,)
-
     def rdp(self, mechanism, orders):
-        return mechanism.rdp(orders)
+        # T steps: T times one step's curve (Mironov 2017, Proposition 1)
+        return mechanism.steps * subsampled_gaussian_rdp(mechanism.noise_multiplier, mechanism.sampling_rate, orders)
 
     def rho(self, mechanism) -> float:
         return mechanism.zcdp_rho
 
     def epsilon(self, mechanism, release_delta):
-        deltas = np.asarray(release_delta, dtype=np.float64)
-        return np.array([mechanism.epsilon(float(d)) for d in deltas.reshape(-1)]).reshape(deltas.shape)
+        sigma, q, steps = mechanism.noise_multiplier, mechanism.sampling_rate, mechanism.steps
+        return np.array([dpsgd_epsilon(sigma, q, steps, float(d)) for d in release_delta.reshape(-1)]).reshape(
+            release_delta.shape
+        )
 
 
 #: One entry per kind of release; the first whose ``types`` match an object accounts for it.

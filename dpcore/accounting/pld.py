@@ -1,49 +1,20 @@
-"""Privacy loss distributions (PLD): numerical composition that is tight up to the grid.
+"""The PLD accountant: ε and δ of k releases of any kind, by privacy loss distributions composed by FFT.
 
-For a mechanism with output laws ``P`` and ``Q`` on neighbouring data sets, the
-privacy loss is ``L = ln(P(o) / Q(o))`` with ``o ~ P``. Its law, the PLD,
-determines the whole privacy profile (Meiser & Mohammadi 2018; Sommer, Meiser,
-Mohammadi 2019):
+:func:`pld_epsilon` and :func:`pld_delta` take a release (a dpcore mechanism
+or an accounting event), find how its kind enters the PLD in one explicit
+table, :data:`PRIVACY_LOSSES` (keyed by the class of the release the
+accountants compute with: :func:`~dpcore.accounting.per_release.accountable`
+first reduces SUE, OUE, LDPMean, the staircase and ``PureDP`` to binary randomized response),
+discretise one release's privacy loss pessimistically on a grid sized for the
+largest k, compose it by FFT, and read ε(δ) or δ(ε) off each composition
+(Koskela, Jälkö, Honkela 2020). The numerics (the distributions, the
+connect-the-dots discretisation, the FFT composition with its Chernoff
+windows, the read-out) are in :mod:`dpcore.accounting.privacy_loss`; they are
+re-exported here. A kind with two orders of its neighbouring pair to read (a
+DP-SGD run: add and remove, :mod:`dpcore.accounting.subsampled_gaussian`) has
+one distribution per order and its ε is the larger.
 
-``δ(ε) = E[(1 − e^{ε − L})₊] + P(L = +∞)``,
-
-and the PLD of a k-fold composition is the k-fold convolution of the PLDs.
-
-How this module computes it (the design of Koskela, Jälkö, Honkela 2020 and
-of Google's ``dp_accounting``, described in its supplementary "Privacy Loss
-Distributions" notes; no code taken from either):
-
-1. **Pessimistic discretisation.** Each cell of the grid ``{i · h}`` gives
-   its mass to its two ends so that both P and Q keep their mass
-   ("connect the dots", Doroshenko et al. 2022; :func:`connect_the_dots`):
-   the discrete pair then dominates the true one, so δ(ε) can only grow, for
-   one release and after composition, and the loss drifts by ``O(h²)`` per
-   release instead of ``O(h)``. Rounding every loss *up* to the grid
-   (``connect_dots=False``) is also an upper bound: since ``(1 − e^{ε − ℓ})₊``
-   increases in ℓ, a stochastically larger loss can only increase δ(ε).
-   Mass with ``L = +∞`` (or beyond a truncation point) goes to an
-   infinity-mass term.
-2. **Composition by FFT.** The k-fold convolution is ``irfft(rfft(p)^k)``:
-   one forward transform, then one power and one inverse transform per k.
-3. **Truncation with the tail mass accounted for.** The transform length only
-   covers a window ``[L_k, U_k]`` chosen with Chernoff bounds
-   ``P(S ≥ u) ≤ M(t)^k e^{−tu}``, ``M(t) = Σ p_i e^{t ℓ_i}``, so that at most
-   ``τ`` (``tail_mass_truncation``) of the composed mass lies outside. Mass
-   outside the window wraps around onto it (circular convolution): it is only
-   ever *added*, and the bound ``τ`` is added to the infinity mass, so the δ
-   read off stays an upper bound.
-4. **Read-out.** ``δ(ε)`` is exact for the discrete distribution; ``ε(δ)`` is
-   the smallest ε with ``δ(ε) ≤ δ``, found on the grid and then in closed form
-   between two grid points.
-
-The answers are upper bounds on the true ε (and δ), up to floating-point
-rounding in the FFT (about 1e-12 in δ: use δ ≥ 1e-10). Their excess over the
-true value comes from the grid: about ``k h²/8`` in the mean after k
-releases with connect-the-dots (at most ``h`` per release when rounding up),
-so the default interval (:func:`default_interval`) adapts to the number of
-releases and keeps the excess near 0.2 % of ε up to k = 10⁵ and beyond.
-
-Privacy loss of each mechanism (the pairs are symmetric, so one order suffices):
+Privacy loss of each kind (the pairs of Laplace, Gaussian and GRR are symmetric, so one order suffices):
 
 * Laplace, ``ε₀ = Δ/b``, ``P = Lap(0, b)``, ``Q = Lap(Δ, b)``:
   ``L = ε₀`` for ``o ≤ 0`` (mass ½), ``L = −ε₀`` for ``o ≥ Δ`` (mass ½ e^{−ε₀}),
@@ -51,9 +22,20 @@ Privacy loss of each mechanism (the pairs are symmetric, so one order suffices):
   ``(−ε₀, ε₀)`` (derived from the two densities; dp_accounting's
   ``from_laplace_mechanism`` uses the same loss). Integrating, one release has
   ``δ(ε) = 1 − e^{(ε − ε₀)/2}`` on ``[0, ε₀]``, so ``ε(δ) = ε₀ + 2 ln(1 − δ)``.
-* Gaussian, ``μ = Δ/σ``: ``L ~ N(μ²/2, μ²)`` (Balle & Wang 2018).
+* Gaussian, ``μ = Δ/σ``: ``L ~ N(μ²/2, μ²)`` (Balle & Wang 2018;
+  :func:`~dpcore.accounting.privacy_loss.gaussian_privacy_loss`).
 * GRR (replace-one): ``L = +ε`` (mass p), ``0`` (mass (k−2)q), ``−ε`` (mass q);
   on the grid ``h = ε/n`` this is exact.
+* A DP-SGD run of T steps: T compositions of one step's loss in each direction
+  (:func:`~dpcore.accounting.subsampled_gaussian.subsampled_gaussian_privacy_loss`).
+
+Adding a kind of release
+------------------------
+Beside its entry in :data:`~dpcore.accounting.per_release.ACCOUNTINGS`, a
+:class:`ReleaseLoss` under its class in :data:`PRIVACY_LOSSES` says how its
+release enters the PLD (a test checks that every kind has one), unless it is
+charged as another kind (a ``reduce``). A release without one is refused with
+``TypeError``, never computed as another.
 
 References
 ----------
@@ -61,12 +43,12 @@ References
   Privacy", CCS. https://doi.org/10.1145/3243734.3243765
 - Koskela, Jälkö & Honkela (2020), "Computing Tight Differential Privacy Guarantees Using FFT",
   AISTATS. https://arxiv.org/abs/1906.03049
-- Sommer, Meiser & Mohammadi (2019), "Privacy Loss Classes: The Central Limit Theorem in
-  Differential Privacy", PoPETs 2019(2). https://doi.org/10.2478/popets-2019-0029
 - Doroshenko, Ghazi, Kamath, Kumar & Manurangsi (2022), "Connect the Dots: Tighter Discrete
   Approximations of Privacy Loss Distributions", PoPETs 2022(4). https://arxiv.org/abs/2207.04380
 - Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
   Calibration and Optimal Denoising", ICML (the Gaussian's privacy loss). https://arxiv.org/abs/1805.06530
+- Mironov (2017), "Rényi Differential Privacy", CSF, Proposition 6 (the Laplace RDP that sizes its grid).
+  https://arxiv.org/abs/1702.07476
 - Google dp_accounting, ``pld`` package and its supplementary "Privacy Loss Distributions" notes.
   https://github.com/google/differential-privacy
 """
@@ -74,19 +56,39 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
-import scipy.fft
-from scipy.signal import lfilter
-from scipy.special import ndtr
 
 from dpcore.accounting._numerics import as_ks
-from dpcore.accounting.per_release import accountable, mechanism_kind, pure_epsilon
-from dpcore.limits import MAX_COMPOSITIONS, MAX_PLD_CURVE_POINTS, MAX_PLD_POINTS
+from dpcore.accounting.events import PoissonSampledGaussian
+from dpcore.accounting.per_release import ACCOUNTINGS, accountable
+from dpcore.accounting.privacy_loss import (
+    AUTO_RELATIVE_EXCESS,
+    GAUSSIAN_Z,
+    TAIL_MASS_TRUNCATION,
+    PrivacyLossPMF,
+    check_grid_points,
+    compose,
+    connect_the_dots,
+    connect_the_dots_step,
+    fft_capped,
+    gaussian_interval,
+    gaussian_privacy_loss,
+    grid_for_atom,
+    round_to_grid,
+)
+from dpcore.accounting.rdp import DEFAULT_ORDERS, laplace_rdp, rdp_to_dp
+from dpcore.accounting.subsampled_gaussian import (
+    subsampled_gaussian_intervals,
+    subsampled_gaussian_privacy_losses,
+)
+from dpcore.gaussian import Gaussian
+from dpcore.laplace import Laplace
+from dpcore.limits import MAX_COMPOSITIONS
+from dpcore.randomized_response import GRR
 from dpcore.validation import (
     check_delta,
-    check_elements,
     check_epsilon,
     check_int,
     check_nonnegative,
@@ -95,6 +97,7 @@ from dpcore.validation import (
 )
 
 __all__ = [
+    "TAIL_MASS_TRUNCATION",
     "PrivacyLossPMF",
     "check_grid_points",
     "connect_the_dots",
@@ -102,6 +105,8 @@ __all__ = [
     "laplace_privacy_loss",
     "gaussian_privacy_loss",
     "randomized_response_privacy_loss",
+    "ReleaseLoss",
+    "PRIVACY_LOSSES",
     "privacy_loss_pmf",
     "compose",
     "default_interval",
@@ -111,239 +116,8 @@ __all__ = [
     "pld_delta",
 ]
 
-#: Default bound on the composed mass dropped by truncation (added to δ).
-TAIL_MASS_TRUNCATION = 1e-15
-#: The default grid aims at a discretisation excess of at most this fraction of ε.
-_AUTO_RELATIVE_EXCESS = 0.002
-#: Largest FFT length the default grid may need; beyond it the grid is coarsened.
-_MAX_FFT_POINTS = 2**22
-#: The Gaussian loss is kept on ``mean ± _GAUSSIAN_Z · sd``; the mass above (< 1e-30) goes to infinity.
-_GAUSSIAN_Z = 11.5
-
-
-@dataclass(frozen=True, eq=False)
-class PrivacyLossPMF:
-    """A privacy loss distribution on the grid ``{i · interval}``.
-
-    Mass ``probs[j]`` sits at loss ``(lower_index + j) · interval``; the rest of
-    the mass is ``infinity_mass`` (loss ``+∞``). ``truncated_mass`` bounds the
-    mass that truncation left out: a pessimistic PMF adds it to δ, an optimistic
-    one (a lower bound, used in tests) subtracts it.
-
-    Parameters
-    ----------
-    interval : float
-        Grid step ``h``, in (0, inf).
-    lower_index : int
-        Grid index of ``probs[0]``.
-    probs : numpy.ndarray
-        Non-negative masses.
-    infinity_mass : float
-        Mass at ``+∞``, in [0, 1].
-    truncated_mass : float, default 0
-        Bound on the mass dropped by truncation, in [0, 1].
-    pessimistic : bool, default True
-        Whether the losses were rounded up (δ read off is an upper bound) or down.
-    """
-
-    interval: float
-    lower_index: int
-    probs: np.ndarray
-    infinity_mass: float
-    truncated_mass: float = 0.0
-    pessimistic: bool = True
-
-    def __post_init__(self):
-        probs = np.array(self.probs, dtype=np.float64)
-        probs.setflags(write=False)
-        object.__setattr__(self, "probs", probs)
-        object.__setattr__(self, "interval", check_positive(self.interval, "interval"))
-
-    @property
-    def losses(self) -> np.ndarray:
-        """Loss values of ``probs``: ``(lower_index + j) · interval``."""
-        return (self.lower_index + np.arange(self.probs.size)) * self.interval
-
-    @property
-    def _delta_offset(self) -> float:
-        return self.infinity_mass + (self.truncated_mass if self.pessimistic else -self.truncated_mass)
-
-    def _tails(self):
-        """Tail sums over the grid cells ``i = lower_index − 1, ..., upper``.
-
-        ``S_i = Σ_{j > i} p_j`` and ``E_i = Σ_{j > i} p_j e^{−(ℓ_j − ℓ_i)}``, so that
-        for ε in ``[ℓ_i, ℓ_{i+1})``: ``δ(ε) = S_i − e^{ε − ℓ_i} E_i + offset``.
-        ``E`` follows ``E_i = e^{−h} (p_{i+1} + E_{i+1})``, a stable linear
-        recursion run backwards by ``lfilter`` (no overflow for any loss range).
-        """
-        p = self.probs
-        rev = p[::-1]
-        s = np.concatenate([np.cumsum(rev)[::-1], [0.0]])  # S for i = lower−1 .. upper
-        decay = math.exp(-self.interval)
-        y = lfilter([1.0], [1.0, -decay], rev)  # y_m = p_{U−m} + E_{U−m}
-        e = np.concatenate([decay * y[::-1], [0.0]])  # E for i = lower−1 .. upper
-        return s, e
-
-    def delta(self, epsilon):
-        """``δ(ε) = Σ_{ℓ > ε} p(ℓ) (1 − e^{ε − ℓ}) + infinity mass`` (± truncated mass).
-
-        Parameters
-        ----------
-        epsilon : float or array_like
-            ε values (any real).
-        """
-        eps = np.asarray(epsilon, dtype=np.float64)
-        s, e = self._tails()
-        h, lo = self.interval, self.lower_index
-        upper = lo + self.probs.size - 1
-        i = np.clip(np.floor(eps / h), lo - 1, upper).astype(np.int64)
-        cell = i - (lo - 1)
-        with np.errstate(over="ignore", invalid="ignore"):
-            d = s[cell] - np.exp(eps - i * h) * e[cell]
-        d = np.where(eps >= upper * h, 0.0, np.maximum(d, 0.0)) + self._delta_offset
-        d = np.clip(d, 0.0, 1.0)
-        return float(d) if d.ndim == 0 else d
-
-    def epsilon(self, delta: float) -> float:
-        """The smallest ε ≥ 0 with ``δ(ε) ≤ δ``; ``inf`` when the infinity mass alone exceeds δ.
-
-        Parameters
-        ----------
-        delta : float
-            δ, in (0, 1).
-        """
-        delta = check_delta(delta)
-        target = delta - self._delta_offset
-        if target <= 0:
-            return math.inf
-        s, e = self._tails()
-        h, lo = self.interval, self.lower_index
-        d = s - e  # δ(ℓ_i) − offset, non-increasing in i
-        below = np.nonzero(d <= target)[0]
-        first = int(below[0])  # exists: the last entry is 0
-        c = max(first - 1, 0)  # cell whose interval [ℓ_c, ℓ_{c+1}) holds the answer
-        i = lo - 1 + c
-        if s[c] <= target:  # the whole mass above ℓ_c already fits: no lower bound from it
-            return 0.0 if first == 0 else max(0.0, i * h)
-        # S_c − e^{ε − ℓ_c} E_c = target  ⇒  ε = ℓ_c + ln((S_c − target) / E_c)
-        eps = i * h + math.log((s[c] - target) / e[c]) if e[c] > 0 else (i + 1) * h
-        if first > 0:
-            eps = min(max(eps, i * h), (i + 1) * h)
-        return max(0.0, eps)
-
 
 # ---------------------------------------------------------------- single releases
-
-
-def check_grid_points(points: float, interval: float, name: str = "interval") -> int:
-    """Refuse a grid of more than MAX_PLD_POINTS points (:mod:`dpcore.limits`) before allocating it."""
-    if not points <= MAX_PLD_POINTS:  # NaN refused too
-        raise ValueError(
-            f"{name} must be at least {interval * points / MAX_PLD_POINTS:.3g} (a grid of at most {MAX_PLD_POINTS} "
-            f"points), got {interval:g}"
-        )
-    return int(points)
-
-
-def _grid_for_atom(atom: float, interval: float) -> tuple[int, float]:
-    """``(n, atom / n)``: the largest step not above ``interval`` that puts ``atom`` on the grid."""
-    n = max(1, check_grid_points(math.ceil(atom / interval * (1 - 1e-12)), interval))
-    return n, atom / n
-
-
-def connect_the_dots(
-    interval: float,
-    lower_index: int,
-    p_cells: np.ndarray,
-    q_cells: np.ndarray,
-    p_below: float = 0.0,
-    p_above: float = 0.0,
-) -> PrivacyLossPMF:
-    """Connect-the-dots discretisation: split each cell's mass between its two ends, keeping both measures.
-
-    The grid points are ``ℓ_i = i · h`` for ``i = lower_index, ..., lower_index + n``;
-    cell ``j`` is ``(ℓ_{lower+j}, ℓ_{lower+j+1}]`` and carries ``p_cells[j]``
-    of ``P`` and ``q_cells[j]`` of ``Q`` (for a privacy loss ``L = ln(P/Q)``
-    with ``o ~ P``, ``Q(cell) = E_P[e^{−L}; cell]``). The cell's P-mass goes
-    to its ends ``a < b = a + h`` as ``p_a + p_b = p`` and
-    ``p_a e^{−a} + p_b e^{−b} = q``, so that both P and Q keep their mass:
-
-    ``p_b = (p − e^{a} q) / (1 − e^{−h})``.
-
-    Merging the two grid atoms back gives the original pair, so the original
-    pair is a post-processing of the discrete one, which therefore dominates
-    it: every δ(ε) read off it, alone or after composition, is an upper
-    bound (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, "Connect the
-    Dots: Tighter Discrete Approximations of Privacy Loss Distributions",
-    PoPETs, whose pessimistic estimate this is; https://arxiv.org/abs/2207.04380).
-    Unlike rounding every loss up to the grid, which shifts each release's
-    loss by up to ``h``, the split keeps ``E[1]`` and ``E[e^{−L}]``: a loss
-    ``u`` above ``a`` gains ``h(1 − e^{−u})/(1 − e^{−h}) − u ≈ u(h − u)/2 ≤ h²/8``
-    in mean and at most ``h²/4`` in variance, so k compositions drift by
-    ``O(k h²)`` instead of ``O(k h)`` (see :func:`connect_the_dots_interval`).
-
-    Where rounding makes ``p_b`` fall outside ``[0, p]`` it is clipped into
-    it, and where ``q`` underflows the whole cell goes to ``b``: both move mass
-    up, which keeps the bound (δ(ε) grows with the loss). ``p_below`` (mass at
-    or below ``ℓ_lower``) is put at ``ℓ_lower`` (rounded up) and ``p_above``
-    (mass above the top point) at ``+∞``.
-
-    Parameters
-    ----------
-    interval : float
-        Grid step ``h``, in (0, inf).
-    lower_index : int
-        Grid index of the first point.
-    p_cells, q_cells : numpy.ndarray
-        P- and Q-mass of each of the ``n`` cells, each in [0, 1].
-    p_below, p_above : float, default 0
-        P-mass below the first point and above the last, in [0, 1].
-    """
-    h = check_positive(interval, "interval")
-    p_cells = np.asarray(p_cells, dtype=np.float64)
-    q_cells = np.asarray(q_cells, dtype=np.float64)
-    a = (lower_index + np.arange(p_cells.size)) * h
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # ln r with r = e^{a} q / p = E[e^{a − L} | cell], in [e^{−h}, 1) in exact arithmetic
-        log_ratio = a + np.log(q_cells) - np.log(p_cells)
-        top = p_cells * -np.expm1(log_ratio) / -math.expm1(-h)
-    top = np.where(p_cells > 0, np.clip(np.nan_to_num(top, nan=np.inf), 0.0, p_cells), 0.0)
-    probs = np.zeros(p_cells.size + 1)
-    probs[1:] += top
-    probs[:-1] += p_cells - top
-    probs[0] += p_below
-    return PrivacyLossPMF(h, lower_index, probs, float(p_above), pessimistic=True)
-
-
-def round_to_grid(
-    interval: float, lower_index: int, p_cells: np.ndarray, p_below: float = 0.0, p_above: float = 0.0, *, up: bool
-) -> PrivacyLossPMF:
-    """Put each cell's mass on one of its ends: the top (``up``, an upper bound) or the bottom (a lower bound).
-
-    Cells and masses as in :func:`connect_the_dots`. Rounding up puts
-    ``p_below`` on the first point and ``p_above`` at ``+∞``; rounding down
-    drops ``p_below`` and puts ``p_above`` on the last point.
-    """
-    h = check_positive(interval, "interval")
-    p_cells = np.asarray(p_cells, dtype=np.float64)
-    probs = np.zeros(p_cells.size + 1)
-    if up:
-        probs[1:] += p_cells
-        probs[0] += p_below
-        return PrivacyLossPMF(h, lower_index, probs, float(p_above), pessimistic=True)
-    probs[:-1] += p_cells
-    probs[-1] += p_above
-    return PrivacyLossPMF(h, lower_index, probs, 0.0, pessimistic=False)
-
-
-def _normal_cells(z: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """Standard normal mass of the cells between increasing points ``z``, and below ``z[0]``, above ``z[-1]``.
-
-    Each difference of ``Φ`` is taken on the side of 0 where it does not cancel.
-    """
-    cdf, sf = ndtr(z), ndtr(-z)
-    cells = np.where(z[1:] <= 0, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:])
-    return np.maximum(cells, 0.0), float(cdf[0]), float(sf[-1])
 
 
 def laplace_privacy_loss(
@@ -377,7 +151,7 @@ def laplace_privacy_loss(
     """
     epsilon0 = check_epsilon(epsilon0, "epsilon0")
     interval = check_positive(interval, "interval")
-    n, h = _grid_for_atom(epsilon0, interval)
+    n, h = grid_for_atom(epsilon0, interval)
     idx = np.arange(-n, n + 1)
     probs = np.zeros(2 * n + 1)
     cells = 0.5 * np.exp((idx[1:] * h - epsilon0) / 2.0) * -math.expm1(-h / 2.0)  # cells i = −n+1 .. n
@@ -393,44 +167,6 @@ def laplace_privacy_loss(
     probs[-1] += 0.5  # o ≤ 0: L = +ε₀
     probs[0] += 0.5 * math.exp(-epsilon0)  # o ≥ Δ: L = −ε₀
     return PrivacyLossPMF(h, -n, probs, 0.0, pessimistic=pessimistic)
-
-
-def gaussian_privacy_loss(
-    mu: float, interval: float, *, pessimistic: bool = True, connect_dots: bool = True
-) -> PrivacyLossPMF:
-    """Discretised PLD of one Gaussian release with ``μ = Δ / σ``: ``L ~ N(μ²/2, μ²)`` under P.
-
-    Under Q the same loss is ``N(−μ²/2, μ²)``. The loss is kept on
-    ``μ²/2 ± 11.5 μ``; the P-mass above (below 1e-30) goes to the infinity
-    mass (pessimistic) or to the top point, the mass below to the bottom
-    point (pessimistic) or nowhere. Cell masses are differences of ``Φ``
-    computed on the side of the mean where they do not cancel. Inside, each
-    cell's mass is split between its ends by :func:`connect_the_dots`
-    (default), put at its top (``connect_dots=False``: rounded up) or at its
-    bottom (``pessimistic=False``: rounded down, a lower bound).
-
-    Parameters
-    ----------
-    mu : float
-        ``Δ / σ``, in (0, inf).
-    interval : float
-        Grid step, in (0, inf).
-    pessimistic : bool, default True
-    connect_dots : bool, default True
-        Only used when ``pessimistic``.
-    """
-    mu = check_positive(mu, "mu")
-    h = check_positive(interval, "interval")
-    mean = mu * mu / 2.0
-    i_lo = math.floor((mean - _GAUSSIAN_Z * mu) / h)
-    i_hi = math.ceil((mean + _GAUSSIAN_Z * mu) / h)
-    check_grid_points(i_hi - i_lo + 1, h)
-    ell = np.arange(i_lo, i_hi + 1) * h
-    cells, below, above = _normal_cells((ell - mean) / mu)  # P(ℓ_{i−1} < L ≤ ℓ_i) under P
-    if pessimistic and connect_dots:
-        q_cells = _normal_cells((ell + mean) / mu)[0]  # the same cells under Q
-        return connect_the_dots(h, i_lo, cells, q_cells, below, above)
-    return round_to_grid(h, i_lo, cells, below, above, up=pessimistic)
 
 
 def randomized_response_privacy_loss(epsilon: float, k: int, interval: float | None = None) -> PrivacyLossPMF:
@@ -450,7 +186,7 @@ def randomized_response_privacy_loss(epsilon: float, k: int, interval: float | N
     """
     epsilon = check_epsilon(epsilon)
     k = check_int(k, "k", minimum=2, maximum=MAX_COMPOSITIONS)
-    n, h = (1, epsilon) if interval is None else _grid_for_atom(epsilon, check_positive(interval, "interval"))
+    n, h = (1, epsilon) if interval is None else grid_for_atom(epsilon, check_positive(interval, "interval"))
     p = 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))
     q = p * math.exp(-epsilon)
     probs = np.zeros(2 * n + 1)
@@ -460,139 +196,14 @@ def randomized_response_privacy_loss(epsilon: float, k: int, interval: float | N
     return PrivacyLossPMF(h, -n, probs, 0.0)
 
 
-def privacy_loss_pmf(
-    mechanism, interval: float, *, pessimistic: bool = True, connect_dots: bool = True
-) -> PrivacyLossPMF:
-    """Discretised PLD of one release of a dpcore ``Laplace``, ``Gaussian`` or ``GRR``."""
-    kind = mechanism_kind(mechanism)
-    if kind == "laplace":
-        return laplace_privacy_loss(
-            pure_epsilon(mechanism), interval, pessimistic=pessimistic, connect_dots=connect_dots
-        )
-    if kind == "gaussian":
-        mu = mechanism.sensitivity / mechanism.sigma
-        return gaussian_privacy_loss(mu, interval, pessimistic=pessimistic, connect_dots=connect_dots)
-    return randomized_response_privacy_loss(mechanism.epsilon, mechanism.k, interval)
-
-
-# ---------------------------------------------------------------- composition
-
-
-def _log_mgf(pmf: PrivacyLossPMF, ts: np.ndarray) -> np.ndarray:
-    """``ln Σ p_i e^{t ℓ_i}`` for each t (finite part only), a block of t's at a time."""
-    positive = pmf.probs > 0
-    logp = np.log(pmf.probs[positive])
-    ell = pmf.losses[positive]
-    out = np.empty(len(ts))
-    block = max(1, 2**22 // max(1, ell.size))  # at most 4M terms (32 MB) at once
-    for start in range(0, len(ts), block):
-        terms = logp + np.asarray(ts[start : start + block])[:, None] * ell
-        top = terms.max(axis=1)
-        out[start : start + block] = top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
-    return out
-
-
-def _windows(pmf: PrivacyLossPMF, ks: np.ndarray, tail: float):
-    """Grid windows ``[L_k, U_k]`` holding all but ``tail`` of the k-fold mass, and the mass bound left out."""
-    h = pmf.interval
-    i_min, i_max = pmf.lower_index, pmf.lower_index + pmf.probs.size - 1
-    mass = pmf.probs.sum()
-    ell = pmf.losses
-    mean = float(np.dot(pmf.probs, ell) / mass)
-    sd = float(np.sqrt(max(np.dot(pmf.probs, (ell - mean) ** 2) / mass, (h / 2) ** 2)))
-    # Chernoff: for a light-tailed loss the optimal t of a k-fold sum is about sqrt(2 ln(2/τ)) / (sqrt(k) sd);
-    # a heavy tail (subsampled mechanisms: rare large losses) moves it far below. The bound is unimodal in t
-    # ((k ln M(t) + c)/t with ln M convex), so a log grid of 6 points per decade, reaching three decades below,
-    # finds it to within a factor 1.5 in t: a window less than 10 % wider than the optimum.
-    t_mid = math.sqrt(2 * math.log(2 / tail)) / sd
-    t_lo, t_hi = t_mid / np.sqrt(ks.max()) * 1e-3, t_mid / np.sqrt(ks.min()) * 16
-    ts = np.geomspace(t_lo, t_hi, max(2, math.ceil(6 * math.log10(t_hi / t_lo))))
-    log_half_tail = math.log(tail / 2)
-    kk = ks[:, None].astype(np.float64)
-    upper = np.min((kk * _log_mgf(pmf, ts) - log_half_tail) / ts, axis=1)
-    lower = np.max(-(kk * _log_mgf(pmf, -ts) - log_half_tail) / ts, axis=1)
-    hi = np.minimum(np.ceil(upper / h), ks * i_max).astype(np.int64)
-    lo = np.maximum(np.floor(lower / h), ks * i_min).astype(np.int64)
-    left_out = np.where(hi < ks * i_max, tail / 2, 0.0) + np.where(lo > ks * i_min, tail / 2, 0.0)
-    return lo, hi, left_out
-
-
-def compose(pmf: PrivacyLossPMF, ks, tail_mass_truncation: float = TAIL_MASS_TRUNCATION):
-    """Yield the k-fold self-composition of ``pmf`` for each k in ``ks`` (in the order given).
-
-    One forward FFT of length ``N`` (the widest window), then for each k one
-    complex power (``e^{k ln ŝ}``, with the logarithm taken once) and one
-    inverse FFT: ``p^{*k} = irfft(rfft(p)^k)``. The
-    window ``[L_k, U_k]`` of each k is chosen by Chernoff bounds so that at
-    most ``tail_mass_truncation`` of the composed mass falls outside; that
-    bound is carried in ``truncated_mass``. The infinity mass composes as
-    ``1 − (1 − q)^k``.
-
-    Parameters
-    ----------
-    pmf : PrivacyLossPMF
-    ks : int or array_like of int
-        Numbers of releases, each in [1, inf).
-    tail_mass_truncation : float, default 1e-15
-        In (0, 1); keep it well below the δ of interest.
-    """
-    ks = as_ks(ks)
-    check_elements(ks.size, "the number of ks of a PLD curve", MAX_PLD_CURVE_POINTS)
-    tail = check_probability(tail_mass_truncation, "tail_mass_truncation")
-    lo, hi, left_out = _windows(pmf, ks, tail)
-    width = int(np.max(hi - lo + 1))
-    if width > MAX_PLD_POINTS:
-        raise ValueError(
-            f"the composed grid must have at most {MAX_PLD_POINTS} points, got {width} (use a coarser interval or "
-            "fewer compositions)"
-        )
-    n_fft = scipy.fft.next_fast_len(width, real=True)
-    p = pmf.probs
-    if p.size > n_fft:  # fold onto the circle: circular convolution of the fold = fold of the convolution
-        p = np.bincount(np.arange(p.size) % n_fft, weights=p, minlength=n_fft)
-    spectrum = scipy.fft.rfft(p, n_fft)
-    with np.errstate(divide="ignore"):
-        log_modulus = np.log(np.abs(spectrum))  # spectrum^k = |spectrum|^k e^{i k arg}: one log, no repeated squaring
-    argument = np.angle(spectrum)
-    q = pmf.infinity_mass
-    for k, l_k, u_k, out_k in zip(ks.tolist(), lo.tolist(), hi.tolist(), left_out.tolist()):
-        if k == 1 and l_k <= pmf.lower_index and u_k >= pmf.lower_index + pmf.probs.size - 1:
-            yield pmf
-            continue
-        # modulus and phase apart: a spectral zero (log −inf) must give 0, not −inf · 0 = NaN in a complex product
-        composed = scipy.fft.irfft(np.exp(k * log_modulus) * np.exp(1j * (k * argument)), n_fft)
-        positions = (np.arange(l_k, u_k + 1) - k * pmf.lower_index) % n_fft
-        probs = np.maximum(composed[positions], 0.0)
-        infinity = -math.expm1(k * math.log1p(-q)) if q < 1 else 1.0
-        yield PrivacyLossPMF(
-            pmf.interval,
-            l_k,
-            probs,
-            infinity,
-            truncated_mass=pmf.truncated_mass * k + out_k,
-            pessimistic=pmf.pessimistic,
-        )
-
-
-# ---------------------------------------------------------------- the accountant
-
-
 def connect_the_dots_interval(
-    k: int, epsilon_ref: float, variance: float, relative_excess: float = _AUTO_RELATIVE_EXCESS
-):
+    k: int, epsilon_ref: float, variance: float, relative_excess: float = AUTO_RELATIVE_EXCESS
+) -> float:
     """Grid step for k compositions of a connect-the-dots PLD: ``h = sqrt(8 r / (k/ε_ref + 1/v))``.
 
-    Splitting each cell's mass between its ends (:func:`connect_the_dots`)
-    raises one release's mean loss by at most ``h²/8`` and its variance by at
-    most ``h²/4`` (the split of a loss ``u`` above ``a`` has mean
-    ``a + h(1 − e^{−u})/(1 − e^{−h}) ≈ a + u + u(h − u)/2`` and variance
-    ``≈ u(h − u)``). After k releases the loss has mean ``m`` and sd
-    ``s = sqrt(k v)``, and ``ε ≈ m + z s``; so ε moves by about
-    ``k h²/8 + z (k h²/4) / (2 s) = k h²/8 + (ε − m) h²/(8 v)``, at most
-    ``h² ε (k/ε + 1/v) / 8``. Setting this to ``r ε`` gives the step. It
-    shrinks like ``k^{−1/2}`` when the mean dominates and stays at
-    ``sqrt(8 r v)`` when the spread does, where rounding every loss up would
-    need ``h ≈ r ε / k`` (and an FFT a hundred times longer at k = 10⁴).
+    :func:`~dpcore.accounting.privacy_loss.connect_the_dots_step` (where the
+    formula and its derivation live; Doroshenko et al. 2022), with ``epsilon_ref``
+    checked as an ε.
 
     Parameters
     ----------
@@ -607,18 +218,7 @@ def connect_the_dots_interval(
     """
     k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     epsilon_ref = check_epsilon(epsilon_ref, "epsilon_ref")
-    variance = check_positive(variance, "variance")
-    relative_excess = check_positive(relative_excess, "relative_excess")
-    return math.sqrt(8.0 * relative_excess / (k / epsilon_ref + 1.0 / variance))
-
-
-def _fft_capped(h: float, k_max: int, sd1: float, support1: float) -> float:
-    """Coarsen ``h`` if the FFT for k_max releases would need more than 2²² points (still a valid bound)."""
-    # window ≈ 2 · 8.5 sd sqrt(k) (Chernoff at τ = 1e-15) plus one release's support
-    points = (2 * 8.5 * sd1 * math.sqrt(k_max) + support1) / h
-    if points > _MAX_FFT_POINTS:
-        h *= points / _MAX_FFT_POINTS
-    return h
+    return connect_the_dots_step(k, epsilon_ref, variance, relative_excess)
 
 
 def laplace_loss_variance(epsilon0: float) -> float:
@@ -642,6 +242,151 @@ def laplace_loss_variance(epsilon0: float) -> float:
     return max(second - mean * mean, 1e-300)
 
 
+# ---------------------------------------------------------------- how each kind enters the PLD
+
+
+class ReleaseLoss:
+    """How releases of one kind enter the PLD accountant (one instance per kind in :data:`PRIVACY_LOSSES`).
+
+    A release has one privacy loss distribution per order of its neighbouring
+    pair that must be read (one for a symmetric pair; two for a DP-SGD run,
+    whose add and remove directions differ), each composed :meth:`steps`
+    times per release; its ε (δ) is the largest over them.
+    """
+
+    def distributions(self, release) -> int:
+        """How many distributions one release has."""
+        return 1
+
+    def steps(self, release) -> int:
+        """How many times each distribution composes per release."""
+        return 1
+
+    def intervals(self, release, k_max: int, delta: float, connect_dots: bool) -> tuple[float, ...]:
+        """The default grid step of each distribution for ``k_max`` releases read at δ: about 0.2 % excess."""
+        raise NotImplementedError
+
+    def pmfs(self, release, intervals, pessimistic: bool, connect_dots: bool) -> tuple[PrivacyLossPMF, ...]:
+        """One release's discretised privacy loss distributions, on the grid steps ``intervals`` (one each)."""
+        raise NotImplementedError
+
+
+class _LaplaceLoss(ReleaseLoss):
+    """Laplace, ``ε₀ = Δ/b``: :func:`laplace_privacy_loss`; its grid from the RDP ε (Mironov 2017, Prop. 6)."""
+
+    def intervals(self, release, k_max, delta, connect_dots):
+        # ε_ref: a quick upper estimate of the answer, the smaller of basic composition and RDP, at least ½ sd sqrt(k)
+        eps0 = release.epsilon
+        rdp = k_max * laplace_rdp(release.scale, DEFAULT_ORDERS, release.sensitivity)
+        eps_ref = min(k_max * eps0, rdp_to_dp(DEFAULT_ORDERS, rdp, delta, "balle", warn=False)[0])
+        eps_ref = max(eps_ref, 0.5 * eps0 * math.sqrt(k_max))
+        if connect_dots:
+            h = connect_the_dots_step(k_max, eps_ref, laplace_loss_variance(eps0))
+        else:
+            # rounding adds at most h per release on the continuous part, w = (1 − e^{−ε₀})/2 of the mass
+            h = AUTO_RELATIVE_EXCESS * eps_ref / (k_max * (-0.5 * math.expm1(-eps0)))
+        return (fft_capped(min(eps0 / 4, h), k_max, eps0, 2 * GAUSSIAN_Z * eps0),)
+
+    def pmfs(self, release, intervals, pessimistic, connect_dots):
+        return (
+            laplace_privacy_loss(release.epsilon, intervals[0], pessimistic=pessimistic, connect_dots=connect_dots),
+        )
+
+
+class _GaussianLoss(ReleaseLoss):
+    """Gaussian, ``μ = Δ/σ``: :func:`gaussian_privacy_loss` on :func:`~dpcore.accounting.privacy_loss.gaussian_interval`."""
+
+    def intervals(self, release, k_max, delta, connect_dots):
+        return (gaussian_interval(release.mu, k_max, delta, connect_dots=connect_dots),)
+
+    def pmfs(self, release, intervals, pessimistic, connect_dots):
+        return (gaussian_privacy_loss(release.mu, intervals[0], pessimistic=pessimistic, connect_dots=connect_dots),)
+
+
+class _RandomizedResponseLoss(ReleaseLoss):
+    """GRR: :func:`randomized_response_privacy_loss`, exact on the lattice of multiples of ε."""
+
+    def intervals(self, release, k_max, delta, connect_dots):
+        return (release.epsilon,)
+
+    def pmfs(self, release, intervals, pessimistic, connect_dots):
+        return (randomized_response_privacy_loss(release.epsilon, release.k, intervals[0]),)
+
+
+class _SubsampledGaussianLoss(ReleaseLoss):
+    """A DP-SGD run: T compositions of one step's loss per direction (:mod:`dpcore.accounting.subsampled_gaussian`)."""
+
+    def distributions(self, release):
+        return 1 if release.sampling_rate == 1.0 else 2  # at q = 1 both directions are the Gaussian's
+
+    def steps(self, release):
+        return release.steps
+
+    def intervals(self, release, k_max, delta, connect_dots):
+        steps = check_int(k_max * release.steps, "steps", minimum=1, maximum=MAX_COMPOSITIONS)
+        return subsampled_gaussian_intervals(
+            release.noise_multiplier, release.sampling_rate, steps, delta, connect_dots=connect_dots
+        )
+
+    def pmfs(self, release, intervals, pessimistic, connect_dots):
+        return subsampled_gaussian_privacy_losses(
+            release.noise_multiplier,
+            release.sampling_rate,
+            intervals,
+            pessimistic=pessimistic,
+            connect_dots=connect_dots,
+        )
+
+
+#: How each kind of release enters the PLD accountant, by the class of the release the accountants compute with
+#: (:func:`~dpcore.accounting.per_release.accountable`): the one table.
+PRIVACY_LOSSES = MappingProxyType(
+    {
+        Laplace: _LaplaceLoss(),
+        Gaussian: _GaussianLoss(),
+        GRR: _RandomizedResponseLoss(),
+        PoissonSampledGaussian: _SubsampledGaussianLoss(),
+    }
+)
+
+
+def _release_loss(mechanism) -> tuple[object, ReleaseLoss]:
+    """The release the PLD computes with and its entry; ``TypeError`` naming the releases it accepts otherwise."""
+    release = accountable(mechanism)  # TypeError for objects no accountant knows
+    for cls in type(release).__mro__:
+        if cls in PRIVACY_LOSSES:
+            return release, PRIVACY_LOSSES[cls]
+    reduced = [name for entry in ACCOUNTINGS if not entry.kind for name in entry.names]  # accounted as GRR(ε, 2)
+    accepted = [cls.__name__ for cls in PRIVACY_LOSSES] + reduced
+    raise TypeError(
+        f"mechanism must be a release the PLD accountant knows ({', '.join(accepted)}), got {type(mechanism).__name__}"
+    )
+
+
+def privacy_loss_pmf(
+    mechanism, interval: float, *, pessimistic: bool = True, connect_dots: bool = True
+) -> PrivacyLossPMF:
+    """Discretised PLD of one release with one distribution (all but a DP-SGD run below q = 1), on the grid ``interval``.
+
+    Parameters
+    ----------
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, Staircase or PureDP
+        One release (the last four accounted as binary randomized response at their ε).
+    interval : float
+        Grid step, in (0, inf) (GRR and the releases accounted as it: rounded to a divisor of ε).
+    pessimistic : bool, default True
+    connect_dots : bool, default True
+        Only used when ``pessimistic``.
+    """
+    release, entry = _release_loss(mechanism)
+    if entry.distributions(release) != 1:
+        raise TypeError(
+            f"mechanism must have one privacy loss distribution, got {type(mechanism).__name__} (one per direction: "
+            "see dpcore.accounting.subsampled_gaussian.subsampled_gaussian_privacy_losses)"
+        )
+    return entry.pmfs(release, (interval,), pessimistic, connect_dots)[0]
+
+
 def default_interval(mechanism, k_max: int, delta: float, *, connect_dots: bool = True) -> float:
     """The grid step used when none is given: about 0.2 % excess over the true ε at ``k_max`` releases.
 
@@ -660,46 +405,43 @@ def default_interval(mechanism, k_max: int, delta: float, *, connect_dots: bool 
 
     The step is at most a quarter of one release's spread, and is coarsened
     if the FFT would need more than 2²² points (still an upper bound, then
-    less tight).
+    less tight). A DP-SGD run has one step per direction
+    (:func:`~dpcore.accounting.subsampled_gaussian.subsampled_gaussian_intervals`):
+    the finer is returned.
+
+    Parameters
+    ----------
+    mechanism : a release, as in :func:`pld_epsilon`
+    k_max : int
+        The most releases composed, in [1, inf).
+    delta : float
+        The δ the ε will be read at, in (0, 1).
+    connect_dots : bool, default True
     """
-    from dpcore.accounting.gaussian_exact import _gdp_epsilon
-    from dpcore.accounting.rdp import DEFAULT_ORDERS, _laplace_rdp_eps, _rdp_epsilons
-
-    kind = mechanism_kind(mechanism)
-    if kind == "grr":
-        return mechanism.epsilon
-    if kind == "laplace":
-        eps0 = pure_epsilon(mechanism)
-        w = -0.5 * math.expm1(-eps0)
-        rdp = k_max * _laplace_rdp_eps(eps0, DEFAULT_ORDERS)
-        eps_ref = min(k_max * eps0, float(np.min(_rdp_epsilons(DEFAULT_ORDERS, rdp, math.log(delta), "balle"))))
-        sd1 = eps0
-        variance = laplace_loss_variance(eps0)
-    else:
-        mu = mechanism.sensitivity / mechanism.sigma
-        w = 1.0
-        eps_ref = float(_gdp_epsilon(np.array(math.sqrt(k_max) * mu), math.log(delta)))
-        sd1 = mu
-        variance = mu * mu
-    eps_ref = max(eps_ref, 0.5 * sd1 * math.sqrt(k_max))
-    if connect_dots:
-        h = connect_the_dots_interval(k_max, eps_ref, variance)
-    else:
-        h = _AUTO_RELATIVE_EXCESS * eps_ref / (k_max * w)
-    return _fft_capped(min(sd1 / 4, h), k_max, sd1, 2 * _GAUSSIAN_Z * sd1)
+    release, entry = _release_loss(mechanism)
+    k_max = check_int(k_max, "k_max", minimum=1, maximum=MAX_COMPOSITIONS)
+    delta = check_delta(delta)
+    return min(entry.intervals(release, k_max, delta, connect_dots))
 
 
-def _accountant_inputs(
-    mechanism, k, value_discretization_interval, tail_mass_truncation, delta_for_default, connect_dots
+# ---------------------------------------------------------------- the accountant
+
+
+def _compositions(
+    mechanism, k, value_discretization_interval, tail_mass_truncation, delta_for_default, pessimistic, connect_dots
 ):
+    """Per distribution of one release, the list of its compositions for each k in ``k`` (checked)."""
+    release, entry = _release_loss(mechanism)
     ks = as_ks(k)
-    mechanism_kind(mechanism)
     tail = check_probability(tail_mass_truncation, "tail_mass_truncation")
     if value_discretization_interval is None:
-        h = default_interval(mechanism, int(ks.max()), delta_for_default, connect_dots=connect_dots)
+        intervals = entry.intervals(release, int(ks.max()), delta_for_default, connect_dots)
     else:
         h = check_positive(value_discretization_interval, "value_discretization_interval")
-    return ks, tail, h
+        intervals = (h,) * entry.distributions(release)
+    steps = entry.steps(release)
+    pmfs = entry.pmfs(release, intervals, pessimistic, connect_dots)
+    return [list(compose(pmf, ks * steps, tail)) for pmf in pmfs]
 
 
 def pld_epsilon(
@@ -718,13 +460,15 @@ def pld_epsilon(
     (one transform shared by all k), and read ``ε(δ) = min{ε ≥ 0: δ(ε) ≤ δ}``
     off each composed distribution, with ``δ(ε) = Σ_{ℓ > ε} (1 − e^{ε − ℓ}) p(ℓ)``
     plus the infinity and truncated masses (Meiser & Mohammadi 2018;
-    Koskela, Jälkö, Honkela 2020; see the module notes).
+    Koskela, Jälkö, Honkela 2020; see :mod:`dpcore.accounting.privacy_loss`).
+    A release with two distributions (a DP-SGD run) reports the larger ε.
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
-        One release (GRR: replace-one neighbours; SUE, OUE, LDPMean and
-        PureDP are accounted as binary randomized response at their ε).
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, Staircase, PureDP or PoissonSampledGaussian
+        One release (GRR: replace-one neighbours; SUE, OUE, LDPMean, Staircase
+        and PureDP are accounted as binary randomized response at their ε; a
+        DP-SGD run as T steps of the subsampled Gaussian in both directions).
     k : int or array_like of int
         Number of releases, each in [1, inf). An array shares one forward FFT.
     delta : float
@@ -740,6 +484,11 @@ def pld_epsilon(
     float or numpy.ndarray
         ε (a float for a scalar k); ``inf`` if δ is below the mass at ``+∞``.
 
+    Raises
+    ------
+    TypeError
+        For an object that is no release the accountant knows, naming those it does.
+
     Examples
     --------
     >>> from dpcore.laplace import Laplace
@@ -747,13 +496,11 @@ def pld_epsilon(
     0.998
     """
     delta = check_delta(delta)
-    mechanism = accountable(mechanism)
     connect_dots = _pessimistic and _connect_dots
-    ks, tail, h = _accountant_inputs(
-        mechanism, k, value_discretization_interval, tail_mass_truncation, delta, connect_dots
+    each = _compositions(
+        mechanism, k, value_discretization_interval, tail_mass_truncation, delta, _pessimistic, connect_dots
     )
-    pmf = privacy_loss_pmf(mechanism, h, pessimistic=_pessimistic, connect_dots=connect_dots)
-    out = np.array([composed.epsilon(delta) for composed in compose(pmf, ks, tail)])
+    out = np.max([[composed.epsilon(delta) for composed in compositions] for compositions in each], axis=0)
     return float(out[0]) if np.ndim(k) == 0 else out
 
 
@@ -771,8 +518,8 @@ def pld_delta(
 
     Parameters
     ----------
-    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean or PureDP
-        One release, as in :func:`pld_epsilon`.
+    mechanism : a release, as in :func:`pld_epsilon`
+        A release with two distributions (a DP-SGD run) reports the larger δ.
     k : int or array_like of int
         Number of releases, each in [1, inf).
     epsilon : float
@@ -787,11 +534,9 @@ def pld_delta(
     float or numpy.ndarray
     """
     epsilon = check_nonnegative(epsilon, "epsilon")
-    mechanism = accountable(mechanism)
     connect_dots = _pessimistic and _connect_dots
-    ks, tail, h = _accountant_inputs(
-        mechanism, k, value_discretization_interval, tail_mass_truncation, 1e-6, connect_dots
+    each = _compositions(
+        mechanism, k, value_discretization_interval, tail_mass_truncation, 1e-6, _pessimistic, connect_dots
     )
-    pmf = privacy_loss_pmf(mechanism, h, pessimistic=_pessimistic, connect_dots=connect_dots)
-    out = np.array([composed.delta(epsilon) for composed in compose(pmf, ks, tail)])
+    out = np.max([[composed.delta(epsilon) for composed in compositions] for compositions in each], axis=0)
     return float(out[0]) if np.ndim(k) == 0 else out

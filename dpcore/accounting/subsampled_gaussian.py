@@ -31,9 +31,9 @@ Accountants
   integer and fractional orders (below), converted by
   :func:`~dpcore.accounting.rdp.rdp_to_dp`.
 * **PLD** (:func:`dpsgd_epsilon` with ``method="pld"``): both directions
-  discretised by connect-the-dots (:func:`~dpcore.accounting.pld.connect_the_dots`,
+  discretised by connect-the-dots (:func:`~dpcore.accounting.privacy_loss.connect_the_dots`,
   an upper bound), each composed for every T of a curve with one forward FFT
-  (:func:`~dpcore.accounting.pld.compose`), ε read off each and the larger kept.
+  (:func:`~dpcore.accounting.privacy_loss.compose`), ε read off each and the larger kept.
 
 References
 ----------
@@ -61,23 +61,24 @@ from scipy.special import gammaln, gammasgn, log_ndtr
 
 from dpcore._roots import root_on_log
 from dpcore.accounting._numerics import as_ks, as_orders
-from dpcore.accounting.gaussian_exact import _gdp_epsilon, gaussian_sigma_for_epsilon
-from dpcore.accounting.pld import (
-    _GAUSSIAN_Z,
-    _MAX_FFT_POINTS,
+from dpcore.accounting.events import PoissonSampledGaussian
+from dpcore.accounting.gaussian_exact import gaussian_sigma_for_epsilon
+from dpcore.accounting.privacy_loss import (
+    GAUSSIAN_Z,
+    MAX_FFT_POINTS,
     TAIL_MASS_TRUNCATION,
     PrivacyLossPMF,
-    _normal_cells,
     check_grid_points,
     compose,
     connect_the_dots,
-    connect_the_dots_interval,
-    default_interval,
+    connect_the_dots_step,
+    gaussian_interval,
     gaussian_privacy_loss,
+    normal_cells,
     round_to_grid,
 )
 from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, rdp_to_dp
-from dpcore.gdp import gdp_rdp
+from dpcore.gdp import gdp_epsilon, gdp_rdp
 from dpcore.limits import MAX_COMPOSITIONS, MAX_ORDER
 from dpcore.validation import (
     check_choice,
@@ -95,6 +96,8 @@ __all__ = [
     "DIRECTIONS",
     "subsampled_gaussian_rdp",
     "subsampled_gaussian_privacy_loss",
+    "subsampled_gaussian_intervals",
+    "subsampled_gaussian_privacy_losses",
     "dpsgd_epsilon",
     "dpsgd_noise_multiplier",
     "PoissonSampledGaussian",
@@ -311,10 +314,10 @@ def subsampled_gaussian_privacy_loss(
     ``x ∈ [−11.5σ, 1 + 11.5σ]`` (remove) or ``x ≤ 11.5σ`` (add) and the bounded
     end of the loss; the P-mass beyond (below 1e-30) goes to ``+∞`` (remove) or
     is rounded up onto the grid (add). Each cell is then split by
-    :func:`~dpcore.accounting.pld.connect_the_dots` (default, an upper bound),
+    :func:`~dpcore.accounting.privacy_loss.connect_the_dots` (default, an upper bound),
     rounded up (``connect_dots=False``) or down (``pessimistic=False``, a lower bound).
     At ``q = 1`` both directions are the Gaussian's ``N(μ²/2, μ²)``, ``μ = 1/σ``
-    (:func:`~dpcore.accounting.pld.gaussian_privacy_loss`).
+    (:func:`~dpcore.accounting.privacy_loss.gaussian_privacy_loss`).
 
     Parameters
     ----------
@@ -337,20 +340,20 @@ def subsampled_gaussian_privacy_loss(
     floor = math.log1p(-q)  # the smallest remove loss, reached as x → −∞
     if direction == "remove":
         i_lo = math.floor(floor / h)
-        i_hi = math.ceil(float(_loss_remove(sigma, q, np.array(1.0 + _GAUSSIAN_Z * sigma))) / h)
+        i_hi = math.ceil(float(_loss_remove(sigma, q, np.array(1.0 + GAUSSIAN_Z * sigma))) / h)
         check_grid_points(i_hi - i_lo + 1, h)
         x = _x_of_loss(sigma, q, np.arange(i_lo, i_hi + 1) * h)  # increasing
-        base, base_below, base_above = _normal_cells(x / sigma)
-        shifted, shifted_below, shifted_above = _normal_cells((x - 1.0) / sigma)
+        base, base_below, base_above = normal_cells(x / sigma)
+        shifted, shifted_below, shifted_above = normal_cells((x - 1.0) / sigma)
         p_cells, q_cells = (1 - q) * base + q * shifted, base
         p_below, p_above = 0.0, (1 - q) * base_above + q * shifted_above
     else:
-        i_lo = math.floor(-float(_loss_remove(sigma, q, np.array(_GAUSSIAN_Z * sigma))) / h)
+        i_lo = math.floor(-float(_loss_remove(sigma, q, np.array(GAUSSIAN_Z * sigma))) / h)
         i_hi = math.ceil(-floor / h)
         check_grid_points(i_hi - i_lo + 1, h)
         x = _x_of_loss(sigma, q, -np.arange(i_lo, i_hi + 1)[::-1] * h)  # increasing in x = decreasing loss
-        base, base_below, base_above = _normal_cells(x / sigma)
-        shifted = _normal_cells((x - 1.0) / sigma)[0]
+        base, base_below, base_above = normal_cells(x / sigma)
+        shifted = normal_cells((x - 1.0) / sigma)[0]
         p_cells, q_cells = base[::-1], ((1 - q) * base + q * shifted)[::-1]
         p_below, p_above = base_above, 0.0  # x above the grid: the loss below it
     if pessimistic and connect_dots:
@@ -387,7 +390,7 @@ def _loss_moments(sigma: float, q: float) -> dict[str, tuple[float, float]]:
 def _default_intervals(sigma: float, q: float, k_max: int, delta: float) -> dict[str, float]:
     """Grid step per direction for k_max steps: about 0.2 % excess over the true ε.
 
-    :func:`~dpcore.accounting.pld.connect_the_dots_interval` with each
+    :func:`~dpcore.accounting.privacy_loss.connect_the_dots_step` with each
     direction's loss variance and ``ε_ref = min(RDP ε, the CLT's ε)`` (the
     central limit theorem of Dong, Roth, Su 2019: k steps are about
     ``sqrt(k v)``-GDP), at least ``½ sqrt(k v)``; at most a quarter of one
@@ -404,45 +407,110 @@ def _default_intervals(sigma: float, q: float, k_max: int, delta: float) -> dict
     rdp = k_max * _subsampled_gaussian_rdp(sigma, q, DEFAULT_ORDERS)
     eps_rdp = rdp_to_dp(DEFAULT_ORDERS, rdp, delta, warn=False)[0]
     reach = rdp_to_dp(DEFAULT_ORDERS, rdp, TAIL_MASS_TRUNCATION / 2, "mironov", warn=False)[0]
-    eps_clt = float(_gdp_epsilon(np.array(math.sqrt(k_max * v_max)), math.log(delta)))
+    mu_clt = math.sqrt(k_max * v_max)
+    eps_clt = gdp_epsilon(mu_clt, delta) if mu_clt > 0 else 0.0
     eps_ref = max(min(eps_rdp, eps_clt), 0.5 * math.sqrt(k_max * v_max))
     # one step's loss spans [ln(1 − q), L(1 + 11.5σ)] (remove) or [−L(11.5σ), −ln(1 − q)] (add)
     support = {
-        "remove": float(_loss_remove(sigma, q, np.array(1.0 + _GAUSSIAN_Z * sigma))) - math.log1p(-q),
-        "add": float(_loss_remove(sigma, q, np.array(_GAUSSIAN_Z * sigma))) - math.log1p(-q),
+        "remove": float(_loss_remove(sigma, q, np.array(1.0 + GAUSSIAN_Z * sigma))) - math.log1p(-q),
+        "add": float(_loss_remove(sigma, q, np.array(GAUSSIAN_Z * sigma))) - math.log1p(-q),
     }
     out = {}
     for direction, (mean, variance) in moments.items():
-        h = min(math.sqrt(variance) / 4, connect_the_dots_interval(k_max, eps_ref, variance))
+        h = min(math.sqrt(variance) / 4, connect_the_dots_step(k_max, eps_ref, variance))
         points = (2 * (reach + k_max * abs(mean)) + support[direction]) / h
-        out[direction] = h * max(1.0, points / _MAX_FFT_POINTS)
+        out[direction] = h * max(1.0, points / MAX_FFT_POINTS)
     return out
 
 
-def _pmfs(sigma, q, ks, delta, value_discretization_interval, *, pessimistic=True, connect_dots=True):
-    if value_discretization_interval is None and q == 1.0:  # the plain Gaussian, gridded as pld_epsilon grids it
-        from dpcore.gaussian import Gaussian
+def _intervals(sigma: float, q: float, k_max: int, delta: float, connect_dots: bool) -> tuple[float, ...]:
+    """Default grid step of each direction for checked arguments (the Gaussian's at q = 1)."""
+    if q == 1.0:  # the plain Gaussian, gridded as the PLD accountant grids it
+        return (gaussian_interval(1.0 / sigma, k_max, delta, connect_dots=connect_dots),)
+    steps = _default_intervals(sigma, q, k_max, delta)
+    return tuple(steps[d] for d in DIRECTIONS)
 
-        h = default_interval(Gaussian(sigma), int(ks.max()), delta, connect_dots=connect_dots and pessimistic)
-        steps = dict.fromkeys(DIRECTIONS, h)
-    elif value_discretization_interval is None:
-        steps = _default_intervals(sigma, q, int(ks.max()), delta)
+
+def subsampled_gaussian_intervals(
+    noise_multiplier: float, sampling_rate: float, steps: int, delta: float, *, connect_dots: bool = True
+) -> tuple[float, ...]:
+    """The default PLD grid step of each direction for T steps: about 0.2 % excess over the true ε.
+
+    ``(remove, add)`` below q = 1, sized by
+    :func:`~dpcore.accounting.privacy_loss.connect_the_dots_step` with each
+    direction's loss variance and ``ε_ref = min(RDP ε, the CLT's ε)`` (Dong,
+    Roth, Su 2019: T steps are about ``sqrt(T v)``-GDP); at q = 1, where both
+    directions are the Gaussian's, its one step
+    (:func:`~dpcore.accounting.privacy_loss.gaussian_interval`; ``connect_dots``
+    only matters there, the other grids being sized for connect the dots).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ, in [0.1, 10⁴].
+    sampling_rate : float
+        q, in [1e-7, 1].
+    steps : int
+        T, the most steps composed, in [1, inf).
+    delta : float
+        The δ the ε will be read at, in (0, 1).
+    connect_dots : bool, default True
+
+    Returns
+    -------
+    tuple of float
+        One step per direction of :func:`subsampled_gaussian_privacy_losses`.
+    """
+    sigma, q = _check_sigma_q(noise_multiplier, sampling_rate)
+    steps = check_int(steps, "steps", minimum=1, maximum=MAX_COMPOSITIONS)
+    delta = check_delta(delta)
+    return _intervals(sigma, q, steps, delta, connect_dots)
+
+
+def subsampled_gaussian_privacy_losses(
+    noise_multiplier: float, sampling_rate: float, intervals, *, pessimistic: bool = True, connect_dots: bool = True
+) -> tuple[PrivacyLossPMF, ...]:
+    """One step's discretised PLD in each direction that must be read: remove and add (the remove alone at q = 1).
+
+    :func:`subsampled_gaussian_privacy_loss` per direction; the ε (δ) of T
+    steps is the larger of the two directions' T-fold compositions (module notes).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ, in [0.1, 10⁴].
+    sampling_rate : float
+        q, in [1e-7, 1].
+    intervals : sequence of float
+        The grid step of each direction, each in (0, inf) (:func:`subsampled_gaussian_intervals`).
+    pessimistic : bool, default True
+    connect_dots : bool, default True
+        Only used when ``pessimistic``.
+    """
+    sigma, q = _check_sigma_q(noise_multiplier, sampling_rate)
+    directions = DIRECTIONS[:1] if q == 1.0 else DIRECTIONS
+    intervals = tuple(intervals)
+    if len(intervals) != len(directions):
+        raise ValueError(f"intervals must hold one grid step per direction ({len(directions)}), got {len(intervals)}")
+    return tuple(
+        subsampled_gaussian_privacy_loss(
+            sigma, q, h, d, pessimistic=pessimistic, connect_dots=connect_dots and pessimistic
+        )
+        for d, h in zip(directions, intervals)
+    )
+
+
+def _pld_epsilons(sigma, q, ks, delta, value_discretization_interval, tail, *, pessimistic, connect_dots) -> np.ndarray:
+    """ε for each k: the larger of the two directions' composed PLDs."""
+    if value_discretization_interval is None:
+        intervals = _intervals(sigma, q, int(ks.max()), delta, connect_dots and pessimistic)
     else:
         h = check_positive(value_discretization_interval, "value_discretization_interval")
-        steps = dict.fromkeys(DIRECTIONS, h)
-    directions = DIRECTIONS[:1] if q == 1.0 else DIRECTIONS
-    return [
-        subsampled_gaussian_privacy_loss(
-            sigma, q, steps[d], d, pessimistic=pessimistic, connect_dots=connect_dots and pessimistic
-        )
-        for d in directions
-    ]
-
-
-def _pld_epsilons(sigma, q, ks, delta, value_discretization_interval, tail, **options) -> np.ndarray:
-    """ε for each k: the larger of the two directions' composed PLDs."""
+        intervals = (h,) if q == 1.0 else (h, h)
     eps = np.zeros(ks.size)
-    for pmf in _pmfs(sigma, q, ks, delta, value_discretization_interval, **options):
+    for pmf in subsampled_gaussian_privacy_losses(
+        sigma, q, intervals, pessimistic=pessimistic, connect_dots=connect_dots
+    ):
         eps = np.maximum(eps, [composed.epsilon(delta) for composed in compose(pmf, ks, tail)])
     return eps
 
@@ -623,67 +691,6 @@ def dpsgd_noise_multiplier(
             return sigma
         sigma *= 1 + 4 * rtol
     raise ValueError(f"no noise multiplier found that gives epsilon <= {epsilon}")  # pragma: no cover
-
-
-# ---------------------------------------------------------------- the event, for a ledger
-
-
-@dataclass(frozen=True)
-class PoissonSampledGaussian:
-    """T steps of the Poisson-subsampled Gaussian mechanism: one DP-SGD training run, as one privacy event.
-
-    Like dp_accounting's ``SelfComposed(PoissonSampled(q, Gaussian(σ)), T)``
-    under add/remove neighbours. It carries what a budget ledger needs to
-    charge the whole run: its RDP curve (:meth:`rdp`), its ε at a δ
-    (:meth:`epsilon`) and its zCDP ρ (:attr:`zcdp_rho`).
-
-    Parameters
-    ----------
-    noise_multiplier : float
-        σ, in (0, inf).
-    sampling_rate : float
-        q, in (0, 1].
-    steps : int, default 1
-        T, in [1, inf).
-
-    Examples
-    --------
-    >>> run = PoissonSampledGaussian(noise_multiplier=1.1, sampling_rate=256 / 60_000, steps=14_063)
-    >>> round(run.epsilon(1e-5, method="rdp"), 3), round(run.epsilon(1e-5), 3)
-    (2.597, 2.385)
-    """
-
-    noise_multiplier: float
-    sampling_rate: float
-    steps: int = 1
-
-    def __post_init__(self):
-        sigma, q = _check_sigma_q(self.noise_multiplier, self.sampling_rate)
-        object.__setattr__(self, "noise_multiplier", sigma)
-        object.__setattr__(self, "sampling_rate", q)
-        object.__setattr__(self, "steps", check_int(self.steps, "steps", minimum=1, maximum=MAX_COMPOSITIONS))
-
-    def rdp(self, orders=DEFAULT_ORDERS) -> np.ndarray:
-        """RDP curve of the whole run: ``T · r(α)`` (:func:`subsampled_gaussian_rdp`; Mironov 2017, Prop. 1)."""
-        return self.steps * _subsampled_gaussian_rdp(self.noise_multiplier, self.sampling_rate, _orders(orders))
-
-    @property
-    def zcdp_rho(self) -> float:
-        """The smallest ρ with ``T · r(α) ≤ ρ α`` for every α: ``T / (2σ²)``, no amplification by sampling.
-
-        ``r(α) ≤ α/(2σ²)`` (subsampling cannot increase a divergence: the
-        mixture's divergence is at most that of ``N(1, σ²)`` by convexity), and
-        ``r(α)/α → 1/(2σ²)`` as ``α → ∞`` (the ``i = α`` term alone gives
-        ``r(α) ≥ α/(2σ²) + α ln q /(α − 1)``). So zCDP, a bound linear in α,
-        cannot see the amplification: use RDP or PLD for subsampled runs.
-        """
-        return self.steps / (2.0 * self.noise_multiplier * self.noise_multiplier)
-
-    def epsilon(self, delta: float, method: str = "pld", *, conversion: str = "balle") -> float:
-        """ε of the run at δ (:func:`dpsgd_epsilon`)."""
-        return dpsgd_epsilon(
-            self.noise_multiplier, self.sampling_rate, self.steps, delta, method, conversion=conversion
-        )
 
 
 # ---------------------------------------------------------------- planning a run

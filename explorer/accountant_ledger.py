@@ -1,0 +1,121 @@
+"""The Accountant's teaching ledger: record the releases above, see what they cost together, export, start anew.
+
+The ledger is dpcore's :class:`~dpcore.accounting.BudgetLedger` (the tightest valid bound, under one neighbouring
+relation), kept per browser tab by :mod:`explorer.state`; its table and words are :mod:`explorer.budget`'s. This view
+lays out; it decides no privacy fact.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcore import accounting
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
+from explorer import budget, state, widgets
+from explorer.export import to_safe_csv
+
+__all__ = ["RELATIONS", "ledger_section"]
+
+#: The relations a session's ledger may be kept under.
+RELATIONS = (ADD_REMOVE, REPLACE_ONE)
+
+
+def ledger_section(mech, label, k):
+    led = state.ledger()
+    st.caption(
+        "The ledger lives in this browser tab only: reloading the page or opening a link in a new tab starts an "
+        "empty one. Download it to keep it."
+    )
+    left, right = st.columns([1, 1.4])
+    with left:
+        st.markdown(
+            f"Record **{k:,} release(s)** of {budget.describe(mech)} (the mechanism above) in this tab's ledger."
+        )
+        budget.record_release(mech, count=k, label=label, key="acc")
+        if st.button("Forget every recorded release", key="acc_reset", help="Empties the ledger; the budget stays."):
+            led.reset()
+        st.caption(
+            f"Room left for {led.max_count(mech, limit=10**7):,} more single releases of it; "
+            "a spend that would exceed the budget is refused."
+        )
+    with right:
+        charge = led.charge()
+        a, b, c = st.columns(3)
+        a.metric("ε spent", f"{charge.epsilon:.4g}", help=f"Budget ε = {led.epsilon:g}.")
+        b.metric("ε remaining", f"{max(0.0, led.epsilon - charge.epsilon):.4g}")
+        c.metric(
+            "δ spent",
+            f"{charge.delta:.2g}",
+            help=f"Budget δ = {led.delta:.0e}. RDP, zCDP and exact accounting measure ε at the budget's δ.",
+        )
+        if charge.accounting:
+            others = ", ".join(f"{name} {b.epsilon:.4g}" for name, b in charge.candidates if name != charge.accounting)
+            st.caption(
+                f"Counted by {budget.charge_words(charge)}: the smallest of the valid bounds"
+                + (f" (the others: {others})." if others else ".")
+            )
+        table = budget.ledger_table(led)
+        st.dataframe(
+            table,
+            hide_index=True,
+            key="acc_entries",
+            column_config={
+                "ε on its own": st.column_config.NumberColumn(format="%.4g"),
+                "δ on its own": st.column_config.NumberColumn(format="%.2g"),
+            },
+        )
+        if led.entries:
+            r1, r2, r3, r4 = st.columns([1, 1, 1, 1])
+            remove = r1.selectbox("Entry", table["#"], key="acc_remove_entry", label_visibility="collapsed")
+            if r2.button("Remove it", key="acc_remove", help="Forget one recorded entry (to correct a mistake)."):
+                led.remove(int(remove) - 1)
+                st.rerun()  # the table above was drawn before the removal
+            r3.download_button("Ledger (CSV)", to_safe_csv(table), file_name="ledger.csv", mime="text/csv")
+            r4.download_button(
+                "Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json"
+            )
+    with st.expander("Change the total budget, the accounting or the neighbouring relation"):
+        c1, c2, c3, c4 = st.columns(4)
+        eps = c1.number_input(
+            "Total ε",
+            min_value=0.01,
+            max_value=100.0,
+            value=5.0,
+            key="acc_budget_epsilon",
+            bind="query-params",
+            help="The ε the whole session may spend.",
+        )
+        delta = c2.select_slider(
+            "Total δ",
+            widgets.DELTA_GRID,
+            value=1e-5,
+            format_func=lambda v: f"{v:.0e}",
+            key="acc_budget_delta",
+            bind="query-params",
+            help="The δ the whole session may spend.",
+        )
+        method = c3.selectbox(
+            "Accounting",
+            accounting.LEDGER_METHODS,
+            index=0,
+            key="acc_budget_method",
+            bind="query-params",
+            help="best: the smallest of basic, RDP, zCDP and exact composition; basic: ε's add up; rdp and zcdp: "
+            "the smaller of that accounting and basic composition.",
+        )
+        relation = c4.selectbox(
+            "Neighbouring relation",
+            RELATIONS,
+            format_func=lambda r: r.value,
+            key="acc_budget_relation",
+            help="Under which neighbours the total holds. Add/remove one record: central releases as they are; a "
+            "local (replace-one) release is refused. Replace one record: local releases as they are, central ones "
+            "charged twice (a replacement is a removal and an addition).",
+        )
+        if led.entries:
+            st.warning(f"A new ledger forgets the {len(led.entries)} recorded release(s).")
+        if st.button(
+            "Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."
+        ):
+            state.replace_ledger(state.new_ledger(eps, delta, method, relation))
+            st.rerun()  # the table and metrics above were drawn from the old ledger
