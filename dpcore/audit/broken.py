@@ -40,13 +40,13 @@ import numpy as np
 from scipy.special import expit
 
 from dpcore.audit.catalogue import (
-    _exp_build,
-    _index_label,
-    _unary_build,
     above_threshold_pair,
+    exponential_build,
+    index_label,
     set_code,
     set_label,
     sparse_pair,
+    unary_build,
 )
 from dpcore.audit.engine import Sampler
 from dpcore.laplace import Laplace, sample_laplace
@@ -155,7 +155,7 @@ def _at_variant_build(bug: str):
 
             return run
 
-        return Sampler(draw(a0), draw(a1), "codes", 0.0, "first index", labels=_index_label(n), width=n)
+        return Sampler(draw(a0), draw(a1), "codes", 0.0, "first index", labels=index_label(n), width=n)
 
     return build
 
@@ -212,7 +212,7 @@ def _unary_variant_build(swap: bool):
         return _UnaryProbabilities(epsilon, k, swap=swap)
 
     cls.__name__ = "SUE"
-    return _unary_build(cls)
+    return unary_build(cls)
 
 
 # ---------------------------------------------------------------------- the exhibits
@@ -278,7 +278,7 @@ BROKEN: Mapping[str, Mapping[str, BrokenSpec]] = MappingProxyType(
             BrokenSpec(
                 "monotone_scale",
                 "exp(ε·u/Δ) instead of exp(ε·u/(2Δ)) for a score that is not monotone",
-                lambda e, p: _exp_build(e, p, factor=2.0),
+                lambda e, p: exponential_build(e, p, factor=2.0),
                 actual_epsilon=lambda e, p: 2.0 * e,
             ),
         ),

@@ -36,6 +36,9 @@ References
   Calibration and Optimal Denoising", ICML, Theorem 5. https://arxiv.org/abs/1805.06530
 - Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
   USENIX Security, Theorem 3. https://www.usenix.org/conference/usenixsecurity17/technical-sessions/presentation/wang-tianhao
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and Trends in
+  Theoretical Computer Science 9(3–4), Theorem 3.10 (the exponential mechanism).
+  https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 - Jagielski, Ullman & Oprea (2020), "Auditing Differentially Private Machine Learning: How Private is
   Private SGD?", NeurIPS, Section 3 and Algorithm 2. https://arxiv.org/abs/2006.07709
 """
@@ -157,7 +160,8 @@ def _mean_build(mechanism: str):
     return build
 
 
-_THRESHOLDS = "thresholds: output ≥ t and output < t, for t at quantiles of the selection runs"
+#: The events a threshold audit searches, in words (shared with :mod:`dpcore.audit.learning`).
+THRESHOLD_EVENTS = "thresholds: output ≥ t and output < t, for t at quantiles of the selection runs"
 for _family in families.central():  # every central family: its noise on a count, a sum and a mean
     _mech, _label, _claim = _family.key, _family.title, "(ε, δ)-DP" if _family.takes_delta else "ε-DP"
     _extra = {"delta": 1e-5} if _family.takes_delta else {}
@@ -167,7 +171,7 @@ for _family in families.central():  # every central family: its noise on a count
             f"{_label} noise on a count (dp_count)",
             _claim,
             "x: {n} records; x′: the same {n} records and one more (add/remove one record, sensitivity 1)",
-            _THRESHOLDS,
+            THRESHOLD_EVENTS,
             MappingProxyType({"n": 100, **_extra}),
             _count_build(_mech),
         )
@@ -179,7 +183,7 @@ for _family in families.central():  # every central family: its noise on a count
             _claim,
             "x: {n} records at {lower}; x′: the same and one record at {upper} "
             "(clipped to [{lower}, {upper}], sensitivity max(|lower|, |upper|))",
-            _THRESHOLDS,
+            THRESHOLD_EVENTS,
             MappingProxyType({"n": 100, "lower": 0.0, "upper": 10.0, **_extra}),
             _sum_build(_mech),
         )
@@ -190,7 +194,7 @@ for _family in families.central():  # every central family: its noise on a count
             f"{_label} noisy sum over noisy count (dp_mean)",
             _claim,
             "x: {n} records at {lower}; x′: the same and one record at {upper} (a share {split} of ε to the sum)",
-            _THRESHOLDS,
+            THRESHOLD_EVENTS,
             MappingProxyType({"n": 1, "lower": 0.0, "upper": 10.0, "split": 0.5, **_extra}),
             _mean_build(_mech),
         )
@@ -219,7 +223,7 @@ for _family in (f for f in families.central() if f.lattice):  # the families pub
             f"Safe release of a count on a grid with exact {_label} noise (dpcore.lattice)",
             _claim,
             "x: {n} records; x′: {n} and one more (sensitivity 1)",
-            _THRESHOLDS,
+            THRESHOLD_EVENTS,
             MappingProxyType({"n": 100, **({"delta": 1e-5} if _family.takes_delta else {})}),
             _lattice_build(_mech),
         )
@@ -275,7 +279,15 @@ register(
 )
 
 
-def _unary_build(cls):
+def unary_build(cls):
+    """The audit of a unary encoding ``cls`` (SUE or OUE): ``build(ε, {"k": k}) -> Sampler``.
+
+    One person's value is 0 (x) or 1 (x′); the events are the reported bits at
+    those two positions, the only ones whose laws differ (each bit is perturbed
+    on its own; Wang, Blocki, Li & Jha 2017, Theorem 3). Shared with
+    :mod:`dpcore.audit.broken`, whose broken encodings are audited the same way.
+    """
+
     def build(epsilon: float, p: dict) -> Sampler:
         mech = cls(epsilon, p["k"])
 
@@ -308,7 +320,7 @@ for _cls in (SUE, OUE):
             "one user; x: value 0, x′: value 1 (of k = {k})",
             "bits 0 and 1 of the report (the other bits have the same law on x and x′)",
             MappingProxyType({"k": 4}),
-            _unary_build(_cls),
+            unary_build(_cls),
         )
     )
 
@@ -355,7 +367,12 @@ def exponential_pair(m: int, sensitivity: float) -> tuple[np.ndarray, np.ndarray
     return np.zeros(m), s1
 
 
-def _exp_build(epsilon: float, p: dict, factor: float = 1.0) -> Sampler:
+def exponential_build(epsilon: float, p: dict, factor: float = 1.0) -> Sampler:
+    """The audit of the exponential mechanism on :func:`exponential_pair`'s scores, run at ``factor · ε``.
+
+    ``factor = 1`` is the mechanism as dpcore runs it, ``exp(ε u/(2Δ))`` (Dwork & Roth 2014, Theorem 3.10);
+    :mod:`dpcore.audit.broken` audits ``factor = 2``, ``exp(ε u/Δ)``, which is only ε-DP for monotone scores.
+    """
     s0, s1 = exponential_pair(p["candidates"], p["sensitivity"])
     eps = factor * epsilon
 
@@ -374,7 +391,7 @@ register(
         "the others −{sensitivity} (each score moves by at most Δ = {sensitivity})",
         "the chosen candidate",
         MappingProxyType({"candidates": 40, "sensitivity": 1.0}),
-        _exp_build,
+        exponential_build,
     )
 )
 
@@ -398,7 +415,8 @@ def above_threshold_pair(queries: int, sensitivity: float) -> tuple[np.ndarray, 
     return a0, a1
 
 
-def _index_label(n: int):
+def index_label(n: int):
+    """The label of code ``c`` of an AboveThreshold-like audit over ``n`` queries (``n``: none above the threshold)."""
     return lambda c: "no query above the threshold" if c == n else f"first query above the threshold: #{c}"
 
 
@@ -413,7 +431,7 @@ def _at_build(epsilon: float, p: dict) -> Sampler:
 
         return run
 
-    return Sampler(draw(a0), draw(a1), "codes", 0.0, "first index", labels=_index_label(n), width=n)
+    return Sampler(draw(a0), draw(a1), "codes", 0.0, "first index", labels=index_label(n), width=n)
 
 
 register(

@@ -32,7 +32,7 @@ from types import MappingProxyType
 import numpy as np
 
 from dpcore import accounting
-from dpcore.audit.catalogue import _THRESHOLDS, AuditSpec, register
+from dpcore.audit.catalogue import THRESHOLD_EVENTS, AuditSpec, register
 from dpcore.audit.engine import Sampler
 
 __all__ = ["CANARY", "learning_pair", "fedavg_pair"]
@@ -133,7 +133,7 @@ if hasattr(accounting, "dpsgd_noise_multiplier"):
             "x: two records at the origin (labels 0 and 1, gradients 0); x′: the canary (features (10, 0), label 1) "
             "in place of the second (to the noisy sum, adding the canary); clip C = {clip}, "
             "sampling rate q = {sampling_rate}",
-            _THRESHOLDS + " (on the model's weight along the canary)",
+            THRESHOLD_EVENTS + " (on the model's weight along the canary)",
             MappingProxyType({"sampling_rate": 0.5, "clip": 1.0, "delta": 1e-5}),
             _dp_sgd_build,
         )
@@ -145,7 +145,7 @@ if hasattr(accounting, "dpsgd_noise_multiplier"):
             "(ε, δ)-DP",
             "x: an ordinary client and a client whose update is exactly 0; x′: the canary client (features "
             "(10, 0), label 1) in place of the second; update clip S = {clip}, client rate q = {client_rate}",
-            _THRESHOLDS + " (on the model's weight along the canary)",
+            THRESHOLD_EVENTS + " (on the model's weight along the canary)",
             MappingProxyType({"client_rate": 0.5, "clip": 1.0, "delta": 1e-5}),
             _dp_fedavg_build,
         )
