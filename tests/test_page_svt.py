@@ -1,6 +1,7 @@
 """The Sparse vector page: runs, reruns on a slider move, and shows dpcore's numbers."""
 
 import numpy as np
+import pytest
 
 from dpcore import auto_mean, choose_clipping_bound, naive_range_query, range_query_svt, svt_noise_scales
 from explorer.columns import numeric_values, suggest_bounds
@@ -67,6 +68,24 @@ def test_range_table_reproduces_svt_and_naive_and_a_slider_move_updates_it():
     assert np.allclose(table["SVT answer"].dropna(), [svt[i] for i in sorted(svt)])
     assert np.flatnonzero(table["passed naive"]).tolist() == sorted(naive)
     assert metric(at, "Queries passed: SVT / naive") == f"{len(svt)} / {len(naive)}"
+
+
+SHARED = {"svt_column", "svt_epsilon"}  # the page script's picks (and the tabs, svt_view); each view adds its own
+EXPLAINED = "How the sparse vector technique works, and how it goes wrong"
+
+
+@pytest.mark.parametrize(
+    "view,picks",
+    [(None, {"svt_max_bound"}), (MEAN, {"svt_max_bound"}), (RANGES, {"svt_c", "svt_threshold", "svt_queries"})],
+)
+def test_each_view_keeps_its_picks_bound_to_the_url_under_their_keys(view, picks):
+    at = open_page("svt", **({"svt_view": view} if view else {}))
+    assert_clean(at)
+    found = [*at.main.selectbox, *at.main.select_slider, *at.main.slider, *at.main.number_input]
+    bound = {w.key: w.proto.query_param_key for w in found if w.key}
+    assert SHARED | picks <= set(bound) and all(bound[key] == key for key in SHARED | picks), bound
+    assert ("svt_c" in bound) == (view == RANGES)  # only the open view runs
+    assert any(e.label == EXPLAINED for e in at.expander) == (view == RANGES)
 
 
 def test_a_new_column_gets_its_own_candidate_bounds():
