@@ -2,23 +2,36 @@
 
 Each function opens :func:`explorer.publishing.section`, asks for what the publication must not take
 from the data (bounds, categories, the value of a condition), and hands :func:`explorer.publishing.action`
-the cost (known before the draw) and the draw, a call to :mod:`dpcore.publish`. Bounds and categories
-typed here are public by declaration; the simulation's defaults above, read from the file, are not used.
+the cost (known before the draw, the family's (ε, δ): :meth:`dpcore.families.Family.privacy`) and the draw, a call
+to :mod:`dpcore.publish`. Bounds and categories typed here are public by declaration; the simulation's defaults
+above, read from the file, are not used. :mod:`dpcore.publish` draws every released number on an exact lattice, so
+a family without one (``Family.lattice`` is None: the staircase) is simulated on the page and not published here.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dpcore import publish
+from dpcore import families, publish
+from dpcore.families import Family
 from explorer import domains, publishing
 from explorer.columns import condition_mask, is_numeric, numeric_values
+from explorer.markup import md
 
 __all__ = ["numeric_query", "condition_count", "category_counts", "most_common"]
 
 
-def _cost(noise: str, eps: float, delta: float) -> tuple[float, float]:
-    return (eps, delta if noise == "gaussian" else 0.0)
+def _not_published(family: Family, what: str) -> bool:
+    """Say so, in one sentence, when ``family`` is simulated here and not published (it has no exact lattice)."""
+    if family.lattice:
+        return False
+    # the published family of the same kind of guarantee (pure ε-DP for the staircase: Laplace)
+    instead = next(f for f in families.central() if f.lattice and f.takes_delta == family.takes_delta)
+    st.info(
+        f"The {family.name.lower()} mechanism is simulated here and not published: to publish {md(what)}, "
+        f"choose {instead.name} noise."
+    )
+    return True
 
 
 def _bounds(column: str) -> tuple[float | None, float | None]:
@@ -40,35 +53,38 @@ def _bounds(column: str) -> tuple[float | None, float | None]:
     return lower, upper
 
 
-def numeric_query(query: str, column: str, series, noise: str, eps: float, delta: float, bins, split) -> None:
-    """Publish a count, sum, mean or histogram of a numeric column."""
-    what = f"the {query.lower()} of {column}"
+def numeric_query(q, column: str, series, family: Family, eps: float, delta: float, settings: dict) -> None:
+    """Publish a count, sum, mean or histogram of a numeric column (``q``, its row of the page's queries).
+
+    The bounds are declared here; the number of bins and the mean's split are the view's ``settings``.
+    """
+    what = f"the {q.label.lower()} of {column}"
     values, _ = numeric_values(series)
-    options = {"mechanism": noise, "delta": delta if noise == "gaussian" else None}
     with publishing.section(what):
-        if query == "Count":
-            lower = upper = 0.0
-            draw = lambda: publish.publish_count(values, eps, **options)  # noqa: E731 - the draw, for the log
-        else:
-            lower, upper = _bounds(column)
-            if query == "Sum":
-                draw = lambda: publish.publish_sum(values, lower, upper, eps, **options)  # noqa: E731
-            elif query == "Mean":
-                st.caption(
-                    "The view's 'ε from the accuracy you need' simulates the mean on this file (its size and values): "
-                    "an ε chosen with it depends on the data. Fix the ε of a publication from what you know, such as "
-                    "the size you planned for."
-                )
-                draw = lambda: publish.publish_mean(values, lower, upper, eps, split=split, **options)  # noqa: E731
-            else:
-                draw = lambda: publish.publish_histogram(values, bins, lower, upper, eps, **options)  # noqa: E731
-        missing = domains.missing_declarations(lower=lower, upper=upper)
-        publishing.action("cen_pub", what, _cost(noise, eps, delta), draw, missing)
+        if _not_published(family, what):
+            return
+        declared = {}
+        if "lower" in q.settings:
+            declared["lower"], declared["upper"] = _bounds(column)
+        if q.plan:
+            st.caption(
+                "The view's 'ε from the accuracy you need' simulates the mean on this file (its size and values): "
+                "an ε chosen with it depends on the data. Fix the ε of a publication from what you know, such as "
+                "the size you planned for."
+            )
+        chosen = {k: v for k, v in settings.items() if k not in declared}  # the bins or the split
+        options = {"mechanism": family.key, "delta": family.delta(delta)}
+        draw = lambda: q.publish(values, eps, **declared, **chosen, **options)  # noqa: E731 - the draw, for the log
+        missing = domains.missing_declarations(**declared)
+        publishing.action("cen_pub", what, family.privacy(eps, delta), draw, missing)
 
 
-def condition_count(column: str, series, condition: str, noise: str, eps: float, delta: float) -> None:
+def condition_count(column: str, series, condition: str, family: Family, eps: float, delta: float) -> None:
     """Publish how many rows meet a condition whose value is declared (typed, not picked from the file)."""
-    with publishing.section(f"the count where {column} {condition} …"):
+    what = f"the count where {column} {condition} …"
+    with publishing.section(what):
+        if _not_published(family, what):
+            return
         if is_numeric(series):
             value = st.number_input(
                 "Declared value of the condition (public)",
@@ -91,13 +107,13 @@ def condition_count(column: str, series, condition: str, noise: str, eps: float,
             condition_mask(series, condition, value),
             words,
             eps,
-            mechanism=noise,
-            delta=delta if noise == "gaussian" else None,
+            mechanism=family.key,
+            delta=family.delta(delta),
         )
         publishing.action(
             "cen_pub_where",
             f"the count where {words}",
-            _cost(noise, eps, delta),
+            family.privacy(eps, delta),
             draw,
             domains.missing_declarations(value=value),
         )
@@ -118,10 +134,12 @@ def _domain(key: str) -> list[str] | None:
         return None
 
 
-def category_counts(column: str, series, noise: str, eps: float, delta: float) -> None:
+def category_counts(column: str, series, family: Family, eps: float, delta: float) -> None:
     """Publish the count of every declared category of a column."""
     what = f"the counts of {column}"
     with publishing.section(what):
+        if _not_published(family, what):
+            return
         domain = _domain(f"cen_pub_domain_{column}")
         other = st.checkbox(
             "Count values outside the list as (other)",
@@ -134,11 +152,11 @@ def category_counts(column: str, series, noise: str, eps: float, delta: float) -
             domain,
             eps,
             other=other,
-            mechanism=noise,
-            delta=delta if noise == "gaussian" else None,
+            mechanism=family.key,
+            delta=family.delta(delta),
         )
         publishing.action(
-            "cen_pub_counts", what, _cost(noise, eps, delta), draw, domains.missing_declarations(domain=domain)
+            "cen_pub_counts", what, family.privacy(eps, delta), draw, domains.missing_declarations(domain=domain)
         )
 
 

@@ -1,0 +1,377 @@
+"""The pieces the Central DP page's views share: the table of its queries, the simulated release of a family, the
+"ε from the accuracy you need" planner, the release with its error distribution and downloads, and the comparison of
+Laplace and the Gaussian at the same ε.
+
+What a query is (its dpcore function, its publication, its settings, whether it answers one number or one count per
+bin) is one row of :data:`QUERIES`, and what a mechanism family is comes from :mod:`dpcore.families`; every
+sensitivity, noise and ε shown is read from the release objects dpcore returns (``QueryResult.mechanism``,
+``MeanResult.sum``). These pieces lay out; they decide no privacy fact.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import (
+    Gaussian,
+    dp_category_counts,
+    dp_count,
+    dp_count_matching,
+    dp_histogram,
+    dp_mean,
+    dp_sum,
+    families,
+    publish,
+)
+from dpcore.families import Family
+from dpcore.lattice import lattice_mechanism
+from dpcore.queries import mean_epsilon_for_accuracy
+from explorer import budget, charts, export, state, widgets
+from explorer.export import to_safe_csv
+from explorer.markup import number, power_of_two
+
+__all__ = [
+    "CONFIDENCE",
+    "EPS_GRID",
+    "SALT",
+    "Query",
+    "QUERIES",
+    "simulated_release",
+    "compared_releases",
+    "error_curves",
+    "accuracy_popover",
+    "show_release",
+    "compare",
+]
+
+CONFIDENCE = 0.95
+EPS_GRID = np.array(widgets.EPSILON_GRID)  # the slider's own values, so the current ε is a point of every curve
+SALT = "central"
+#: The two families the comparison sets side by side: pure ε-DP against (ε, δ)-DP, with the Gaussian's classic σ.
+LAPLACE, GAUSSIAN = families.family("laplace"), families.family("gaussian")
+
+_num = number  # the page's number format
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query of the page: everything a view used to decide by comparing the query's label, in one row.
+
+    ``draw(data, epsilon, rng, mechanism=, delta=, **settings)`` is the dpcore function answering it on the data a
+    view prepares (the values of a column, a mask, category codes); ``publish(data, epsilon, mechanism=, delta=,
+    **declared)`` is its :mod:`dpcore.publish` function (numeric queries, whose Publish section is shared).
+    """
+
+    key: str  # dpcore's name of it (QueryResult.query; releases.central_query's query)
+    label: str  # the radio's option, which a link carries
+    draw: Callable
+    settings: tuple[str, ...] = ()  # what it takes beside the data and the noise (releases.central_query's keywords)
+    unit: str | None = None  # what each noisy count of a vector answer counts ("bin"); None: one number
+    ratio: bool = False  # a ratio of two noisy releases (sum over count): Monte Carlo, first-order law, two entries
+    plan: Callable | None = None  # the inverse of an error with no closed form, on the data (Monte Carlo)
+    audit: Callable[[Family], str] | None = None  # its audit in dpcore.audit.CATALOGUE, for a family
+    publish: Callable | None = None
+
+    def noises(self, result) -> tuple:
+        """The noise of each release the answer is made of (a mean's sum and count)."""
+        return tuple(result.mechanisms) if self.ratio else (result.mechanism,)
+
+    def part(self, result):
+        """The one noisy release the comparison is about (a mean's sum)."""
+        return result.sum if self.ratio else result
+
+
+def _mean_plan(accuracy, values, *, lower, upper, split, mechanism, delta):
+    return mean_epsilon_for_accuracy(accuracy, values, lower, upper, split=split, mechanism=mechanism, delta=delta)
+
+
+#: The page's queries by the label a link carries, in the radio's order (the most common value is a view of its own).
+QUERIES: dict[str, Query] = {
+    q.label: q
+    for q in (
+        Query(
+            "count",
+            "Count",
+            lambda v, e, rng, **kw: dp_count(v, e, rng, **kw),
+            audit=lambda f: f.audit,
+            publish=lambda v, e, **kw: publish.publish_count(v, e, **kw),
+        ),
+        Query(
+            "sum",
+            "Sum",
+            lambda v, e, rng, lower, upper, **kw: dp_sum(v, lower, upper, e, rng, **kw),
+            ("lower", "upper"),
+            audit=lambda f: f"{f.key}_sum",  # the catalogue names a family's audits after its key
+            publish=lambda v, e, lower, upper, **kw: publish.publish_sum(v, lower, upper, e, **kw),
+        ),
+        Query(
+            "mean",
+            "Mean",
+            lambda v, e, rng, lower, upper, split, **kw: dp_mean(v, lower, upper, e, rng, split=split, **kw),
+            ("lower", "upper", "split"),
+            ratio=True,
+            plan=_mean_plan,
+            audit=lambda f: f"{f.key}_mean",
+            publish=lambda v, e, lower, upper, split, **kw: publish.publish_mean(v, lower, upper, e, split=split, **kw),
+        ),
+        Query(
+            "histogram",
+            "Histogram",
+            lambda v, e, rng, lower, upper, bins, **kw: dp_histogram(v, bins, e, rng, lower=lower, upper=upper, **kw),
+            ("lower", "upper", "bins"),
+            unit="bin",
+            audit=lambda f: f.audit,  # each bin is a count
+            publish=lambda v, e, lower, upper, bins, **kw: publish.publish_histogram(v, bins, lower, upper, e, **kw),
+        ),
+        Query("count_matching", "Count where…", lambda mask, e, rng, **kw: dp_count_matching(mask, e, rng, **kw)),
+        Query(
+            "category_counts",
+            "Category counts",
+            lambda codes, e, rng, k, **kw: dp_category_counts(codes, k, e, rng, **kw),
+            ("k",),
+            unit="category",
+        ),
+    )
+}
+
+
+def simulated_release(q: Query, family: Family, released: Callable, data, epsilon, delta, seed, **settings):
+    """The view's simulated release: ``released()`` (its :mod:`explorer.releases` function, on a lattice, which the
+    snippet reproduces) for a family dpcore publishes; for one it only simulates (no lattice), the query's dpcore
+    function drawn from the same seed with floating-point noise."""
+    if family.lattice:
+        return released()
+    rng = np.random.default_rng(seed)
+    return q.draw(data, epsilon, rng, mechanism=family.key, delta=family.delta(delta), **settings)
+
+
+def compared_releases(q: Query, family: Family, result, data, epsilon, delta, **settings) -> dict:
+    """The release of each family the comparison shows, at this ε and δ: Laplace, the Gaussian and the view's own.
+
+    The view's family is its own release; the others are drawn by dpcore on the same data, only their noise is read.
+    """
+    shown = (LAPLACE, GAUSSIAN) if family in (LAPLACE, GAUSSIAN) else (LAPLACE, GAUSSIAN, family)
+    return {
+        f: result if f == family else q.draw(data, epsilon, 0, mechanism=f.key, delta=f.delta(delta), **settings)
+        for f in shown
+    }
+
+
+def error_curves(q: Query, compared: dict, data, delta, **settings) -> dict:
+    """95% error bound of each compared release at every ε of the slider (and the classic Gaussian σ's)."""
+    if q.ratio:  # no closed form: dpcore's Monte-Carlo bound of each release
+        keys = tuple(f.key for f in compared)
+        return _mean_curves(keys, data, settings["lower"], settings["upper"], settings["split"], delta)
+    return _noise_curves(tuple((f.key, q.part(r).mechanism.sensitivity) for f, r in compared.items()), delta)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _mean_curves(keys: tuple, values, lower, upper, split, delta) -> dict:
+    return {
+        families.family(k).title: [
+            dp_mean(values, lower, upper, e, 0, split=split, mechanism=k, delta=delta).error_bound(
+                CONFIDENCE, trials=4000
+            )
+            for e in EPS_GRID
+        ]
+        for k in keys
+    }
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _noise_curves(sensitivities: tuple, delta) -> dict:
+    """Each family's noise at its release's sensitivity over ε; the classic σ after the Gaussian (the view's own
+    family last, when it is neither)."""
+    curves = {}
+    for key, sensitivity in sensitivities:
+        f = families.family(key)
+        curves[f.title] = [f.noise(e, sensitivity, delta).error_bound(CONFIDENCE) for e in EPS_GRID]
+        if f == GAUSSIAN:
+            curves["Gaussian, classic σ (proven for ε < 1 only)"] = [
+                Gaussian.from_epsilon_delta(e, delta, sensitivity, "classic").error_bound(CONFIDENCE)
+                if e < 1
+                else np.nan
+                for e in EPS_GRID
+            ]
+    return curves
+
+
+def accuracy_popover(q: Query, family: Family, delta, result, data=None, **settings) -> None:
+    """ "I need ±X on this answer": the ε that gives it, from dpcore's inverse of this query's error bound."""
+    if q.plan:
+
+        def solve(x):
+            return q.plan(x, data, mechanism=family.key, delta=delta, **settings)
+
+        extra = " (Monte Carlo, as the bound shown)"
+    else:
+        sensitivity = result.mechanism.sensitivity  # in the family's own norm, as the release was calibrated
+
+        def solve(x):
+            return family.epsilon_for_accuracy(x, sensitivity=sensitivity, delta=delta)
+
+        extra = f" with δ = {delta:.0e}" if family.takes_delta else ""
+    what = "each count" if q.unit else f"the {q.label.lower().rstrip('…')}"
+    bound = float(np.max(result.error_bound(CONFIDENCE)))
+    widgets.epsilon_for_accuracy("cen", "cen_epsilon", solve, float(f"{bound:.2g}"), what, extra=extra)
+
+
+def show_release(q: Query, family: Family, column, result, code: str | None, labels=None) -> None:
+    """The simulated release beside the truth, its error distribution, its files and the teaching ledger's button.
+
+    ``code`` is the release's snippet (None for a family simulated here and not published: it has no snippet).
+    """
+    noises = q.noises(result)
+    mech = noises[0]
+    bound = result.error_bound(CONFIDENCE)
+    how = (
+        "Monte Carlo over 10,000 simulated releases"
+        if q.ratio
+        else f"{family.name} noise, std {_num(mech.std)}, sensitivity Δ = {mech.sensitivity:g}"
+    )
+    if q.unit:
+        edges = result.bin_edges  # a histogram's bins are labelled from its edges alone
+        labels = list(publish.bin_labels(edges)) if edges is not None else labels
+        name = q.unit if edges is not None else column
+        st.plotly_chart(
+            charts.true_vs_noisy_bars(
+                labels,
+                result.true_value,
+                result.noisy_value,
+                bound,
+                f"{column}: true and noisy count per {q.unit} (bars: 95% error bound)",
+                mechanism=family.name,
+            ),
+            key="cen_bars",
+        )
+        if edges is not None and (result.clipped_below or result.clipped_above):
+            st.caption(
+                f"Clipping: {result.clipped_below:,} value(s) below {edges[0]:g} were counted in the first bin and "
+                f"{result.clipped_above:,} above {edges[-1]:g} in the last. The end bins always read 'below' and 'and "
+                "above', whatever the data, so no label tells whether anyone was clipped."
+            )
+        release = pd.DataFrame({name: labels, "noisy count": result.noisy_value})
+        table = pd.DataFrame({name: labels, "true": result.true_value, "noisy": result.noisy_value})
+    else:
+        a, b, c = st.columns(3)
+        a.metric("True answer", _num(result.true_value), help="Of the clipped values for a sum or mean.")
+        b.metric(
+            "Noisy answer (simulated, not private)",
+            _num(result.noisy_value),
+            f"{result.error:+,.4g}",
+            delta_color="off",
+            delta_arrow="off",
+        )
+        c.metric("95% error bound", f"±{_num(bound)}")
+        release = pd.DataFrame({"query": [q.label.lower()], "column": [column], "noisy": [result.noisy_value]})
+        table = release.assign(true=[result.true_value])
+        if result.unclipped_value is not None:  # a sum or a mean of clipped values
+            st.caption(
+                f"Without clipping the true {q.label.lower()} is {_num(result.unclipped_value)}: clipping moved it by "
+                f"{_num(result.true_value - result.unclipped_value)}, a bias the error bound does not include."
+            )
+    st.markdown(f"With 95% probability the error is below **{_num(bound)}** ({how}).")
+    if family.lattice:
+        st.caption(
+            f"The release is drawn on a lattice (grid {power_of_two(lattice_mechanism(mech).grid)}) with exact discrete "
+            "noise of the same guarantee, so no floating-point hole can give the data away (Mironov 2012; the Audit "
+            "page shows the attack); the simulations below use fast floating-point noise of the same law."
+        )
+    else:
+        st.caption(
+            f"{family.name} noise has no exact sampler on a lattice here, so it is simulated only and never published: "
+            "this release and the simulations below use floating-point noise, and no snippet is offered."
+        )
+    sims = result.simulate_errors(state.trials(), state.rng(SALT + "-sims"))
+    j = int(np.argmax(result.true_value)) if q.unit else None
+    errors = sims[:, j] if j is not None else sims
+    grid_x = np.linspace(errors.min(), errors.max(), 200)
+    left, right = st.columns([1.6, 1])
+    left.plotly_chart(
+        charts.error_histogram(
+            errors,
+            grid_x,
+            result.approx_error_pdf(grid_x) if q.ratio else mech.pdf(grid_x),
+            f"Error of the {q.label.lower().rstrip('…').removesuffix(' where')}"
+            + (f" of {labels[j]}" if j is not None else "")
+            + f" over {state.trials():,} simulated releases",
+            density_name="first-order law" if q.ratio else "noise density",
+            mechanism=family.name,
+        ),
+        key="cen_hist",
+    )
+    right.metric("Empirical std of the error", _num(errors.std(ddof=1)))
+    right.metric(
+        "Theoretical std of the error",
+        _num(result.approx_std if q.ratio else mech.std),
+        help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.",
+    )
+    slug = q.label.lower().replace(" ", "_").rstrip("…")
+    right.download_button(
+        export.SIMULATED_RELEASE,
+        to_safe_csv(export.simulated(release)),
+        file_name=f"central_{slug}_simulated_release.csv",
+        mime="text/csv",
+        help=export.SIMULATED_HELP,
+    )
+    right.download_button(
+        "Teaching table (CSV)",
+        to_safe_csv(table),
+        file_name=f"central_{slug}.csv",
+        mime="text/csv",
+        help="The true answer beside the noisy one, as shown. Never publish the true column.",
+    )
+    if code is not None:
+        right.download_button("Python snippet", code, file_name="central_snippet.py", mime="text/x-python")
+    with right:
+        budget.record_release(
+            list(noises), label=f"{q.label} of {column}, {family.name} ε={result.epsilon:.3g}", key="cen"
+        )
+
+
+def compare(q: Query, epsilon, delta, compared: dict, curves: dict) -> None:
+    """Laplace against the analytic and the classic Gaussian at this ε, read from their releases (a mean's sum part)."""
+    st.subheader("Laplace or Gaussian at the same ε?")
+    st.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            curves,
+            epsilon,
+            f"95% error bound of the {q.label.lower()} over ε (Gaussian with δ = {delta:.0e})",
+            y_title="95% error bound",
+            log_y=True,
+        ),
+        key="cen_curve",
+    )
+    laplace, analytic = q.part(compared[LAPLACE]).mechanism, q.part(compared[GAUSSIAN]).mechanism
+    e, d = analytic.epsilon, analytic.delta
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # said below in words
+        classic = Gaussian.from_epsilon_delta(e, d, analytic.sensitivity, "classic")
+    calibration = classic.calibration
+    a, b, c = st.columns(3)
+    a.metric("Laplace noise std", _num(laplace.std))
+    b.metric("Gaussian σ, analytic", _num(analytic.sigma), help="Balle & Wang 2018: the smallest σ that is (ε, δ)-DP.")
+    c.metric(
+        "Gaussian σ, classic formula",
+        _num(classic.sigma),
+        help="Δ·√(2 ln(1.25/δ))/ε, Dwork & Roth Thm A.1; proven for ε < 1.",
+    )
+    if not calibration.proven:
+        within = "within" if calibration.guaranteed_delta <= d else "above"
+        st.caption(  # a note of this comparison, whichever noise the view uses
+            f"The classic formula is proven only for ε < 1 (Dwork & Roth, Theorem A.1). At ε = {e:.3g} its "
+            f"σ = {_num(classic.sigma)} guarantees δ = {calibration.guaranteed_delta:.3g}, {within} the δ = {d:.3g} "
+            "asked for. The analytic calibration is exact at every ε."
+        )
+    part = f" (the noise of the sum part: ε = {e:.3g}, δ = {d:.1e})" if q.ratio else ""
+    st.markdown(
+        f"At ε = {epsilon:g}{part}, the analytic Gaussian's σ is **{analytic.sigma / laplace.std:.2f}×** the Laplace "
+        "std, and it also pays δ. The Gaussian pays off when many queries are composed (see the Accountant page)."
+    )

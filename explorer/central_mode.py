@@ -1,0 +1,122 @@
+"""The Central DP page's view of the most common value: the exponential mechanism choosing a category by its count
+(``cen_category``, its own ε slider ``cen_em_epsilon``), its chance of picking the true mode and its shortfall bound.
+
+The score is a count, whose sensitivity is the relation's (``dpcore.queries.RELATION``); the release is
+:func:`explorer.releases.most_common`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import exponential_error_bound, exponential_mechanism, exponential_probabilities
+from dpcore.accounting import PureDP
+from dpcore.queries import RELATION
+from explorer import budget, central_publish, charts, domains, releases, snippets, state, widgets
+from explorer.central_layout import CONFIDENCE, EPS_GRID, SALT
+from explorer.export import to_safe_csv
+from explorer.markup import md
+
+__all__ = ["view"]
+
+#: The score of a candidate is its count: one record moves it by at most this.
+SCORE_SENSITIVITY = RELATION.counting_query_sensitivity
+
+
+def view(label: str, controls) -> None:
+    """The most common value of a categorical column (its own ε: the page's noise ``controls`` are not used here)."""
+    state.dataset()
+    columns = widgets.fitting_columns("categorical")
+    if not columns:
+        return
+    c1, c2 = st.columns([1, 1.4])
+    with c1:
+        column = widgets.select(
+            "Categorical column",
+            columns,
+            "cen_category",
+            "Past 50 categories the rarest values merge into (other).",
+            index=columns.index("occupation") if "occupation" in columns else 0,
+        )  # census: a close race
+    with c2:
+        # its own slider: at the counts' default ε = 1 a census mode is certain and the chart says nothing
+        eps = widgets.epsilon_slider("cen_em_epsilon", default=0.02)
+    codes, labels, note = state.encoded(column)
+    st.caption(domains.FROM_THE_DATA)
+    if note:
+        st.caption(note)
+    counts = np.bincount(codes, minlength=len(labels))
+    mode, k = int(np.argmax(counts)), len(labels)
+    probs = exponential_probabilities(counts, eps, SCORE_SENSITIVITY)
+    seed = state.seed_words(SALT)
+    chosen = labels.index(releases.most_common(codes, labels, eps, seed))
+    picks = exponential_mechanism(counts, eps, SCORE_SENSITIVITY, state.rng(SALT + "-sims"), trials=state.trials())
+    freqs = np.bincount(picks, minlength=k) / picks.size
+    bound = exponential_error_bound(k, eps, SCORE_SENSITIVITY, CONFIDENCE)
+    a, b, c = st.columns(3)
+    # category values come from the user's file: metric values render Markdown, so they are escaped
+    a.metric(
+        "True most common value", md(labels[mode]), f"count {counts[mode]:,}", delta_color="off", delta_arrow="off"
+    )
+    b.metric(
+        "Chosen (simulated, not private)",
+        md(labels[chosen]),
+        f"count {counts[chosen]:,}, {counts[mode] - counts[chosen]:,} below the top",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    c.metric("95% bound on the shortfall", f"{bound:,.1f}")
+    runner_up = int(np.sort(counts)[-2])
+    st.markdown(
+        f"With 95% probability the chosen value's count is at most **{bound:,.1f}** below the top count "
+        f"(Dwork & Roth, Theorem 3.11, {k} candidates). The top two counts differ by {counts[mode] - runner_up:,}: "
+        "the larger that gap is next to 2/ε, the surer the pick."
+    )
+    st.plotly_chart(
+        charts.probabilities_and_frequencies(
+            labels,
+            probs,
+            freqs,
+            mode,
+            f"{column}: chance of each value being chosen (orange: the true most common)",
+            state.trials(),
+        ),
+        key="cen_probs",
+    )
+    left, mid, right = st.columns([1.3, 1.3, 1])
+    p_mode = [exponential_probabilities(counts, e, SCORE_SENSITIVITY)[mode] for e in EPS_GRID]
+    left.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            {"P(true most common chosen)": p_mode},
+            eps,
+            "Chance of picking the true most common value",
+            y_title="probability",
+        ),
+        key="cen_em_p",
+    )
+    mid.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            {"95% shortfall bound": [exponential_error_bound(k, e, SCORE_SENSITIVITY) for e in EPS_GRID]},
+            eps,
+            "95% bound on the count shortfall",
+            y_title="count",
+            log_y=True,
+        ),
+        key="cen_em_bound",
+    )
+    right.metric("P(true most common chosen), theory", f"{probs[mode]:.3f}")
+    right.metric("Empirical frequency", f"{freqs[mode]:.3f}", help=f"Over {state.trials():,} independent picks.")
+    table = pd.DataFrame({column: labels, "true count": counts, "probability": probs, "chosen": np.arange(k) == chosen})
+    right.download_button(
+        "Choice and probabilities (CSV)", to_safe_csv(table), file_name="central_mode.csv", mime="text/csv"
+    )
+    code = snippets.most_common(state.dataset(), column, eps, seed)
+    right.download_button("Python snippet", code, file_name="central_mode.py", mime="text/x-python")
+    with right:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
+        budget.record_release(PureDP(eps), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
+        widgets.audit_link("exponential", eps, candidates=k, sensitivity=SCORE_SENSITIVITY)
+    central_publish.most_common(column, state.dataset().frame[column], eps)

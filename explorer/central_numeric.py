@@ -1,0 +1,121 @@
+"""The Central DP page's view of a numeric column: its count, clipped sum, mean (noisy sum over noisy count) or
+histogram, with the clipping bounds, the number of bins or the mean's budget split the query takes (``cen_*`` keys).
+
+The query's row of :data:`explorer.central_layout.QUERIES` says what it takes and which dpcore function answers it;
+the release is :func:`explorer.releases.central_query` (on a lattice) for a family dpcore publishes.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import central_publish, releases, snippets, state, widgets
+from explorer.central_layout import (
+    QUERIES,
+    SALT,
+    Query,
+    accuracy_popover,
+    compare,
+    compared_releases,
+    error_curves,
+    show_release,
+    simulated_release,
+)
+from explorer.columns import numeric_values, suggest_bounds
+from explorer.markup import md, plain_sentence
+
+__all__ = ["view"]
+
+
+def _settings(q: Query, series, column: str) -> dict:
+    """The clipping bounds and the number of bins or the mean's split, as the query takes them (a count: none)."""
+    if not q.settings:
+        return {}
+    lo, hi = suggest_bounds(series)
+    b1, b2, b3 = st.columns(3)
+    settings = {
+        "lower": b1.number_input(
+            "Lower clipping bound",
+            value=float(lo),
+            key=f"cen_lower_{column}",
+            bind="query-params",
+            help="Values below are raised to it before the query. Fix it from domain knowledge.",
+        ),
+        "upper": b2.number_input(
+            "Upper clipping bound",
+            value=float(hi),
+            key=f"cen_upper_{column}",
+            bind="query-params",
+            help="Values above are lowered to it. The sum's sensitivity is max(|lower|, |upper|).",
+        ),
+    }
+    if "bins" in q.settings:
+        settings["bins"] = b3.slider(
+            "Number of bins",
+            2,
+            50,
+            10,
+            key="cen_bins",
+            bind="query-params",
+            help="Equal-width bins between the bounds; each bin count gets the noise of one count.",
+        )
+    if "split" in q.settings:
+        settings["split"] = b3.slider(
+            "Share of ε (and δ) for the sum",
+            0.05,
+            0.95,
+            0.5,
+            0.05,
+            key="cen_split",
+            bind="query-params",
+            help="The mean is noisy sum / noisy count; the rest of the budget goes to the count.",
+        )
+    st.caption(
+        f"The default bounds ({lo:g}, {hi:g}) are the column's minimum and 99th percentile: read from the data, "
+        "they are not private. A real release fixes them from domain knowledge."
+    )
+    return settings
+
+
+def view(label: str, controls) -> None:
+    """The count, sum, mean or histogram of a numeric column; ``controls`` lays out the page's noise, ε and δ."""
+    q = QUERIES[label]
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
+    if not columns:
+        return
+    c1, c2, c3, c4 = st.columns([1, 1, 1.6, 1.2])
+    with c1:
+        column = widgets.select(
+            "Numeric column", columns, "cen_column", "Numeric columns only; missing values are left out."
+        )
+    family, eps, delta = controls(c2, c3, c4)
+    values, dropped = numeric_values(ds.frame[column])
+    settings = _settings(q, ds.frame[column], column)
+    if dropped:
+        st.caption(f"{dropped:,} missing values were left out.")
+    noise = {"noise": family.key, "delta": family.delta(delta)}
+    seed = state.seed_words(SALT)
+    try:
+        result = simulated_release(
+            q,
+            family,
+            lambda: releases.central_query(values, q.key, eps, seed, **noise, **settings),
+            values,
+            eps,
+            delta,
+            seed,
+            **settings,
+        )
+        compared = compared_releases(q, family, result, values, eps, delta, **settings)
+        curves = error_curves(q, compared, values, delta, **settings)
+    except ValueError as exc:
+        st.error(f"This query cannot be released with these settings. {md(plain_sentence(exc))}")
+        return
+    with c3:
+        accuracy_popover(q, family, delta, result, values, **settings)
+    code = snippets.central_query(ds, column, q.key, eps, seed, **noise, **settings) if family.lattice else None
+    show_release(q, family, column, result, code)
+    widgets.audit_link(q.audit(family), eps, delta=family.delta(delta), **settings)
+    central_publish.numeric_query(q, column, ds.frame[column], family, eps, delta, settings)
+    compare(q, eps, delta, compared, curves)
