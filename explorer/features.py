@@ -28,6 +28,18 @@ knowledge (a codebook, known ranges) or spend budget on them.
 Every step that changes or drops something is one sentence in
 :attr:`Features.notes`, and :attr:`Features.description` says in one sentence
 what was done. Bad input raises ``ValueError`` with one sentence.
+
+**Declared features, for a publication.** :func:`declared_features` builds the
+arrays of a published model from declarations alone (:class:`NumericDeclaration`,
+:class:`CategoricalDeclaration`, a declared positive value of the target): a
+numeric feature is clipped to its declared bounds and mapped to [−1, 1] by the
+public affine map ``2 (x − lower)/(upper − lower) − 1`` (a missing value is the
+midpoint, 0); a categorical one is one-hot over its declared domain, a value
+outside it (or a missing one) going to an ``(other)`` column when declared, to
+no column otherwise (:func:`explorer.domains.encode_in_domain`); the label is 1
+when the target equals the declared value. Every row is kept and no statistic
+of the data is read, so adding or removing one person changes no column, name
+or scale: only that person's row.
 """
 
 from __future__ import annotations
@@ -37,9 +49,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpcore.validation import as_generator, check_finite_real, check_int, check_probability
+from dpcore.release import PublicFact
+from dpcore.validation import as_generator, check_bounds, check_finite_real, check_int, check_probability
+from explorer import domains
 
-__all__ = ["Features", "prepare_features", "MAX_CATEGORIES"]
+__all__ = [
+    "Features",
+    "prepare_features",
+    "MAX_CATEGORIES",
+    "NumericDeclaration",
+    "CategoricalDeclaration",
+    "DeclaredFeatures",
+    "declared_feature_names",
+    "declared_features",
+]
 
 #: One-hot columns per categorical feature, counting ``(other)``.
 MAX_CATEGORIES = 50
@@ -324,3 +347,190 @@ def prepare_features(
         description=description,
         notes=tuple(notes),
     )
+
+
+# --------------------------------------------------------------------------- declared features, for a publication
+
+
+@dataclass(frozen=True)
+class NumericDeclaration:
+    """A numeric feature with declared bounds: clipped to ``[lower, upper]``, then mapped to [−1, 1].
+
+    Attributes
+    ----------
+    column : str
+    lower, upper : float
+        Finite, ``lower < upper``; from a codebook or a law, never from the file.
+    """
+
+    column: str
+    lower: float
+    upper: float
+
+    def __post_init__(self):
+        lower, upper = check_bounds(
+            self.lower, self.upper, f"the lower bound of '{self.column}'", f"the upper bound of '{self.column}'"
+        )
+        object.__setattr__(self, "lower", lower)
+        object.__setattr__(self, "upper", upper)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (str(self.column),)
+
+    def encode(self, series: pd.Series) -> np.ndarray:
+        """``2 (clip(x) − lower)/(upper − lower) − 1`` in [−1, 1], shape (n, 1); a missing or non-number value is 0."""
+        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        mid = 0.5 * self.lower + 0.5 * self.upper
+        values = np.clip(np.where(np.isfinite(values), values, mid), self.lower, self.upper)
+        mapped = 2.0 * ((values - self.lower) / (self.upper - self.lower)) - 1.0
+        return np.clip(mapped, -1.0, 1.0)[:, None]
+
+    def facts(self) -> tuple[PublicFact, ...]:
+        return (
+            PublicFact(
+                f"bounds of {self.column}",
+                f"[{self.lower:g}, {self.upper:g}], values clipped to them and mapped to [−1, 1]; a missing value "
+                "is the midpoint",
+                "declared",
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class CategoricalDeclaration:
+    """A categorical feature one-hot over a declared domain; outside it (and missing): ``(other)`` or no column.
+
+    Attributes
+    ----------
+    column : str
+    domain : tuple of str
+        The declared categories, at least one, distinct.
+    other : bool, default False
+        Whether a value outside the domain (or a missing one) has its own ``(other)`` column; otherwise it sets
+        no column. Declared before the data is read: no count decides it.
+    """
+
+    column: str
+    domain: tuple[str, ...]
+    other: bool = False
+
+    def __post_init__(self):
+        domain = tuple(str(d).strip() for d in self.domain)
+        if not domain or len(set(domain)) != len(domain) or not all(domain):
+            raise ValueError(
+                f"the categories of '{self.column}' must be at least one distinct non-empty value, got {len(domain)}"
+            )
+        if len(domain) > domains.MAX_DOMAIN:
+            raise ValueError(
+                f"the categories of '{self.column}' must be at most {domains.MAX_DOMAIN:,}, got {len(domain):,}"
+            )
+        object.__setattr__(self, "domain", domain)
+        object.__setattr__(self, "other", bool(self.other))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"{self.column}={value}" for value in (*self.domain, *((OTHER,) if self.other else ())))
+
+    def encode(self, series: pd.Series) -> np.ndarray:
+        """The one-hot columns, shape (n, len(names)): every row is coded, outside the domain as its rule says."""
+        codes = domains.encode_in_domain(series, list(self.domain), True, every_row=True)  # outside: len(domain)
+        onehot = np.zeros((codes.size, len(self.names)))
+        kept = codes < onehot.shape[1]  # without (other), a code past the domain sets no column
+        onehot[np.flatnonzero(kept), codes[kept]] = 1.0
+        return onehot
+
+    def facts(self) -> tuple[PublicFact, ...]:
+        rule = f"the column {self.column}={OTHER}" if self.other else "no column"
+        return (
+            PublicFact(f"categories of {self.column}", ", ".join(self.domain), "declared"),
+            PublicFact(
+                f"outside the categories of {self.column}", f"a value outside them, or missing: {rule}", "declared"
+            ),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class DeclaredFeatures:
+    """The arrays of a published model, built from declarations alone.
+
+    Attributes
+    ----------
+    X : numpy.ndarray of float64, shape (n, d)
+        Every row of the table, each entry in [−1, 1].
+    y : numpy.ndarray of int64 (0/1), shape (n,)
+    feature_names : tuple of str
+        From the declarations alone (:func:`declared_feature_names`).
+    facts : tuple of PublicFact
+        The declarations, as a release carries them.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple[str, ...]
+    facts: tuple[PublicFact, ...]
+
+
+def declared_feature_names(schema) -> tuple[str, ...]:
+    """The columns of the model a ``schema`` declares, in order: known before any data is read.
+
+    >>> declared_feature_names([NumericDeclaration("age", 17, 90), CategoricalDeclaration("sex", ("F", "M"), True)])
+    ('age', 'sex=F', 'sex=M', 'sex=(other)')
+    """
+    names = tuple(name for declaration in schema for name in declaration.names)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"the declared features must have distinct names, got '{repeated[0]}' twice")
+    return names
+
+
+def declared_features(frame: pd.DataFrame, target: str, positive: str, schema) -> DeclaredFeatures:
+    """Features and labels of a publication from declarations alone: nothing is read from the data but each row.
+
+    Module notes for the rules. Every row is kept (a missing target is label 0, a missing feature value follows its
+    declaration's rule).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    target : str
+        The column to predict.
+    positive : str
+        The declared value of ``target`` that is label 1 (compared as trimmed text, "3" matching 3.0).
+    schema : sequence of NumericDeclaration or CategoricalDeclaration
+        At least one; none of them on ``target``.
+
+    Returns
+    -------
+    DeclaredFeatures
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"age": [20, 95, None], "sex": ["F", "X", "M"], "rich": ["y", "n", "y"]})
+    >>> f = declared_features(df, "rich", "y", [NumericDeclaration("age", 20, 80), CategoricalDeclaration("sex", ("F", "M"))])
+    >>> f.feature_names, f.X.tolist(), f.y.tolist()
+    (('age', 'sex=F', 'sex=M'), [[-1.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [1, 0, 1])
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if target not in frame.columns:
+        raise ValueError(f"target must be a column of the table, got '{target}'")
+    positive = "" if positive is None else str(positive).strip()
+    if not positive:
+        raise ValueError(f"the value of '{target}' that is label 1 must be declared, got nothing")
+    schema = list(schema)
+    if not schema:
+        raise ValueError("the declared features must list at least one column, got none")
+    for declaration in schema:
+        if not isinstance(declaration, NumericDeclaration | CategoricalDeclaration):
+            raise TypeError(f"schema must hold feature declarations, got {type(declaration).__name__}")
+        if declaration.column not in frame.columns or declaration.column == target:
+            raise ValueError(
+                f"a declared feature must be a column of the table other than '{target}', got '{declaration.column}'"
+            )
+    names = declared_feature_names(schema)
+    y = (domains.encode_in_domain(frame[target], [positive], True, every_row=True) == 0).astype(np.int64)
+    X = np.hstack([declaration.encode(frame[declaration.column]) for declaration in schema])
+    label = PublicFact("label", f"1 when {target} is '{positive}', else 0 (a missing {target} too)", "declared")
+    facts = (label, *(fact for declaration in schema for fact in declaration.facts()))
+    return DeclaredFeatures(X=np.ascontiguousarray(X), y=y, feature_names=names, facts=facts)
