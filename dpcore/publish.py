@@ -41,6 +41,7 @@ from dpcore.clipping import auto_mean, choose_clipping_bound, evenly_spaced_cand
 from dpcore.exponential import exponential_mechanism
 from dpcore.lattice import lattice_mechanism
 from dpcore.ldp_mean import LDPMean
+from dpcore.learning.published import lattice_gradient_descent
 from dpcore.neighbours import REPLACE_ONE
 from dpcore.postprocess import project_to_histogram
 from dpcore.queries import (
@@ -78,6 +79,8 @@ __all__ = [
     "publish_clipping_bound",
     "publish_automatic_mean",
     "publish_range_counts",
+    "INTERCEPT",
+    "publish_logistic_regression",
 ]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -408,3 +411,121 @@ def publish_range_counts(values, ranges, threshold, c, epsilon) -> Release:
     mechanism = "sparse vector technique (the ranges not listed were found below the threshold), answers on a lattice"
     value = tuple(float(answered[i]) for i in found)
     return _svt_release("range counts", value, tuple(labels[i] for i in found), mechanism, epsilon, facts)
+
+
+#: The label of a published model's intercept.
+INTERCEPT = "(intercept)"
+
+
+def publish_logistic_regression(
+    X,
+    y,
+    feature_names,
+    *,
+    epsilon: float,
+    delta: float,
+    iterations: int,
+    clip: float,
+    learning_rate: float = 1.0,
+    l2: float = 0.0,
+    clipping: str = "gradient",
+    public=(),
+) -> Release:
+    """Publish a logistic regression trained by noisy gradient descent on a grid, with secure noise.
+
+    The run of :func:`dpcore.learning.published.lattice_gradient_descent` with a
+    :class:`~dpcore.randomness.SecureGenerator`: a noisy count of the rows, then ``iterations`` sums of clipped
+    per-example gradients, each example's gradient rounded to the grid γ and the sum given exact discrete Gaussian
+    noise (Canonne, Kamath & Steinke 2020, Theorem 14), all T + 1 releases calibrated together by zCDP to
+    (ε, δ) under add/remove one record (its module notes prove the rounded sum's sensitivity ``C + γ√p``).
+
+    What is published: the coefficients, named by ``feature_names``, and the intercept. Nothing in it depends on
+    the data except through the noisy releases: the labels are the declared names, the scaling of the features is
+    the caller's declared map, and the number of rows appears only as the noisy count (a released public fact).
+
+    Parameters
+    ----------
+    X : array_like of float, shape (n, d)
+        Features built from declared facts alone (:func:`explorer.features.declared_features` maps each into
+        [−1, 1] by declared bounds or one-hot over a declared domain); finite.
+    y : array_like of {0, 1}, shape (n,)
+        Labels by a declared rule.
+    feature_names : sequence of str
+        One declared name per column of ``X``, distinct.
+    epsilon : float
+        Total ε, in (0, inf).
+    delta : float
+        Total δ, in (0, 1).
+    iterations : int
+        T, in [1, MAX_TRAINING_STEPS].
+    clip : float
+        The clipping norm C, in (0, inf).
+    learning_rate : float, default 1.0
+        η, in (0, inf).
+    l2 : float, default 0.0
+        λ, in [0, inf) (not on the intercept).
+    clipping : {"gradient", "example"}, default "gradient"
+    public : sequence of PublicFact, default ()
+        The declarations ``X`` and ``y`` were built from (bounds, domains, the label's rule).
+
+    Returns
+    -------
+    Release
+        ``query="logistic regression"``; ε is the zCDP conversion of the run's ρ, at most ``epsilon``.
+    """
+    names = (feature_names,) if isinstance(feature_names, str) else tuple(feature_names)
+    bad = [name for name in names if not (isinstance(name, str) and name)]
+    if bad:
+        raise TypeError(f"feature_names must be non-empty strings, got {bad[0]!r}")
+    repeated = sorted({name for name in names if names.count(name) > 1 or name == INTERCEPT})
+    if repeated:
+        raise ValueError(f"feature_names must be distinct and other than {INTERCEPT}, got {repeated[0]!r}")
+    columns = np.shape(X)[1] if np.ndim(X) == 2 else None
+    if columns is not None and columns != len(names):
+        raise ValueError(f"feature_names must name each of the {columns} column(s) of X, got {len(names)} name(s)")
+    run = lattice_gradient_descent(
+        X,
+        y,
+        epsilon=epsilon,
+        delta=delta,
+        iterations=iterations,
+        clip=clip,
+        rng=SecureGenerator(),
+        learning_rate=learning_rate,
+        l2=l2,
+        clipping=clipping,
+    )
+    noise = run.noise
+    grid = "2" + str(int(math.log2(noise.grid))).translate(_SUPERSCRIPT)
+    facts = (
+        *public,
+        PublicFact("iterations T", str(noise.iterations), "declared"),
+        PublicFact("clipping norm C", f"{noise.clip:g} ({clipping} clipping)", "declared"),
+        PublicFact("learning rate η", f"{learning_rate:g}", "declared"),
+        PublicFact("L2 penalty λ", f"{l2:g}", "declared"),
+        PublicFact(
+            "grid γ",
+            f"{grid} (γ√p ≤ C/100: the sensitivity of a rounded sum is at most C + γ√p = {noise.sensitivity:.6g})",
+            "fixed",
+        ),
+        PublicFact(
+            "noise of each gradient coordinate",
+            f"discrete Gaussian, σ = {noise.sigma:.6g} (σ² = {noise.sigma2_units:,} grid steps²)",
+            "fixed",
+        ),
+        PublicFact("number of rows (noisy count)", f"{run.noisy_count:,}", "released"),
+    )
+    mechanism = (
+        f"noisy gradient descent (full batch, T = {noise.iterations}): a noisy count of the rows, then each "
+        f"iteration's sum of clipped gradients rounded to a {grid} grid with exact discrete Gaussian noise; "
+        f"{noise.releases} releases composed by zCDP (ρ = {noise.rho:.6g})"
+    )
+    return _published(
+        query="logistic regression",
+        value=as_tuple(run.weights),
+        labels=(*names, INTERCEPT),
+        mechanism=mechanism,
+        epsilon=noise.epsilon_spent,
+        delta=noise.delta,
+        public=facts,
+    )
