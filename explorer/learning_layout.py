@@ -80,16 +80,28 @@ def show_table(where, table: pd.DataFrame, number: str, skip: int = 1) -> None:
     where.dataframe(shown, hide_index=True, width="stretch")
 
 
-#: Why the Learning page simulates and does not publish (yet).
-NOT_PUBLISHED = (
-    "A simulation, not a publication: the noise is seeded from the link, and the features' scaling and the number "
-    "of rows (through q = B/n) are read from this file. A published model needs both declared or released "
-    "privately; this page does not publish models yet."
-)
+#: What each view's simulated run is, and why DP-SGD and FedAvg do not publish, by the view's file name.
+NOT_PUBLISHED = {
+    "noisy_gd": (
+        "A simulation, not a publication: the noise is seeded from the link, and the features' scaling and the "
+        "number of rows are read from this file. The Publish section of this view trains a model to publish from "
+        "declared features, with secure noise."
+    ),
+    "dp_sgd": (
+        "A simulation, and this view does not publish: DP-SGD's privacy rests on amplification by Poisson "
+        "subsampling, proved here for the continuous Gaussian, and a floating-point-safe subsampled publication is "
+        "not accounted here. Noisy gradient descent publishes."
+    ),
+    "dp_fedavg": (
+        "A simulation, and this view does not publish: DP-FedAvg's privacy rests on amplification by Poisson "
+        "sampling of clients, proved here for the continuous Gaussian, and a floating-point-safe subsampled "
+        "publication is not accounted here. Noisy gradient descent publishes."
+    ),
+}
 
 
 def downloads(t: Task, run: dict, history: pd.DataFrame, method: str, settings: dict, seed, name: str, where) -> None:
-    where.caption(NOT_PUBLISHED)
+    where.caption(NOT_PUBLISHED[name])
     where.download_button(
         "Simulated release: weights and ε (CSV), not private",
         to_safe_csv(export.simulated(run["release"])),

@@ -1,6 +1,7 @@
 """The Learning page's noisy gradient descent view: its controls (``lrn_ngd_*``) and its four parts, the training
 run with its cost under every accounting and its release, gradient against example clipping, the best number of
-iterations T at a fixed ε, and the accuracy against ε.
+iterations T at a fixed ε, and the accuracy against ε; below them, the Publish section (``lrn_pub_*``,
+:mod:`explorer.learning_publish`), the one view of the page that publishes a model.
 
 σ comes from :func:`dpcore.learning.noisy_gd_noise`; every run and sweep from :mod:`explorer.training`.
 """
@@ -13,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from dpcore import learning
-from explorer import budget, charts, state, training, widgets
+from explorer import budget, charts, learning_publish, state, training, widgets
 from explorer.learning_layout import CLIPS, RATES, accuracy_metrics, band, downloads, pct, show_table
 from explorer.training import Task
 
@@ -125,6 +126,7 @@ def ngd_view(t: Task) -> None:
         if part.open:
             with part:
                 draw(t, s, noise)
+    learning_publish.section(t, s.epsilon, s.delta, s.iterations, s.clip, s.lr, s.clipping)
 
 
 NGD_SALT = "learning-ngd"
