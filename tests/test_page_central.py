@@ -9,12 +9,15 @@ import pytest
 from dpcore import (
     Laplace,
     dp_category_counts,
+    dp_count,
     dp_count_matching,
     dp_mean,
     dp_sum,
     exponential_mechanism,
     exponential_probabilities,
+    families,
 )
+from dpcore.staircase import Staircase
 from explorer.columns import condition_mask, encode_categories, numeric_values, suggest_bounds
 from explorer.dataset import load_demo
 from explorer.widgets import EPSILON_GRID
@@ -209,3 +212,81 @@ def test_the_accuracy_you_need_gives_the_epsilon_and_sets_the_slider():
     at.button(key="cen_set").click().run()
     assert at.select_slider(key="cen_epsilon").value == min(e for e in EPSILON_GRID if e >= needed)
     assert float(metric(at, "95% error bound").lstrip("±")) <= 10.0  # the accuracy is met
+
+
+# ---------------------------------------------------------------------- the staircase: simulated, never published
+
+STAIRCASE = families.family("staircase")
+
+
+def test_the_noise_chooser_lists_every_central_family_of_the_registry():
+    at = open_page("central")
+    assert at.selectbox(key="cen_mechanism").options == [f.name for f in families.central()]
+    assert "Staircase" in at.selectbox(key="cen_mechanism").options
+
+
+def test_the_staircase_count_is_dpcores_simulated_release_with_its_error_planner_ledger_and_audit():
+    at = open_page("central", cen_query="Count", cen_mechanism="Staircase", cen_accuracy=10)
+    assert_clean(at)
+    values, _ = numeric_values(_census("age"))
+    # no lattice for the staircase: the page's seed draws dpcore's floating-point release itself
+    expected = dp_count(values, 1.0, _rng("central"), mechanism="staircase")
+    assert isinstance(expected.mechanism, Staircase)
+    assert metric(at, "True answer") == _num(expected.true_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "95% error bound") == f"±{_num(expected.error_bound(0.95))}"
+    assert metric(at, "Theoretical std of the error") == _num(expected.mechanism.std)
+    assert any("Staircase noise, std" in m.value for m in at.markdown)
+    # the error histogram's density is the staircase's own (a step function), not Laplace's
+    density = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][1]
+    x = _values(density["x"])
+    assert np.allclose(_values(density["y"]), expected.mechanism.pdf(x))
+    assert not np.allclose(_values(density["y"]), Laplace.from_epsilon(1.0).pdf(x), rtol=0.05)
+    # ε from the accuracy you need: the staircase's own inverse
+    needed = STAIRCASE.epsilon_for_accuracy(10.0)
+    assert any(f"ε = {needed:.3g}" in m.value for m in at.markdown)
+    # the audit link opens the staircase's audit with this ε
+    audit = [link for link in at.page_link if link.proto.page == "audit"]
+    assert audit and audit[0].proto.query_string.startswith(f"aud_mechanism={STAIRCASE.audit}&")
+    # simulated, never published: one sentence, Laplace suggested, no publish button and no snippet
+    said = [i.value for i in at.info if "simulated here and not published" in i.value]
+    assert len(said) == 1 and "choose Laplace noise" in said[0]
+    assert not [b for b in at.button if b.key == "cen_pub_publish"]
+    assert not [b for b in at.get("download_button") if b.proto.label == "Python snippet"]
+    # the teaching ledger accounts it
+    at.button(key="spend_cen").click().run()
+    assert_clean(at)
+    entries = at.session_state["ledger"].entries
+    assert len(entries) == 1 and isinstance(entries[0].mechanism, Staircase)
+
+
+def test_the_staircase_mean_draws_its_first_order_law():
+    at = open_page("central", cen_query="Mean", cen_mechanism="Staircase")
+    assert_clean(at)
+    values, _ = numeric_values(_census("age"))
+    lo, hi = suggest_bounds(_census("age"))
+    expected = dp_mean(values, lo, hi, 1.0, _rng("central"), mechanism="staircase")
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
+    density = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][1]
+    assert density["name"] == "first-order law"
+    assert np.allclose(_values(density["y"]), expected.approx_error_pdf(_values(density["x"])))
+    audit = [link for link in at.page_link if link.proto.page == "audit"]
+    assert audit[0].proto.query_string.startswith("aud_mechanism=staircase_mean&")
+
+
+@pytest.mark.parametrize("query", ["Count", "Sum", "Mean", "Histogram", "Count where…", "Category counts"])
+def test_switching_the_noise_to_the_staircase_shows_no_error(query):
+    at = open_page("central", cen_query=query)
+    at.selectbox(key="cen_mechanism").set_value("Staircase").run()
+    assert_clean(at)
+    # the comparison draws the staircase beside Laplace and the Gaussian
+    curves = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    names = [d.get("name") for spec in curves if "over ε" in spec["layout"]["title"]["text"] for d in spec["data"]]
+    assert STAIRCASE.title in names and "Laplace" in names and "Gaussian (analytic)" in names
+    assert any("simulated here and not published" in i.value for i in at.info)
+    at.selectbox(key="cen_mechanism").set_value("Laplace").run()  # and back: published again, no staircase curve
+    assert_clean(at)
+    assert not any("simulated here and not published" in i.value for i in at.info)
+    curves = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert STAIRCASE.title not in [d.get("name") for spec in curves for d in spec["data"]]

@@ -179,3 +179,14 @@ def test_a_publication_is_shown_under_its_own_statistic_only():
     assert len([d for d in at.dataframe if list(d.value.columns) == ["label", "released value"]]) == 1
     at.radio(key="cen_query").set_value("Mean").run()  # another statistic: its section shows nothing published yet
     assert not [d for d in at.dataframe if list(d.value.columns) == ["label", "released value"]]
+
+
+@pytest.mark.parametrize("query", ["Count", "Sum", "Mean", "Histogram", "Count where…", "Category counts"])
+def test_a_family_without_a_lattice_is_not_published_and_the_section_says_so_in_one_sentence(query, own_log):
+    """dpcore.publish draws every released number on an exact lattice: the staircase has none (Family.lattice is None)."""
+    at = open_page("central", cen_query=query, cen_mechanism="Staircase")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    said = [i.value for i in at.info if "simulated here and not published" in i.value]
+    assert len(said) == 1 and "choose Laplace noise" in said[0] and said[0].count(". ") == 0
+    assert not [b for b in at.button if b.key and b.key.endswith("_publish")]  # nothing can be drawn
+    assert not list(own_log.iterdir()) or _spent(at) == 0.0  # and nothing was charged
