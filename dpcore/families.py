@@ -26,6 +26,18 @@ and the staircase are calibrated by the L1 sensitivity (Dwork & Roth 2014,
 Thm 3.6; Geng & Viswanath 2014, Thm 3), the Gaussian by the L2 sensitivity
 (Dwork & Roth 2014, Thm A.1; Balle & Wang 2018, Thm 8). The histogram
 sensitivities under each relation are :mod:`dpcore.neighbours`' facts.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.6 and Theorem A.1.
+  https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy", ICML, Theorem 8.
+  https://arxiv.org/abs/1805.06530
+- Geng & Viswanath (2016), "The Optimal Noise-Adding Mechanism in Differential Privacy", IEEE
+  Transactions on Information Theory 62(2), Theorem 3. https://arxiv.org/abs/1212.1186
+- Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
+  USENIX Security, Sections 4.1–4.4. https://arxiv.org/abs/1705.04421
 """
 
 from __future__ import annotations

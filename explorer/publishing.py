@@ -133,10 +133,11 @@ def action(
 
 def _over_budget(exc: BudgetError) -> str:
     total, budget = exc.total, exc.budget
-    return (
-        f"Not published: this would bring what was published from this data to ε = {total.epsilon:.4g}, over its "
-        f"budget of ε = {budget.epsilon:g}. Nothing was drawn and nothing was charged."
-    )
+    if total.epsilon > budget.epsilon:  # say which part of the budget ran out: ε, or else δ
+        over = f"ε = {total.epsilon:.4g}, over its budget of ε = {budget.epsilon:g}"
+    else:
+        over = f"δ = {total.delta:.3g}, over its budget of δ = {budget.delta:.3g} (ε is within budget)"
+    return f"Not published: this would bring what was published from this data to {over}. Nothing was drawn and nothing was charged."
 
 
 def _show(key: str, releases: list[Release], charged: tuple[float, float]) -> None:
