@@ -32,6 +32,7 @@ from dpcore import (
 from dpcore.families import Family
 from dpcore.lattice import lattice_mechanism
 from dpcore.queries import mean_epsilon_for_accuracy
+from dpcore.simulation import simulated
 from explorer import budget, charts, export, state, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import number, power_of_two
@@ -315,7 +316,7 @@ def show_release(q: Query, family: Family, column, result, code: str | None, lab
     slug = q.label.lower().replace(" ", "_").rstrip("…")
     right.download_button(
         export.SIMULATED_RELEASE,
-        to_safe_csv(export.simulated(release)),
+        to_safe_csv(export.simulated(release, simulated(result, query=q.label.lower()))),
         file_name=f"central_{slug}_simulated_release.csv",
         mime="text/csv",
         help=export.SIMULATED_HELP,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dpcore.release import Release
 from explorer.columns import is_numeric
 
 __all__ = ["to_safe_csv", "SIMULATED_RELEASE", "SIMULATED_HELP", "SIMULATED_NOTE", "simulated"]
@@ -53,6 +54,21 @@ SIMULATED_HELP = (
 )
 
 
-def simulated(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a last column that says, on every row, that its noise is simulated and not private."""
-    return frame.assign(randomness=SIMULATED_NOTE)
+def simulated(frame: pd.DataFrame, release: Release | None = None) -> pd.DataFrame:
+    """``frame`` with last columns that say, on every row, that its noise is simulated and not private.
+
+    With ``release`` (:func:`dpcore.simulation.simulated`), the columns also carry its label as a
+    publication's file does: the mechanism, the (ε, δ) each number would cost, and the neighbouring relation
+    and unit under which that guarantee would hold.
+    """
+    out = frame.assign(randomness=SIMULATED_NOTE)
+    if release is None:
+        return out
+    label = release.label()
+    return out.assign(
+        mechanism=label["mechanism"],
+        epsilon=label["epsilon"],
+        delta=label["delta"],
+        neighbouring_relation=label["neighbouring_relation"],
+        unit_of_privacy=label["unit_of_privacy"],
+    )

@@ -15,6 +15,7 @@ from dpcore import auto_mean
 from dpcore.accounting import PureDP
 from dpcore.clipping import QUERY_SENSITIVITY
 from dpcore.empirical import empirical_error_bound
+from dpcore.simulation import simulated
 from explorer import budget, charts, export, releases, snippets, state, svt_publish, widgets
 from explorer.export import to_safe_csv
 
@@ -70,7 +71,8 @@ def automatic_mean(values: np.ndarray, cand: np.ndarray, eps: float, column: str
             export.simulated(
                 pd.DataFrame(
                     {"column": [column], "epsilon": [eps], "bound": [one.bound], "noisy_mean": [one.noisy_value]}
-                )
+                ),
+                simulated(PureDP(eps), query="automatic mean (SVT bound, then the mean)"),
             )
         ),
         file_name="svt_auto_mean_simulated_release.csv",

@@ -14,6 +14,7 @@ import streamlit as st
 from dpcore import choose_clipping_bound, clipping_queries, naive_clipping_bound
 from dpcore.accounting import PureDP
 from dpcore.clipping import QUERY_SENSITIVITY
+from dpcore.simulation import simulated
 from dpcore.svt import above_threshold_scales, naive_scale
 from explorer import budget, charts, export, releases, snippets, state, svt_publish, widgets
 from explorer.export import to_safe_csv
@@ -79,7 +80,12 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
     )
     right.download_button(
         export.SIMULATED_RELEASE,
-        to_safe_csv(export.simulated(pd.DataFrame({"column": [column], "epsilon": [eps], "chosen bound": [chosen]}))),
+        to_safe_csv(
+            export.simulated(
+                pd.DataFrame({"column": [column], "epsilon": [eps], "chosen bound": [chosen]}),
+                simulated(PureDP(eps), query="clipping bound (SVT over candidate bounds)"),
+            )
+        ),
         file_name="svt_bound_simulated_release.csv",
         mime="text/csv",
         help=export.SIMULATED_HELP,

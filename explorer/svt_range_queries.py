@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpcore import Laplace, svt_noise_scales
 from dpcore.accounting import PureDP
+from dpcore.simulation import simulated
 from dpcore.svt import svt_epsilon_for_accuracy
 from explorer import budget, charts, export, releases, snippets, state, svt_publish, widgets
 from explorer.columns import suggest_bounds
@@ -114,7 +115,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
     release = table[["range", "passed SVT", "SVT answer"]]  # the SVT release alone: no true counts, no naive answers
     right.download_button(
         "Simulated SVT release (CSV), not private",
-        to_safe_csv(export.simulated(release)),
+        to_safe_csv(export.simulated(release, simulated(PureDP(eps), query="range counts (SVT)"))),
         file_name="svt_ranges_simulated.csv",
         mime="text/csv",
         help=export.SIMULATED_HELP,

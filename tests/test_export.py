@@ -7,6 +7,7 @@ import io
 
 import pandas as pd
 
+from explorer import export
 from explorer.dataset import load_csv
 from explorer.export import to_safe_csv
 
@@ -31,3 +32,21 @@ def test_to_safe_csv_neutralises_formulas_but_not_numbers():
     # Loads back through our own reader: numbers stay numbers.
     d = load_csv(out, "download.csv")
     assert d.frame["number"].tolist() == frame["number"].tolist()
+
+
+def test_a_simulated_release_file_carries_its_label_on_every_row():
+    from dpcore import dp_count
+    from dpcore.simulation import simulated
+
+    frame = pd.DataFrame({"value": ["a", "b"], "noisy count": [1.5, 2.5]})
+    out = export.simulated(frame, simulated(dp_count([1.0, 2.0], 0.5, 0), query="count"))
+    assert list(out.columns[-6:]) == [
+        "randomness",
+        "mechanism",
+        "epsilon",
+        "delta",
+        "neighbouring_relation",
+        "unit_of_privacy",
+    ]
+    assert set(out["neighbouring_relation"]) == {"add/remove one record"} and set(out["epsilon"]) == {0.5}
+    assert set(out["randomness"]) == {export.SIMULATED_NOTE}

@@ -1,0 +1,73 @@
+"""The label of a simulated release: the same :class:`~dpcore.release.Release` type, randomness SIMULATION.
+
+What the explorer's views draw is seeded noise: reproducible from the link, shown beside the truth, and not
+private (:mod:`dpcore.randomness`). Its downloads still say what a reader needs to judge the numbers, in the
+same words as a publication: the mechanism, the (ε, δ) each number would cost, the neighbouring relation and
+unit under which that guarantee would hold, and that the randomness is a simulation. :func:`simulated`
+builds that release from the mechanism (or query result) that drew it; the relation and unit come from the
+accounting registry (:func:`dpcore.accounting.per_release.relation_of`), the one home of that fact.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpcore.accounting.per_release import relation_of
+from dpcore.queries import MeanResult, QueryResult
+from dpcore.randomness import Randomness
+from dpcore.release import PublicFact, Release, as_tuple
+
+__all__ = ["simulated"]
+
+
+def _describe(mechanism) -> tuple[str, float, float, float]:
+    """Words, ε, δ and noise std of one mechanism (or query result) that drew a simulation."""
+    if isinstance(mechanism, MeanResult):
+        words = f"noisy clipped sum over noisy count, {type(mechanism.sum.mechanism).__name__} noise"
+        return words, mechanism.epsilon, mechanism.delta or 0.0, mechanism.approx_std
+    if isinstance(mechanism, QueryResult):
+        mechanism = mechanism.mechanism
+    std = getattr(mechanism, "std", math.nan)
+    std = float(std) if isinstance(std, (int, float)) else math.nan
+    delta = getattr(mechanism, "delta", None)
+    return f"{type(mechanism).__name__} noise", float(mechanism.epsilon), float(delta or 0.0), std
+
+
+def simulated(mechanism, *, query: str, value=math.nan, labels=("value",), public=()) -> Release:
+    """The label of a simulated (seeded, not private) release drawn by ``mechanism``.
+
+    Parameters
+    ----------
+    mechanism : object
+        The dpcore mechanism that drew it (Laplace, Gaussian, GRR, SUE, OUE, LDPMean, a staircase, a PureDP
+        event for a composite such as SVT, a DP-SGD run), or the :class:`~dpcore.queries.QueryResult` /
+        :class:`~dpcore.queries.MeanResult` it returned.
+    query : str
+        What was asked, in words.
+    value, labels
+        The simulated numbers and one label each (``nan`` when the file carries them itself).
+    public : sequence of PublicFact
+        The facts it relied on, with where they came from.
+
+    Raises
+    ------
+    TypeError
+        When ``mechanism`` is not one the accountants know (naming those they do).
+    """
+    source = mechanism.mechanism if isinstance(mechanism, QueryResult) else mechanism
+    source = source.sum.mechanism if isinstance(source, MeanResult) else source
+    relation, unit = relation_of(source)
+    words, epsilon, delta, std = _describe(mechanism)
+    return Release(
+        query=query,
+        value=as_tuple(value) if not isinstance(value, str) else value,
+        labels=tuple(labels),
+        mechanism=words,
+        noise_std=std,
+        epsilon=epsilon,
+        delta=delta,
+        relation=relation,
+        unit=unit,
+        randomness=Randomness.SIMULATION,
+        public=tuple(p for p in public if isinstance(p, PublicFact)),
+    )
