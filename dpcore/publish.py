@@ -54,6 +54,7 @@ from dpcore.queries import (
     dp_histogram,
     dp_mean,
     dp_sum,
+    mean_epsilon_for_accuracy,
 )
 from dpcore.randomized_response import GRR
 from dpcore.randomness import Randomness, SecureGenerator
@@ -81,6 +82,7 @@ __all__ = [
     "publish_range_counts",
     "INTERCEPT",
     "publish_logistic_regression",
+    "plan_mean_epsilon",
 ]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -185,6 +187,39 @@ def publish_mean(values, lower, upper, epsilon, *, split=0.5, mechanism="laplace
     )
     facts = (*_bounds_facts(lower, upper, source), PublicFact("share of ε for the sum", f"{split:g}", "declared"))
     return publish(result, public=facts)
+
+
+def plan_mean_epsilon(
+    accuracy, lower, upper, planned_n, confidence=0.95, *, split=0.5, mechanism="laplace", delta=None
+) -> float:
+    """The ε a published mean needs for ``±accuracy`` at ``confidence``, from declared facts alone.
+
+    The error of a noisy sum over a noisy count depends on the data only through the number of records n
+    and the clipped mean m (the delta method: ``Var ≈ (Var S + m² Var C)/n²``, :attr:`MeanResult.approx_std`).
+    This plan reads neither: n is the declared ``planned_n`` (the size the study was designed for) and m is
+    put at the declared bound of largest magnitude, where the count's noise costs most. It is
+    :func:`~dpcore.queries.mean_epsilon_for_accuracy` on a column of ``planned_n`` records at that bound: a
+    conservative ε for any data of that size within the bounds (Monte-Carlo, with its seed fixed, since it
+    plans and publishes nothing). A data set smaller than planned gets a larger error than planned.
+
+    Parameters
+    ----------
+    accuracy : float
+        Target error of the mean, in (0, upper − lower).
+    lower, upper : float
+        The declared bounds.
+    planned_n : int
+        The declared number of records, in [1, 10⁷].
+    confidence, split, mechanism, delta
+        As in :func:`~dpcore.queries.mean_epsilon_for_accuracy`.
+    """
+    lower, upper = check_bounds(lower, upper)
+    planned_n = check_int(planned_n, "planned_n", minimum=1, maximum=10_000_000)
+    worst = upper if abs(upper) >= abs(lower) else lower
+    column = np.full(planned_n, worst)
+    return mean_epsilon_for_accuracy(
+        accuracy, column, lower, upper, confidence, split=split, mechanism=mechanism, delta=delta, trials=4_000
+    )
 
 
 def bin_labels(edges) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from dpcore import families, publish
 from dpcore.families import Family
 from explorer import domains, publishing
 from explorer.columns import condition_mask, is_numeric, numeric_values
-from explorer.markup import md
+from explorer.markup import md, plain_sentence
 
 __all__ = ["numeric_query", "condition_count", "category_counts", "most_common"]
 
@@ -67,16 +67,57 @@ def numeric_query(q, column: str, series, family: Family, eps: float, delta: flo
         if "lower" in q.settings:
             declared["lower"], declared["upper"] = _bounds(column)
         if q.plan:
-            st.caption(
-                "The view's 'ε from the accuracy you need' simulates the mean on this file (its size and values): "
-                "an ε chosen with it depends on the data. Fix the ε of a publication from what you know, such as "
-                "the size you planned for."
-            )
+            _plan_mean(column, declared, family, delta, settings.get("split", 0.5), eps)
         chosen = {k: v for k, v in settings.items() if k not in declared}  # the bins or the split
         options = {"mechanism": family.key, "delta": family.delta(delta)}
         draw = lambda: q.publish(values, eps, **declared, **chosen, **options)  # noqa: E731 - the draw, for the log
         missing = domains.missing_declarations(**declared)
         publishing.action("cen_pub", what, family.privacy(eps, delta), draw, missing)
+
+
+def _plan_mean(column: str, declared: dict, family: Family, delta: float, split: float, eps: float) -> None:
+    """ε for the accuracy a published mean needs, from the declared bounds and a declared planned size."""
+    st.caption(
+        "The view's 'ε from the accuracy you need' simulates the mean on this file (its size and values): an ε "
+        "chosen with it depends on the data. Plan the publication's ε here from declared facts instead."
+    )
+    c1, c2 = st.columns(2)
+    planned = c1.number_input(
+        "Planned number of records (public)",
+        min_value=1,
+        max_value=10_000_000,
+        value=None,
+        step=1,
+        key=f"cen_pub_plan_n_{column}",
+        bind="query-params",
+        help="The size the study was designed for, not the size of this file.",
+    )
+    accuracy = c2.number_input(
+        "Accuracy you need (±, at 95%)",
+        min_value=0.0,
+        value=None,
+        key=f"cen_pub_plan_accuracy_{column}",
+        bind="query-params",
+    )
+    if planned is None or accuracy is None or declared.get("lower") is None or declared.get("upper") is None:
+        return
+    try:
+        needed = publish.plan_mean_epsilon(
+            accuracy,
+            declared["lower"],
+            declared["upper"],
+            planned,
+            split=split,
+            mechanism=family.key,
+            delta=family.delta(delta),
+        )
+    except ValueError as exc:
+        st.warning(md(plain_sentence(exc)))
+        return
+    st.info(
+        f"From the declared bounds and {planned:,} planned records: ε = **{needed:.3g}** gives ±{accuracy:g} at 95% "
+        f"for any data of that size within the bounds. This publication uses the page's ε = {eps:g}."
+    )
 
 
 def condition_count(column: str, series, condition: str, family: Family, eps: float, delta: float) -> None:

@@ -190,3 +190,22 @@ def test_a_family_without_a_lattice_is_not_published_and_the_section_says_so_in_
     assert len(said) == 1 and "choose Laplace noise" in said[0] and said[0].count(". ") == 0
     assert not [b for b in at.button if b.key and b.key.endswith("_publish")]  # nothing can be drawn
     assert not list(own_log.iterdir()) or _spent(at) == 0.0  # and nothing was charged
+
+
+def test_the_publications_mean_plan_reads_declared_facts_only():
+    from dpcore.publish import plan_mean_epsilon
+
+    link = {
+        "cen_query": "Mean",
+        "cen_epsilon": 0.5,
+        "cen_pub_lower_age": "0",
+        "cen_pub_upper_age": "100",
+        "cen_pub_plan_n_age": "20000",
+        "cen_pub_plan_accuracy_age": "0.5",
+    }
+    at = open_page("central", **link)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (said,) = [i.value for i in at.info if "planned records" in i.value]
+    expected = plan_mean_epsilon(0.5, 0.0, 100.0, 20_000)
+    said = said.replace("\\", "")  # markdown escapes
+    assert f"ε = **{expected:.3g}** gives ±0.5 at 95%" in said and "page's ε = 0.5" in said

@@ -587,3 +587,20 @@ def test_every_row_reports_so_the_number_of_reports_is_the_number_of_rows():
     assert reports[0] == reports[1] == reports[2] == [f"{len(column):,}"]
     mean = publish.publish_local_mean(np.r_[np.arange(10.0), np.nan], 0.0, 10.0, 1.0)
     assert [f.value for f in mean.public if f.name.startswith("number of reports")] == ["11"]
+
+
+def test_the_mean_plan_reads_declared_facts_only_and_is_conservative_for_any_data_of_that_size():
+    from dpcore import dp_mean
+    from dpcore.publish import plan_mean_epsilon
+
+    eps = plan_mean_epsilon(1.0, 0.0, 100.0, 5_000)
+    assert eps == plan_mean_epsilon(1.0, 0.0, 100.0, 5_000)  # a plan: nothing random leaks into it
+    rng = np.random.default_rng(4)
+    for values in (np.full(5_000, 100.0), rng.uniform(0, 100, 5_000), np.full(5_000, 3.0)):
+        errors = dp_mean(values, 0.0, 100.0, eps, 0).simulate_errors(20_000, rng)
+        covered = np.mean(np.abs(errors) <= 1.0)
+        # at least the planned 95%, less five binomial standard errors of the 20,000 draws
+        assert covered >= 0.95 - 5 * np.sqrt(0.95 * 0.05 / 20_000), covered
+    assert plan_mean_epsilon(1.0, 0.0, 100.0, 50_000) < eps  # a larger planned size needs less ε
+    with pytest.raises(ValueError, match=r"^planned_n must be"):
+        plan_mean_epsilon(1.0, 0.0, 100.0, 0)
