@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from dpcore import families
 from dpcore.clipping import auto_mean, choose_clipping_bound, evenly_spaced_candidates
 from dpcore.exponential import exponential_mechanism
 from dpcore.lattice import lattice_mechanism
@@ -56,11 +57,9 @@ from dpcore.queries import (
     dp_sum,
     mean_epsilon_for_accuracy,
 )
-from dpcore.randomized_response import GRR
 from dpcore.randomness import Randomness, SecureGenerator
 from dpcore.release import UNIT_RECORD, PublicFact, Release, as_tuple
 from dpcore.svt import range_query_svt
-from dpcore.unary_encoding import OUE, SUE
 from dpcore.validation import check_bounds, check_category_values, check_epsilon, check_int
 
 __all__ = [
@@ -307,8 +306,8 @@ def publish_most_common(codes, domain, epsilon) -> Release:
     )
 
 
-#: The frequency oracles a local publication may use.
-LOCAL_ORACLES = {"GRR": GRR, "SUE": SUE, "OUE": OUE}
+#: The frequency oracles a local publication may use, by name: the registry's local families.
+LOCAL_ORACLES = tuple(f.name for f in families.local())
 
 
 def _reports_fact(n: int) -> PublicFact:
@@ -316,7 +315,7 @@ def _reports_fact(n: int) -> PublicFact:
     return PublicFact("number of reports n (every row reports)", f"{n:,}", "relation")
 
 
-def publish_local_counts(codes, domain, oracle: str, epsilon, *, valid_histogram=False) -> Release:
+def publish_local_counts(codes, domain, oracle, epsilon, *, valid_histogram=False) -> Release:
     """Publish category counts estimated from local reports: each person's value randomized with secure bits.
 
     Every row reports, so that the number of reports is the number of rows, which is what replace-one leaves
@@ -326,16 +325,21 @@ def publish_local_counts(codes, domain, oracle: str, epsilon, *, valid_histogram
     aggregator's unbiased estimate is published (optionally projected onto a valid histogram: post-processing,
     free). ε-LDP, hence ε-DP under replace one record. GRR keeps a report with a 53-bit uniform below p (its
     probability off by at most 2⁻⁵³); SUE and OUE draw each bit against an integer threshold rounded so that the
-    privacy loss can only fall (see their ``perturb``).
+    privacy loss can only fall (see their ``perturb``). ``oracle`` is a local family of :mod:`dpcore.families`, by
+    its key or its name (``"oue"``, ``"OUE"``, one of :data:`LOCAL_ORACLES`).
     """
     domain = tuple(str(d) for d in domain)
     if not domain:
         raise ValueError("domain must list at least one category, got none")
     labels = (*domain, OTHER)
-    if oracle not in LOCAL_ORACLES:
+    try:
+        family = families.family(oracle)  # a local family of the registry, by its key or name
+    except ValueError:
+        family = None
+    if family not in families.local():
         raise ValueError(f"oracle must be one of {', '.join(LOCAL_ORACLES)}, got {oracle!r}")
     codes = check_category_values(codes, len(labels), "codes")
-    mechanism = LOCAL_ORACLES[oracle](epsilon, len(labels))
+    mechanism = family.counts(epsilon, len(labels)).mechanism
     reports = mechanism.perturb(codes, SecureGenerator())
     estimate = mechanism.estimate(mechanism.support(reports), codes.size)
     if valid_histogram:
@@ -350,7 +354,7 @@ def publish_local_counts(codes, domain, oracle: str, epsilon, *, valid_histogram
         query="local counts",
         value=as_tuple(estimate),
         labels=labels,
-        mechanism=f"{oracle} local randomizer on every report; the aggregator's unbiased estimate{projected}",
+        mechanism=f"{family.name} local randomizer on every report; the aggregator's unbiased estimate{projected}",
         epsilon=mechanism.epsilon,
         relation=REPLACE_ONE,
         public=facts,

@@ -12,15 +12,16 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import publish
+from dpcore.families import Family
 from dpcore.neighbours import REPLACE_ONE
 from explorer import domains, publishing
 
 __all__ = ["counts", "mean"]
 
 
-def counts(column: str, series, oracle: str, eps: float, valid_histogram: bool) -> None:
-    """Publish the counts of a categorical column estimated from local reports."""
-    what = f"the {oracle} estimate of the counts of {column}"
+def counts(column: str, series, oracle: Family, eps: float, valid_histogram: bool) -> None:
+    """Publish the counts of a categorical column estimated from local reports by ``oracle`` (a local family)."""
+    what = f"the {oracle.name} estimate of the counts of {column}"
     with publishing.section(what):
         text = st.text_area(
             "Declared categories (public), one per line",
@@ -40,7 +41,7 @@ def counts(column: str, series, oracle: str, eps: float, valid_histogram: bool) 
         draw = lambda: publish.publish_local_counts(  # noqa: E731 - the draw, for the log
             domains.encode_in_domain(series, domain, True, every_row=True),
             domain,
-            oracle,
+            oracle.key,
             eps,
             valid_histogram=valid_histogram,
         )

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import GRR, OUE, SUE
+from dpcore import GRR, OUE, SUE, families
 from explorer.columns import encode_categories
 from explorer.dataset import load_demo
 from tests.apptest import PAGES, assert_clean, metric, open_page
@@ -34,7 +34,7 @@ def test_page_runs_and_shows_the_exact_std_of_dpcore():
     column = at.selectbox(key="ldp_column").value
     true, _ = _true_counts(column)
     eps = at.select_slider(key="ldp_epsilon").value
-    kind = at.selectbox(key="ldp_mechanism").value
+    kind = at.selectbox(key="ldp_mechanism").value.name
     mech = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[kind](eps, len(true))
     j = int(np.argmax(true))
     assert metric(at, "Theoretical std (exact variance)") == f"{mech.std(true)[j]:,.1f}"
@@ -48,7 +48,7 @@ def test_slider_move_reruns_and_updates_the_shown_value():
     after = metric(at, "Theoretical std (exact variance)")
     assert after != before
     true, _ = _true_counts(at.selectbox(key="ldp_column").value)
-    kind = at.selectbox(key="ldp_mechanism").value
+    kind = at.selectbox(key="ldp_mechanism").value.name
     mech = {"GRR": GRR, "SUE": SUE, "OUE": OUE}[kind](4.0, len(true))
     assert after == f"{mech.std(true)[int(np.argmax(true))]:,.1f}"
 
@@ -57,10 +57,20 @@ def test_slider_move_reruns_and_updates_the_shown_value():
 def test_a_shared_link_sets_the_mechanism_and_reproduces(kind):
     at = open_page("local", ldp_mechanism=kind, ldp_epsilon=2, seed=7)
     assert_clean(at)
-    assert at.selectbox(key="ldp_mechanism").value == kind
+    assert at.selectbox(key="ldp_mechanism").value is families.family(kind)
     assert at.select_slider(key="ldp_epsilon").value == 2.0
     again = open_page("local", ldp_mechanism=kind, ldp_epsilon=2, seed=7)
     assert [m.value for m in at.metric] == [m.value for m in again.metric]
+
+
+def test_the_oracle_chooser_lists_the_registrys_local_families_by_name_as_links_always_did():
+    # the labels are what a link carries (?ldp_mechanism=OUE, read back in the test above)
+    at = open_page("local")
+    chooser = at.selectbox(key="ldp_mechanism")
+    assert chooser.options == [f.name for f in families.local()] == ["GRR", "SUE", "OUE"]
+    chooser.set_value(families.family("oue")).run()
+    assert_clean(at)
+    assert any(c.value == families.family("oue").title for c in at.caption)
 
 
 def test_out_of_range_link_value_is_reported_not_a_crash():
