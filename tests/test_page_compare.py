@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from dpcore import OUE, Laplace
+from dpcore import OUE, Gaussian, Laplace, families
+from dpcore.staircase import Staircase
 from explorer.columns import encode_categories
 from explorer.dataset import load_demo
 from tests.apptest import assert_clean, open_page
@@ -44,3 +45,34 @@ def test_no_mechanism_selected_is_not_an_error():
     at = open_page("compare")
     at.multiselect(key="cmp_count_mechs").set_value([]).run()
     assert_clean(at)
+
+
+def test_every_family_is_offered_and_the_default_is_as_before_the_staircase():
+    at = open_page("compare")
+    chooser = at.multiselect(key="cmp_count_mechs")
+    assert chooser.options == list(families.labelled())
+    assert chooser.value == ["GRR (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)"]
+    at = open_page("compare", cmp_query="Mean of a number", trials=100)
+    chooser = at.multiselect(key="cmp_mean_mechs")
+    assert "Staircase mean (central)" in chooser.options
+    assert chooser.value == [
+        "LDP mean (local)",
+        "Laplace mean (central)",
+        "Gaussian mean (central)",
+        "SVT automatic mean (central)",
+    ]
+
+
+def test_the_staircase_answers_with_its_own_law_on_counts_and_means():
+    # each family answers through its own Counts: the staircase's std is the staircase's, not another family's
+    at = open_page("compare", cmp_epsilon=2)
+    at.multiselect(key="cmp_count_mechs").set_value(["Staircase (central)", "Gaussian (central)"]).run()
+    assert_clean(at)
+    shown = dict(zip(*[at.dataframe[0].value[c] for c in at.dataframe[0].value.columns[:2]]))
+    assert shown["Staircase (central)"] == Staircase.from_epsilon(2.0, sensitivity=2.0).std
+    assert shown["Gaussian (central)"] == Gaussian.from_epsilon_delta(2.0, 1e-5, np.sqrt(2.0)).std
+    assert shown["Staircase (central)"] != shown["Gaussian (central)"]
+    at = open_page("compare", cmp_query="Mean of a number", cmp_mean_column="age", trials=300)
+    at.multiselect(key="cmp_mean_mechs").set_value(["Staircase mean (central)", "Laplace mean (central)"]).run()
+    assert_clean(at)
+    assert at.dataframe[0].value["mechanism"].tolist() == ["Staircase mean (central)", "Laplace mean (central)"]

@@ -1,0 +1,39 @@
+"""What the Compare page's two views share: the ε grid of their curves, the confidence of their bounds, the salt of
+their seeds, and the sentences read off the simulated errors (the verdict, the note on boxes too thin to see)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["GRID", "CONFIDENCE", "SALT", "verdict", "thin_boxes"]
+
+#: The ε's of the curves against ε.
+GRID = np.geomspace(0.05, 10, 30)
+#: The confidence of every "95% within ±" on the page.
+CONFIDENCE = 0.95
+#: The salt of the page's seeds (one release of each mechanism; the simulations add the mechanism's label).
+SALT = "compare"
+
+
+def verdict(bounds: dict, eps: float, what: str) -> str:
+    """One sentence from the simulated 95% bounds: the tightest mechanism and how much wider the widest is."""
+    ordered = sorted(bounds.items(), key=lambda item: item[1])
+    (best, b), (worst, w) = ordered[0], ordered[-1]
+    if len(ordered) == 1 or w <= b:
+        return f"At ε = {eps:g}, 95% of {best}'s simulated errors on {what} are within **±{b:,.4g}**."
+    return (
+        f"At ε = {eps:g}, **{best}** is the most accurate on {what}: 95% of its simulated errors are within "
+        f"**±{b:,.4g}**, where {worst} needs ±{w:,.4g}, **{w / b:,.1f}× wider**."
+    )
+
+
+def thin_boxes(bounds: dict) -> str:
+    """Say so when some boxes are too thin to see on the shared axis (the chart cannot show both scales)."""
+    widest = max(bounds.values())
+    thin = [m for m, b in bounds.items() if b * 10 < widest]
+    if not thin:
+        return "Boxes: the middle half of the errors; whiskers: 95% of them; dotted line: no error."
+    return (
+        f"Boxes: the middle half of the errors; whiskers: 95%. On this shared axis {', '.join(thin)} "
+        f"{'is' if len(thin) == 1 else 'are'} a thin line: more than 10× narrower than the widest (see the table)."
+    )

@@ -1,0 +1,157 @@
+"""Compare's means view: its controls (``cmp_mean_column``, ``cmp_mean_mechs``), one release of a numeric column's
+mean by each chosen mechanism beside the truth, the error over simulated releases (noise and clipping bias), and the
+95% bound of that error against ε.
+
+The mechanisms are the LDP mean, a clipped mean with the noise of each central family of :mod:`dpcore.families`
+(``"Laplace mean (central)"``, …, the values a link carries) and the SVT automatic mean; every number is the
+empirical bound of simulated errors (:func:`dpcore.empirical.empirical_error_bound`). No privacy fact is decided here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import LDPMean, auto_mean, dp_mean, families
+from dpcore.clipping import LADDER_CANDIDATES
+from dpcore.empirical import empirical_error_bound
+from explorer import charts, export, releases, snippets, state, widgets
+from explorer.columns import numeric_values, suggest_bounds
+from explorer.compare_layout import CONFIDENCE, GRID, SALT, thin_boxes, verdict
+from explorer.export import to_safe_csv
+from explorer.markup import md
+
+__all__ = ["LDP_MEAN", "SVT_MEAN", "DEFAULT", "means_view", "mean_curves", "mean_estimates"]
+
+#: The two means that are not a central family's noise on a clipped mean (labels as in releases.MEAN_MECHANISMS).
+LDP_MEAN, SVT_MEAN = "LDP mean (local)", "SVT automatic mean (central)"
+#: The mechanisms chosen when a link names none (the staircase is offered, not chosen).
+DEFAULT = (LDP_MEAN, "Laplace mean (central)", "Gaussian mean (central)", SVT_MEAN)
+
+
+def means_view(eps: float, delta: float) -> None:
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
+    if not columns:
+        return
+    column = widgets.select(
+        "Numeric column", columns, "cmp_mean_column", "The mean of this column is the query every mechanism answers."
+    )
+    chosen = st.multiselect(
+        "Mechanisms",
+        releases.MEAN_MECHANISMS,
+        default=list(DEFAULT),
+        key="cmp_mean_mechs",
+        bind="query-params",
+        help="Pick two or more.",
+    )
+    if not chosen:
+        st.info("Pick at least one mechanism to compare.")
+        return
+    values, _ = numeric_values(ds.frame[column])
+    lower, upper = suggest_bounds(ds.frame[column])
+    st.caption(
+        f"Clipping bounds [{lower:g}, {upper:g}] are taken from the data (not private); the SVT mean picks its own "
+        "from a fixed ladder 1, 2, 5, 10, … at a third of its ε."
+    )
+    seed = state.seed_words(SALT)
+    release = releases.compare_means(values, lower, upper, chosen, eps, delta, seed)
+    truth = float(np.mean(values))
+    st.plotly_chart(
+        charts.values_against_truth(
+            dict(zip(release["mechanism"], release["noisy mean"])),
+            truth,
+            f"The true mean of {column} (dashed) and one release of each",
+            y=f"mean of {column}",
+        ),
+        key="cmp_mean_release",
+    )
+    errors = {m: mean_estimates(m, eps, delta, values, lower, upper) - truth for m in chosen}
+    bounds = {m: empirical_error_bound(e, CONFIDENCE) for m, e in errors.items()}
+    left, right = st.columns([1.6, 1])
+    left.plotly_chart(
+        charts.error_boxes(
+            errors,
+            f"Error of the mean over {state.trials():,} releases of each (noise and clipping bias)",
+            y="noisy − true mean",
+        ),
+        key="cmp_mean_boxes",
+    )
+    right.markdown(verdict(bounds, eps, f"the mean of {md(column)}"))
+    right.caption(thin_boxes(bounds))
+    right.dataframe(
+        pd.DataFrame({"mechanism": chosen, "95% within ±": [bounds[m] for m in chosen]}),
+        hide_index=True,
+        key="cmp_mean_table",
+        column_config={"95% within ±": st.column_config.NumberColumn(format="%.4g")},
+    )
+    grid = GRID[::3]
+    curve = mean_curves(
+        state.dataset_key(),
+        column,
+        tuple(chosen),
+        tuple(grid),
+        delta,
+        lower,
+        upper,
+        state.trials(),
+        state.seed(),
+        _values=values,
+    )
+    st.plotly_chart(
+        charts.curves(
+            grid,
+            curve,
+            eps,
+            f"95% of simulated errors of the mean of '{column}' within ± (log), against ε",
+            y_title="error bound (log)",
+            log_y=True,
+        ),
+        key="cmp_mean_curve",
+    )
+    st.caption(
+        f"Every number here is the 95th percentile of |noisy − true mean| over {state.trials():,} simulated "
+        "releases, against the column's true mean, so clipping bias counts. The SVT mean spends a third of ε "
+        "finding its bound; when its walk overshoots the data the sum gets very noisy, which gives its error a "
+        "heavy tail."
+    )
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Simulated releases (CSV), not private",
+        to_safe_csv(export.simulated(release)),
+        file_name="compare_means_simulated.csv",
+        mime="text/csv",
+        help="One simulated release of each mechanism, no true mean: " + export.SIMULATED_HELP,
+    )
+    cols[1].download_button(
+        "Curves (CSV)",
+        to_safe_csv(pd.DataFrame({"epsilon": grid, **{f"95% bound {m}": v for m, v in curve.items()}})),
+        file_name="compare_mean_curves.csv",
+        mime="text/csv",
+    )
+    code = snippets.compare_means(state.dataset(), column, lower, upper, chosen, eps, delta, seed)
+    cols[2].download_button("Python snippet", code, file_name="compare_means_snippet.py", mime="text/x-python")
+
+
+@st.cache_data(max_entries=32, show_spinner="Simulating…")
+def mean_curves(dataset_key, column, chosen, grid, delta, lower, upper, trials, seed, *, _values) -> dict:
+    # keyed by the dataset's unique key and the column; the values themselves are not hashed. Sorted once here, so
+    # that each of the ε points below skips the sorts of the LDP mean and the SVT mean (the mean is order-free)
+    _values = np.sort(_values)
+    truth = float(np.mean(_values))
+    return {
+        m: [empirical_error_bound(mean_estimates(m, e, delta, _values, lower, upper) - truth) for e in grid]
+        for m in chosen
+    }
+
+
+def mean_estimates(name, eps, delta, values, lower, upper) -> np.ndarray:
+    """Simulated noisy means of one mechanism (the session's trials)."""
+    gen, trials = state.rng(f"cmp-{name}"), state.trials()
+    if name == LDP_MEAN:
+        return LDPMean(eps, lower, upper).simulate(values, gen, trials=trials)
+    if name == SVT_MEAN:
+        return auto_mean(values, LADDER_CANDIDATES, eps, gen, trials=trials).noisy_value
+    family = families.labelled(" mean", "central")[name]  # a clipped mean with this family's noise
+    return dp_mean(values, lower, upper, eps, gen, mechanism=family.key, delta=delta).simulate(trials, gen)
