@@ -56,10 +56,19 @@ def run_snippet(code: str, tmp_path) -> str:
     return done.stdout
 
 
+LABEL = ("mechanism", "epsilon", "delta", "neighbouring_relation", "unit_of_privacy")
+
+
 def simulated_csv(data) -> pd.DataFrame:
-    """A simulated release's file without the column that says, on every row, that it is simulated."""
+    """A simulated release's file without the columns that say, on every row, that it is simulated and, where
+    the view states it, the release's label (mechanism, ε, δ, relation, unit: dpcore.simulation.simulated)."""
     frame = csv(data)
     assert (frame.pop("randomness") == SIMULATED_NOTE).all()
+    if "neighbouring_relation" in frame.columns:
+        label = frame[list(LABEL)]
+        assert label.nunique().max() == 1 and label["epsilon"].iloc[0] > 0  # one label, the same on every row
+        assert label["neighbouring_relation"].iloc[0] in ("add/remove one record", "replace one record")
+        frame = frame.drop(columns=list(LABEL))
     return frame
 
 
