@@ -444,3 +444,87 @@ def test_log_a_by_quadrature_is_right():
         + (i * i - i) / (2 * sigma**2)
     )
     assert log_a_by_quadrature(sigma, q, 5.0) == pytest.approx(float(logsumexp(log_terms)), rel=1e-10)
+
+
+# ---------------------------------------------------------------- the planner, bounded in time (issue 19)
+
+#: The noise multipliers of the previous calibration (a doubling search from the CLT guess, brentq to 1e-8, then
+#: nudged to the safe side), at epsilon = 1, delta = 1e-5: the planner must keep them.
+PREVIOUS = [
+    ("pld", 1e-4, 10, 0.356177922665375),
+    ("pld", 1e-4, 100_000, 0.5587074538096028),
+    ("pld", 1e-3, 1_000, 0.6409550571719536),
+    ("pld", 0.01, 10_000, 3.8173171919717217),
+    ("pld", 0.5, 10, 6.184863754754075),
+    ("pld", 0.5, 100_000, 590.6009588800667),
+    ("rdp", 1e-4, 10, 0.695329975943217),
+    ("rdp", 1e-3, 1_000, 0.8470968996662593),
+    ("rdp", 0.5, 100_000, 639.6350088619689),
+]
+
+
+@pytest.mark.parametrize("method, q, steps, previous", PREVIOUS)
+def test_planner_finds_the_smallest_noise_multiplier_as_before(method, q, steps, previous):
+    sigma = dpsgd_noise_multiplier(1.0, 1e-5, q, steps, method)
+    eps = dpsgd_epsilon(sigma, q, steps, 1e-5, method, warn=False)
+    # on the safe side, and close to the target: the PLD's epsilon moves by about 1e-5 of itself as its grid
+    # follows sigma, so the PLD search stops within that; RDP is smooth and solved to 1e-12
+    tol = 1e-4 if method == "pld" else 1e-10
+    assert 1.0 - tol <= eps <= 1.0
+    assert sigma == pytest.approx(previous, rel=tol)
+    # the smallest such sigma: a little less noise overshoots the target
+    assert dpsgd_epsilon(sigma * (1 - 1e-3), q, steps, 1e-5, method, warn=False) > 1.0
+
+
+@pytest.mark.parametrize("method", ["pld", "rdp"])
+@pytest.mark.parametrize("q, steps", [(1e-4, 10), (1e-4, 20_000), (0.3, 50)])
+def test_plan_reports_every_accountant_at_its_sigma_exactly(method, q, steps):
+    # the plan reuses the calibration's epsilon and one RDP curve for both conversions: the very numbers
+    # dpsgd_epsilon gives (at q = 1e-4, T = 10 the add direction is skipped by its bound, T x its top loss)
+    n = 1_000_000
+    b = round(q * n)
+    plan = plan_dpsgd(n, b, steps * b / n, 2.0, 1e-6, method=method)
+    assert plan.steps == steps and plan.sampling_rate == b / n
+    sigma = plan.noise_multiplier
+    assert plan.epsilon_pld == dpsgd_epsilon(sigma, b / n, steps, 1e-6)
+    for conversion, eps in (("balle", plan.epsilon_rdp_balle), ("mironov", plan.epsilon_rdp_mironov)):
+        assert eps == dpsgd_epsilon(sigma, b / n, steps, 1e-6, "rdp", conversion=conversion, warn=False)
+    assert (plan.epsilon_pld if method == "pld" else plan.epsilon_rdp_balle) <= 2.0
+
+
+def test_planned_pld_epsilon_agrees_with_dp_accounting():
+    sigma = dpsgd_noise_multiplier(1.0, 1e-5, 0.01, 2_000)
+    assert reference_pld_epsilon(sigma, 0.01, 2_000, 1e-5) == pytest.approx(1.0, rel=1e-2)
+
+
+def test_planner_reads_the_add_direction_when_it_is_the_larger(monkeypatch):
+    # negative control of the shortcut that calibrates on the remove direction: were the add direction's epsilon
+    # the larger (it is not, at any point we know), the planner would still meet the target under both
+    import dpcore.accounting.subsampled_gaussian as sg
+
+    real = sg._direction_epsilons
+    calls = []
+
+    def inflated(sigma, q, ks, delta, interval, direction, *rest):
+        calls.append(direction)
+        eps = real(sigma, q, ks, delta, interval, "remove", *rest)  # the add direction made 30 % worse
+        return eps * 1.3 if direction == "add" else eps
+
+    monkeypatch.setattr(sg, "_direction_epsilons", inflated)
+    sigma = dpsgd_noise_multiplier(1.0, 1e-5, 0.01, 10_000)
+    assert calls.count("add") >= 3  # read once at the remove direction's root, then searched on
+    assert 1.0 - 1e-4 <= dpsgd_epsilon(sigma, 0.01, 10_000, 1e-5) <= 1.0
+    assert dpsgd_epsilon(sigma * (1 - 1e-3), 0.01, 10_000, 1e-5) > 1.0
+    monkeypatch.undo()
+    assert sigma > dpsgd_noise_multiplier(1.0, 1e-5, 0.01, 10_000) * 1.1
+
+
+def test_planner_refuses_a_target_no_noise_multiplier_in_range_answers():
+    # at delta = 1e-2 > T q, ten steps at q = 1e-4 cost almost nothing even with the smallest sigma dpcore takes
+    with pytest.raises(ValueError, match=r"epsilon must be smaller for 10 steps at q = 0.0001 under pld accounting"):
+        dpsgd_noise_multiplier(10.0, 1e-2, 1e-4, 10)
+    with pytest.raises(ValueError, match=r"smallest noise multiplier, 0.1, already gives at most 43.6"):
+        plan_dpsgd(10_000_000, 1_000, 0.001, 100.0, 1e-2, method="rdp")  # RDP: 43.66 at sigma = 0.1
+    # at the other end, even sigma = 1e4 costs more than the target over 1e5 steps at q = 0.5
+    with pytest.raises(ValueError, match=r"epsilon must be at least 0.08\d* for 100000 steps at q = 0.5 under pld"):
+        dpsgd_noise_multiplier(0.01, 1e-10, 0.5, 100_000)

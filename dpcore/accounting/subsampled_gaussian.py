@@ -51,15 +51,15 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
-import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import gammaln, gammasgn, log_ndtr
 
-from dpcore._roots import root_on_log
 from dpcore.accounting._numerics import as_ks, as_orders
 from dpcore.accounting.events import PoissonSampledGaussian
 from dpcore.accounting.gaussian_exact import gaussian_sigma_for_epsilon
@@ -77,9 +77,9 @@ from dpcore.accounting.privacy_loss import (
     normal_cells,
     round_to_grid,
 )
-from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, OrderGridEdgeWarning, rdp_to_dp
+from dpcore.accounting.rdp import CONVERSIONS, DEFAULT_ORDERS, rdp_to_dp
 from dpcore.gdp import gdp_epsilon, gdp_rdp
-from dpcore.limits import MAX_COMPOSITIONS, MAX_ORDER
+from dpcore.limits import MAX_COMPOSITIONS, MAX_NOISE_MULTIPLIER, MAX_ORDER, MIN_NOISE_MULTIPLIER
 from dpcore.validation import (
     check_choice,
     check_delta,
@@ -349,7 +349,7 @@ def subsampled_gaussian_privacy_loss(
         p_below, p_above = 0.0, (1 - q) * base_above + q * shifted_above
     else:
         i_lo = math.floor(-float(_loss_remove(sigma, q, np.array(GAUSSIAN_Z * sigma))) / h)
-        i_hi = math.ceil(-floor / h)
+        i_hi = _add_top_index(q, h)
         check_grid_points(i_hi - i_lo + 1, h)
         x = _x_of_loss(sigma, q, -np.arange(i_lo, i_hi + 1)[::-1] * h)  # increasing in x = decreasing loss
         base, base_below, base_above = normal_cells(x / sigma)
@@ -359,6 +359,11 @@ def subsampled_gaussian_privacy_loss(
     if pessimistic and connect_dots:
         return connect_the_dots(h, i_lo, p_cells, q_cells, p_below, p_above)
     return round_to_grid(h, i_lo, p_cells, p_below, p_above, up=pessimistic)
+
+
+def _add_top_index(q: float, h: float) -> int:
+    """The top grid index of the add direction's loss, whose largest value is ``−ln(1 − q)`` (rounded up)."""
+    return math.ceil(-math.log1p(-q) / h)
 
 
 def _loss_moments(sigma: float, q: float) -> dict[str, tuple[float, float]]:
@@ -500,6 +505,14 @@ def subsampled_gaussian_privacy_losses(
     )
 
 
+def _direction_epsilons(sigma, q, ks, delta, interval, direction, tail, pessimistic, connect_dots) -> np.ndarray:
+    """ε for each k of one direction's composed PLD on the grid step ``interval`` (checked arguments)."""
+    pmf = subsampled_gaussian_privacy_loss(
+        sigma, q, interval, direction, pessimistic=pessimistic, connect_dots=connect_dots and pessimistic
+    )
+    return np.array([composed.epsilon(delta) for composed in compose(pmf, ks, tail)])
+
+
 def _pld_epsilons(sigma, q, ks, delta, value_discretization_interval, tail, *, pessimistic, connect_dots) -> np.ndarray:
     """ε for each k: the larger of the two directions' composed PLDs."""
     if value_discretization_interval is None:
@@ -508,10 +521,8 @@ def _pld_epsilons(sigma, q, ks, delta, value_discretization_interval, tail, *, p
         h = check_positive(value_discretization_interval, "value_discretization_interval")
         intervals = (h,) if q == 1.0 else (h, h)
     eps = np.zeros(ks.size)
-    for pmf in subsampled_gaussian_privacy_losses(
-        sigma, q, intervals, pessimistic=pessimistic, connect_dots=connect_dots
-    ):
-        eps = np.maximum(eps, [composed.epsilon(delta) for composed in compose(pmf, ks, tail)])
+    for direction, h in zip(DIRECTIONS, intervals):
+        eps = np.maximum(eps, _direction_epsilons(sigma, q, ks, delta, h, direction, tail, pessimistic, connect_dots))
     return eps
 
 
@@ -609,15 +620,204 @@ def dpsgd_epsilon(
     return float(eps[0]) if np.ndim(steps) == 0 else eps
 
 
-def _noise_guess(epsilon: float, delta: float, q: float, steps: int) -> float:
-    """A starting σ from the central limit theorem: T steps are about ``μ = q sqrt(T (e^{1/σ²} − 1))``-GDP.
+def _noise_guess(epsilon: float, delta: float, q: float, steps: int) -> tuple[float, float]:
+    """A starting σ from the central limit theorem, and the slope ``d ln ε / d ln σ`` there.
 
-    Bu, Dong, Long, Su (2020), "Deep Learning with Gaussian Differential
-    Privacy", Harvard Data Science Review. Solved for σ with μ the GDP parameter that gives (ε, δ); the root search
-    only needs the right order of magnitude.
+    T steps are about ``μ = q sqrt(T (e^{1/σ²} − 1))``-GDP (Bu, Dong, Long, Su
+    2020, "Deep Learning with Gaussian Differential Privacy", Harvard Data
+    Science Review), solved for σ with μ the GDP parameter that gives (ε, δ).
+    The slope of that approximation's ε (:func:`dpcore.gdp.gdp_epsilon`) at
+    the guess aims the first secant step; the calibration only needs both
+    roughly (−1 when the approximation gives none).
     """
     mu = math.sqrt(steps) / gaussian_sigma_for_epsilon(epsilon, steps, delta)  # μ of the target (ε, δ)
-    return 1.0 / math.sqrt(math.log1p(mu * mu / (q * q * steps)))
+    ratio = mu * mu / (q * q * steps)
+    sigma = 1.0 / math.sqrt(math.log1p(ratio)) if 0.0 < ratio < math.inf else 1.0
+    sigma = min(max(sigma, MIN_NOISE_MULTIPLIER), MAX_NOISE_MULTIPLIER)
+
+    def log_eps(s: float) -> float:  # ln ε of the approximation at σ = s
+        return math.log(max(gdp_epsilon(q * math.sqrt(steps * math.expm1(1.0 / (s * s))), delta), 1e-300))
+
+    try:
+        slope = (log_eps(sigma * 1.01) - log_eps(sigma)) / math.log(1.01)
+    except (ValueError, OverflowError):
+        slope = -1.0
+    return sigma, slope if math.isfinite(slope) and slope < 0 else -1.0
+
+
+#: The PLD calibration stops at an ε within 1e-6 below the target (or within the PLD's own rounding error at small
+#: δ, about 1e-12 in δ, :mod:`dpcore.accounting.privacy_loss`, taken as 1e-12/δ of ε), or at a bracket of 1e-8 in σ.
+_PLD_FTOL, _PLD_XTOL = 1e-6, 1e-8
+
+
+class _Unreachable(Exception):
+    """No σ in the range of :mod:`dpcore.limits` is the answer: at the end ``sigma``, ε is (at most) ``epsilon``."""
+
+    def __init__(self, sigma: float, epsilon: float):
+        super().__init__(sigma, epsilon)
+        self.sigma, self.epsilon = sigma, epsilon
+
+
+#: How far past the predicted root each secant step aims (a fraction of the step), so that two points soon bracket
+#: it; the first step, whose slope is the central limit theorem's guess, aims further.
+_FIRST_PAST, _PAST = 0.25, 0.05
+
+
+class _Close(Exception):
+    """A σ on the safe side whose ε is within the tolerance of the target: the search can stop."""
+
+
+def _smallest_sigma(eps_of, target: float, guess: float, slope: float, ftol: float, xtol: float) -> tuple[float, float]:
+    """The smallest σ in [0.1, 10⁴] (:mod:`dpcore.limits`) with ``eps_of(σ) ≤ target``, and its ε.
+
+    ``eps_of`` decreases in σ. The search works on ``g(u) = ln ε(e^u) − ln t``,
+    nearly linear in ``u = ln σ`` (ε falls like a power of σ), for the aim
+    ``t = (1 − ftol/2) target``: secant steps from ``guess`` (the first along
+    ``slope``, an estimate of ``d ln ε / d ln σ``), each aimed a little past the
+    root and at most a factor 8 in σ, until two points bracket it; then
+    ``brentq`` (Brent 1973) on that bracket. It stops at the first σ whose ε is
+    in ``[(1 − ftol) target, target]``, or when the bracket is narrower than
+    ``xtol`` in σ (where ε is not smooth: a PLD's ε can move by 1e-5 of itself
+    in steps as its grid follows σ). Each σ is evaluated once
+    (memoised): a PLD evaluation is the expensive part, and a handful suffice.
+    The answer is the smallest σ evaluated on the safe side, with its ε.
+    :class:`_Unreachable` when the range ends first: at 0.1 if even that meets
+    the target, at 10⁴ if even that misses it.
+    """
+    u_min, u_max = math.log(MIN_NOISE_MULTIPLIER), math.log(MAX_NOISE_MULTIPLIER)
+    log_aim = math.log(target) + math.log1p(-ftol / 2)
+    seen: dict[float, float] = {}
+
+    def sigma_of(u: float) -> float:  # the ends exactly (e^{ln 0.1} is not 0.1)
+        return MIN_NOISE_MULTIPLIER if u <= u_min else MAX_NOISE_MULTIPLIER if u >= u_max else math.exp(u)
+
+    def g(u: float) -> float:
+        sigma = sigma_of(u)
+        if sigma not in seen:
+            seen[sigma] = float(eps_of(sigma))
+            if (1.0 - ftol) * target <= seen[sigma] <= target:
+                raise _Close
+        return min(max(math.log(max(seen[sigma], 1e-300)) - log_aim, -700.0), 700.0)
+
+    try:
+        u = min(max(math.log(guess), u_min), u_max)
+        gu = g(u)
+        past = _FIRST_PAST  # the first slope is a guess: aim further past the root
+        while gu != 0.0:
+            step = min(max(-gu / slope, -math.log(8.0)), math.log(8.0))
+            step += math.copysign(max(past * abs(step), 10 * xtol), step)  # a little past the root: a bracket
+            past = _PAST
+            u_next = min(max(u + step, u_min), u_max)
+            if u_next == u:  # at an end of the range, still on one side
+                raise _Unreachable(sigma_of(u), seen[sigma_of(u)])
+            g_next = g(u_next)
+            if (g_next <= 0.0) != (gu <= 0.0):
+                lo, hi = sorted((u, u_next))
+                brentq(g, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps)
+                break
+            secant = (g_next - gu) / (u_next - u)
+            if math.isfinite(secant) and secant < 0.0:
+                slope = secant
+            u, gu = u_next, g_next
+    except _Close:
+        pass
+    sigma = min(s for s, e in seen.items() if e <= target)
+    return sigma, seen[sigma]
+
+
+def _rdp_calibration(epsilon, delta, q, steps, conversion, orders) -> tuple[float, float]:
+    """The smallest σ (to 1e-12) meeting (ε, δ) under RDP, and its ε."""
+    floor = rdp_to_dp(orders, np.zeros_like(orders), delta, conversion, warn=False)[0]
+    if epsilon <= floor:
+        raise ValueError(
+            f"epsilon must be above {floor:.4g} for rdp accounting at delta={delta:g} with orders up to "
+            f"{orders.max():g} (the conversion's own cost), got {epsilon}"
+        )
+
+    def eps_of(sigma: float) -> float:
+        rdp = steps * _subsampled_gaussian_rdp(sigma, q, orders)
+        return rdp_to_dp(orders, rdp, delta, conversion, warn=False)[0]
+
+    return _smallest_sigma(eps_of, epsilon, *_noise_guess(epsilon, delta, q, steps), ftol=1e-12, xtol=1e-12)
+
+
+def _pld_calibration(epsilon, delta, q, steps) -> tuple[float, float]:
+    """The smallest σ meeting (ε, δ) by the PLD, and its ε (:func:`dpsgd_epsilon`'s, to the bit).
+
+    The ε of T steps is the larger of the two directions' (module notes), and
+    the remove direction's is the larger wherever we looked (as its Rényi
+    divergences are, Mironov, Talwar, Zhang 2019, Section 3). So the root is
+    first sought on the remove direction alone (each evaluation half the
+    work). The add direction is read at that σ only if it might matter: its
+    loss is at most ``−ln(1 − q)`` per step, so its ε after T steps is at most
+    ``T ⌈−ln(1 − q)/h⌉ h`` on its grid of step h, and when that is below the
+    remove direction's ε the larger is known without it (short runs at small
+    q, whose add direction has the finest and longest grid). Only if the add
+    direction's ε is then above the target is the search continued on the
+    larger of the two. Each σ's grid is sized as :func:`dpsgd_epsilon` sizes it.
+    """
+    ks = np.array([steps])
+    grids: dict[float, tuple[float, ...]] = {}
+
+    def direction(sigma: float, which: int) -> float:
+        if sigma not in grids:
+            grids[sigma] = _intervals(sigma, q, steps, delta, True)
+        h = grids[sigma][which]
+        return _direction_epsilons(sigma, q, ks, delta, h, DIRECTIONS[which], TAIL_MASS_TRUNCATION, True, True)[0]
+
+    @functools.cache
+    def remove(sigma: float) -> float:
+        return direction(sigma, 0)
+
+    def add_bound(sigma: float) -> float:
+        """A bound on the add direction's ε: T times its top grid point (no mass at infinity; δ above the tails)."""
+        if q == 1.0:
+            return 0.0  # one direction: the Gaussian's
+        h = grids[sigma][1]
+        return steps * _add_top_index(q, h) * h if delta > 2 * TAIL_MASS_TRUNCATION else math.inf
+
+    def both(sigma: float) -> float:
+        eps = max(0.0, remove(sigma))  # as _pld_epsilons: the larger of 0 and each direction's
+        if add_bound(sigma) <= eps:
+            return eps
+        return max(eps, direction(sigma, 1))
+
+    guess, slope = _noise_guess(epsilon, delta, q, steps)
+    ftol = max(_PLD_FTOL, 1e-12 / delta)  # ε is no finer than the FFT's rounding in δ
+    try:
+        sigma, _ = _smallest_sigma(remove, epsilon, guess, slope, ftol, _PLD_XTOL)
+    except _Unreachable as end:
+        if end.sigma == MAX_NOISE_MULTIPLIER:
+            raise
+        sigma = MIN_NOISE_MULTIPLIER  # even the smallest σ meets the target in the remove direction
+        if add_bound(sigma) <= epsilon:  # and in the add direction: ε there is at most the larger of the two
+            raise _Unreachable(sigma, max(end.epsilon, add_bound(sigma))) from None
+    eps = both(sigma)
+    if eps <= epsilon:
+        if sigma == MIN_NOISE_MULTIPLIER:
+            raise _Unreachable(sigma, eps)
+        return sigma, eps
+    # the add direction is the larger here: continue on the larger of the two, above this σ
+    return _smallest_sigma(both, epsilon, sigma, slope, ftol, _PLD_XTOL)
+
+
+def _calibration(epsilon, delta, q, steps, method, conversion, orders) -> tuple[float, float]:
+    """:func:`dpsgd_noise_multiplier` for checked arguments, with the ε at the σ found."""
+    try:
+        if method == "rdp":
+            return _rdp_calibration(epsilon, delta, q, steps, conversion, orders)
+        return _pld_calibration(epsilon, delta, q, steps)
+    except _Unreachable as end:
+        where = f"for {steps} steps at q = {q:g} under {method} accounting at delta = {delta:g}"
+        if end.sigma == MIN_NOISE_MULTIPLIER:
+            raise ValueError(
+                f"epsilon must be smaller {where}: dpcore's smallest noise multiplier, {MIN_NOISE_MULTIPLIER:g}, "
+                f"already gives at most {end.epsilon:.4g}, got {epsilon}"
+            ) from None
+        raise ValueError(
+            f"epsilon must be at least {end.epsilon:.4g} {where} (dpcore's largest noise multiplier, "
+            f"{MAX_NOISE_MULTIPLIER:g}, gives that), got {epsilon}"
+        ) from None
 
 
 def dpsgd_noise_multiplier(
@@ -633,10 +833,18 @@ def dpsgd_noise_multiplier(
     """The smallest noise multiplier σ for which T steps of DP-SGD are (ε, δ)-DP under an accountant.
 
     The inverse of :func:`dpsgd_epsilon` (dp_accounting's and Opacus's
-    ``get_noise_multiplier``): ε decreases in σ, so σ is found by
-    :func:`dpcore._roots.root_on_log` from the CLT estimate
-    (:func:`_noise_guess`), then nudged up until ``dpsgd_epsilon(σ) ≤ ε``
-    (each PLD evaluation sizes its own grid, as :func:`dpsgd_epsilon` will).
+    ``get_noise_multiplier``): ε decreases in σ, so σ is the root of
+    ``ln ε(σ) = ln ε_target``, nearly linear in ``ln σ``. Secant steps from the
+    central limit theorem's estimate (:func:`_noise_guess`) bracket it, and
+    ``brentq`` (Brent 1973) closes the bracket until ``dpsgd_epsilon(σ)`` is
+    within 1e-6 below the target (RDP: 1e-12), or the bracket within 1e-8 in σ;
+    the σ returned is on the safe side, ``dpsgd_epsilon(σ) ≤ ε``. At δ below
+    1e-6 the PLD's ε is only as fine as the FFT's rounding in δ (about 1e-12),
+    and the search stops within ``1e-12/δ`` of the target (1 % at δ = 1e-10).
+    Each PLD evaluation sizes its own grid, as :func:`dpsgd_epsilon` will, and
+    the PLD search reads the remove direction first (:func:`_pld_calibration`):
+    four to eight evaluations, under a second for q in [1e-4, 0.5] and T up to
+    10⁵ (``benchmarks/bench_dpsgd_planner.py``).
 
     Parameters
     ----------
@@ -652,6 +860,12 @@ def dpsgd_noise_multiplier(
     conversion : {"balle", "mironov"}, default "balle"
     orders : array_like of float, default DEFAULT_ORDERS
 
+    Raises
+    ------
+    ValueError
+        When no noise multiplier in [0.1, 10⁴] (:mod:`dpcore.limits`) is the
+        answer: the smallest already meets the target, or the largest misses it.
+
     Examples
     --------
     >>> sigma = dpsgd_noise_multiplier(1.0, 1e-5, 0.01, 10_000, method="rdp")
@@ -664,33 +878,7 @@ def dpsgd_noise_multiplier(
     steps = check_int(steps, "steps", minimum=1, maximum=MAX_COMPOSITIONS)
     method = check_choice(method, "method", DPSGD_METHODS)
     conversion = check_choice(conversion, "conversion", CONVERSIONS)
-    orders = _orders(orders)
-    if method == "rdp":
-        floor = rdp_to_dp(orders, np.zeros_like(orders), delta, conversion, warn=False)[0]
-        if epsilon <= floor:
-            raise ValueError(
-                f"epsilon must be above {floor:.4g} for rdp accounting at delta={delta:g} with orders up to "
-                f"{orders.max():g} (the conversion's own cost), got {epsilon}"
-            )
-
-    def eps_of(sigma: float) -> float:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OrderGridEdgeWarning)
-            return dpsgd_epsilon(sigma, q, steps, delta, method, conversion=conversion, orders=orders)
-
-    rtol = 1e-12 if method == "rdp" else 1e-8
-    sigma = root_on_log(
-        lambda s: eps_of(s) - epsilon,
-        _noise_guess(epsilon, delta, q, steps),
-        increasing=False,
-        rtol=rtol,
-        unreachable=f"no noise multiplier within 2**±200 of the first guess gives epsilon={epsilon}",
-    )
-    for _ in range(60):  # the root is within rtol; step to its safe side
-        if eps_of(sigma) <= epsilon:
-            return sigma
-        sigma *= 1 + 4 * rtol
-    raise ValueError(f"no noise multiplier found that gives epsilon <= {epsilon}")  # pragma: no cover
+    return _calibration(epsilon, delta, q, steps, method, conversion, _orders(orders))[0]
 
 
 # ---------------------------------------------------------------- planning a run
@@ -800,10 +988,11 @@ def plan_dpsgd(
     q = b / n
     # T = ⌈E n / B⌉ in exact arithmetic (E as the decimal the user typed), so that 3 epochs of 100/50 are 6 steps
     steps = max(1, math.ceil(Fraction(repr(epochs)) * n / b))
-    sigma = dpsgd_noise_multiplier(epsilon, delta, q, steps, method, conversion=conversion)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OrderGridEdgeWarning)
-        balle = dpsgd_epsilon(sigma, q, steps, delta, "rdp", conversion="balle")
-        mironov = dpsgd_epsilon(sigma, q, steps, delta, "rdp", conversion="mironov")
-    pld = dpsgd_epsilon(sigma, q, steps, delta, "pld")
+    steps = check_int(steps, "steps", minimum=1, maximum=MAX_COMPOSITIONS)
+    sigma, calibrated = _calibration(epsilon, delta, q, steps, method, conversion, DEFAULT_ORDERS)
+    # every accountant's ε at σ, as dpsgd_epsilon gives it: one RDP curve for both conversions, and the
+    # calibration's own ε reused (the PLD's, or the RDP's under its conversion)
+    rdp = steps * _subsampled_gaussian_rdp(sigma, q, DEFAULT_ORDERS)
+    balle, mironov = (rdp_to_dp(DEFAULT_ORDERS, rdp, delta, c, warn=False)[0] for c in CONVERSIONS)
+    pld = calibrated if method == "pld" else dpsgd_epsilon(sigma, q, steps, delta, "pld")
     return DPSGDPlan(n, b, epochs, epsilon, delta, method, q, steps, sigma, balle, mironov, pld)
