@@ -39,6 +39,15 @@ from dpcore.lattice import LatticeDraw, LatticeMechanism, lattice_draw, lattice_
 from dpcore.ldp_mean import LDPMean
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, NeighbouringRelation, RelationError
 from dpcore.postprocess import project_to_histogram
+from dpcore.quantiles import (
+    ExponentialQuantile,
+    QuantileIntervals,
+    QuantileResult,
+    dp_median,
+    dp_quantile,
+    quantile_epsilon_for_accuracy,
+    quantile_score_sensitivity,
+)
 from dpcore.queries import (
     MeanBudget,
     MeanResult,
@@ -118,6 +127,14 @@ __all__ = [
     "mean_epsilon_for_accuracy",
     "split_mean_budget",
     "empirical_error_bound",
+    # central model: quantiles and the median
+    "ExponentialQuantile",
+    "QuantileIntervals",
+    "QuantileResult",
+    "dp_quantile",
+    "dp_median",
+    "quantile_epsilon_for_accuracy",
+    "quantile_score_sensitivity",
     # sparse vector technique
     "AboveThresholdScales",
     "SVTScales",

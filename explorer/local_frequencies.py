@@ -15,6 +15,7 @@ import streamlit as st
 from dpcore import GRR, families
 from dpcore.families import Counts, Family
 from dpcore.neighbours import REPLACE_ONE
+from dpcore.simulation import simulated
 from explorer import budget, charts, domains, export, local_publish, releases, snippets, state, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import md
@@ -115,7 +116,9 @@ def frequencies_view() -> None:
     right.metric("Theoretical std (exact variance)", f"{answer.std(true)[j]:,.1f}")
     right.download_button(
         export.SIMULATED_RELEASE,
-        to_safe_csv(export.simulated(release.rename(columns={"value": column}))),
+        to_safe_csv(
+            export.simulated(release.rename(columns={"value": column}), simulated(mech, query=f"counts of {column}"))
+        ),
         file_name="ldp_simulated_release.csv",
         mime="text/csv",
         help=export.SIMULATED_HELP,

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import Gaussian, LDPMean
+from dpcore.simulation import simulated
 from explorer import budget, charts, export, local_publish, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
@@ -107,7 +108,8 @@ def mean_view() -> None:
             export.simulated(
                 pd.DataFrame(
                     {"column": [column], "lower": [lower], "upper": [upper], "epsilon": [eps], "noisy mean": [estimate]}
-                )
+                ),
+                simulated(mech, query=f"mean of {column}"),
             )
         ),
         file_name="ldp_mean_simulated_release.csv",

@@ -489,3 +489,38 @@ register(
 )
 
 del _mech, _label, _claim, _extra, _cls
+
+
+# ---------------------------------------------------------------------- quantiles
+
+
+def _quantile_build(epsilon: float, p: dict) -> Sampler:
+    """x: one record at ``lower + share·(upper − lower)``; x′: it and one more at ``upper`` (add one record).
+
+    At the median (Δu = ½) every output at or above x's record gains ½ of utility on x′ and every output below it
+    loses ½, so ``P[output ≥ v | x′] / P[output ≥ v | x] = e^{ε/2} / (e^{−ε/2}(1 − p) + e^{ε/2} p)`` with
+    ``p = 1 − share`` the chance of ``output ≥ v`` on x: it tends to e^ε as p falls (0.92 ε at p = 0.05).
+    """
+    from dpcore.quantiles import ExponentialQuantile  # imported with the block that registers it
+
+    lo, hi = p["lower"], p["upper"]
+    mechanism = ExponentialQuantile(epsilon, lo, hi, p["q"])
+    record = lo + p["share"] * (hi - lo)
+    law0, law1 = mechanism.intervals([record]), mechanism.intervals([record, hi])
+    return Sampler(
+        lambda rng, m: law0.simulate(rng, m), lambda rng, m: law1.simulate(rng, m), "real", 0.0, "released quantile"
+    )
+
+
+register(
+    AuditSpec(
+        "quantile",
+        "The median (a quantile) by the exponential mechanism over a declared range (dpcore.quantiles)",
+        "ε-DP",
+        "range [{lower}, {upper}], q = {q}; x: one record at {share} of the range; x′: it and one record at {upper} "
+        "(add/remove one record)",
+        THRESHOLD_EVENTS,
+        MappingProxyType({"q": 0.5, "lower": 0.0, "upper": 1.0, "share": 0.95}),
+        _quantile_build,
+    )
+)
