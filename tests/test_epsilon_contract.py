@@ -134,6 +134,7 @@ CALLS = {
     "dpcore.publish.publish_local_mean": {"epsilon": lambda e: publish.publish_local_mean(COLUMN, 0.0, 10.0, e)},
     "dpcore.publish.publish_clipping_bound": {"epsilon": lambda e: publish.publish_clipping_bound(COLUMN, 20.0, 10, e)},
     "dpcore.publish.publish_automatic_mean": {"epsilon": lambda e: publish.publish_automatic_mean(COLUMN, 20.0, 10, e)},
+    "dpcore.publish.publish_quantile": {"epsilon": lambda e: publish.publish_quantile(COLUMN, 0.5, 0.0, 10.0, e)},
     "dpcore.publish.publish_range_counts": {
         "epsilon": lambda e: publish.publish_range_counts(COLUMN, [[0.0, 5.0]], 1.0, 1, e)
     },

@@ -2,7 +2,7 @@
 
 The law is checked against probabilities written from the definition (weight ∝ length · exp(ε u / (2Δu))); the
 privacy by the exact output density of small data sets and all their neighbours; the error bound by simulation
-with a tolerance from the binomial standard error.
+with a tolerance from the binomial standard error; the publication by the law of the published grid points.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ from dpcore import (
     ExponentialQuantile,
     dp_median,
     dp_quantile,
+    publish,
     quantile_epsilon_for_accuracy,
     quantile_score_sensitivity,
 )
 from dpcore.audit import CATALOGUE, audit
 from dpcore.limits import MAX_ELEMENTS, MAX_TRIALS
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
+from dpcore.randomness import Randomness
 from tests.tolerances import Z
 
 #: Small data sets with what makes the intervals interesting: ties, values at and beyond the bounds, a cluster.
@@ -290,6 +292,45 @@ def test_dp_quantile_and_dp_median_are_the_seeded_draw_of_the_law():
     assert r.simulate(5, 0).shape == (5,)
 
 
+def _grid_law(law, grid):
+    """The exact law of the published grid point: each interval's probability shared by the cells it overlaps."""
+    lower, upper = law.mechanism.lower, law.mechanism.upper
+    steps = round((upper - lower) / grid)
+    centres = lower + grid * np.arange(steps + 1)
+    lo = np.maximum(centres - grid / 2, lower)
+    hi = np.minimum(centres + grid / 2, upper)
+    p = law.probabilities()
+    overlap = np.clip(np.minimum(hi[:, None], law.right) - np.maximum(lo[:, None], law.left), 0, None)
+    return centres, overlap @ (p / (law.right - law.left))
+
+
+def test_a_publication_draws_the_grid_points_with_the_exact_law():
+    values, grid = [0.3, 0.3, 0.6, 0.7], 0.125
+    law = ExponentialQuantile(1.0, 0.0, 1.0).intervals(values)
+    centres, p = _grid_law(law, grid)
+    draws = [publish.publish_quantile(values, 0.5, 0.0, 1.0, 1.0, grid=grid).value for _ in range(4_000)]
+    counts = np.array([np.count_nonzero(np.isclose(draws, c)) for c in centres])
+    assert counts.sum() == len(draws)  # every published value is a grid point
+    assert stats.chisquare(counts, p * len(draws)).pvalue > 1e-6
+
+
+def test_a_publication_is_a_release_of_declared_facts_drawn_fresh():
+    values = np.append(np.random.default_rng(0).integers(17, 91, 500).astype(float), np.nan)
+    a = publish.publish_quantile(values, 0.5, 0.0, 100.0, 1.0, grid=0.5)
+    b = publish.publish_quantile(values, 0.5, 0.0, 100.0, 1.0, grid=0.5)
+    assert a.randomness is Randomness.PUBLICATION and a.relation is ADD_REMOVE
+    assert (a.query, a.labels, a.epsilon, a.delta) == ("quantile", ("median",), 1.0, 0.0)
+    assert a.value % 0.5 == 0 and 0.0 <= a.value <= 100.0
+    names = {f.name: (f.value, f.source) for f in a.public}
+    assert names["grid of the published value"] == ("0.5", "declared")
+    assert names["lower bound of the range"] == ("0", "declared")
+    draws = {publish.publish_quantile(values, 0.5, 0.0, 100.0, 1.0).value for _ in range(20)}
+    assert len(draws) > 1 and b.labels == ("median",)  # fresh secure draws
+    fixed = {f.name: f.source for f in publish.publish_quantile(values, 0.9, 0.0, 100.0, 1.0).public}
+    assert fixed["grid of the published value"] == "fixed"
+    assert publish.publish_quantile(values, 0.9, 0.0, 100.0, 1.0).labels == ("0.9-quantile",)
+
+
 @pytest.mark.parametrize(
     "call, error, message",
     [
@@ -321,6 +362,12 @@ def test_dp_quantile_and_dp_median_are_the_seeded_draw_of_the_law():
             r"resolution must be in \(0, 1\] \(upper - lower\), got 2",
         ),
         (lambda: quantile_epsilon_for_accuracy(0.0, 0.0, 1.0, 0.1), ValueError, r"accuracy must be in \(0, inf\)"),
+        (
+            lambda: publish.publish_quantile([0.5], 0.5, 0.0, 1.0, 1.0, grid=2.0),
+            ValueError,
+            r"grid must be in \[2\.22045e-16, 1\] \(the range's width\), got 2",
+        ),
+        (lambda: publish.publish_quantile([0.5], 0.5, 0.0, 1.0, 1.0, grid=-1.0), ValueError, r"grid must be in"),
     ],
 )
 def test_house_errors_in_one_sentence(call, error, message):
