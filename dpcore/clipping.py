@@ -35,7 +35,7 @@ import numpy as np
 from dpcore.laplace import Laplace, laplace_sum_pdf, sample_laplace
 from dpcore.lattice import lattice_mechanism
 from dpcore.limits import MAX_CANDIDATES
-from dpcore.svt import _trial_blocks, above_threshold_trials, naive_scale
+from dpcore.svt import above_threshold_trials, naive_scale, trial_blocks
 from dpcore.validation import (
     as_generator,
     check_elements,
@@ -412,7 +412,7 @@ def naive_clipping_bound(values, candidates, epsilon: float, rng, trials: int | 
     k = cand.size
     scale = naive_scale(epsilon, k, QUERY_SENSITIVITY)  # ε/k per query
     bounds = np.empty(size)
-    for start, stop in _trial_blocks(size, k):
+    for start, stop in trial_blocks(size, k):
         m = stop - start
         mask = answers + sample_laplace(rng, scale, size=(m, k)) >= 0.0
         idx = mask.argmax(axis=1)

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpcore.gaussian import _two_sided_z
+from dpcore.gaussian import two_sided_z
 from dpcore.validation import check_int, check_positive, check_probability, check_trials
 
 __all__ = ["FrequencyOracle", "check_true_counts"]
@@ -113,7 +113,7 @@ class FrequencyOracle:
         dataset sizes the app uses): ``t = z_{(1+confidence)/2} * std``.
         """
         confidence = check_probability(confidence, "confidence")
-        return _two_sided_z(confidence) * self.std(true_counts)
+        return two_sided_z(confidence) * self.std(true_counts)
 
     @classmethod
     def epsilon_for_accuracy(cls, accuracy: float, true_counts, confidence: float = 0.95, value=None) -> float:
@@ -168,7 +168,7 @@ class FrequencyOracle:
         if n == 0:
             raise ValueError("true_counts must sum to at least 1, got 0")
         count = int(c.max()) if value is None else int(c[check_int(value, "value", minimum=0, maximum=k - 1)])
-        z = _two_sided_z(confidence)
+        z = two_sided_z(confidence)
         floor = z * math.sqrt(cls._variance_floor(count))
         if accuracy <= floor:
             raise ValueError(

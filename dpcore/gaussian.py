@@ -162,7 +162,7 @@ def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1
     return gdp_epsilon(sensitivity / sigma, delta)
 
 
-def _two_sided_z(confidence: float) -> float:
+def two_sided_z(confidence: float) -> float:
     """``z`` with ``P(|N(0,1)| <= z) = confidence``: ``z = −Φ⁻¹((1 − confidence)/2)``."""
     # written with (1 - c)/2 rather than (1 + c)/2 to keep precision for c near 1
     return float(-ndtri((1.0 - confidence) / 2.0))
@@ -384,7 +384,7 @@ class Gaussian(AdditiveNoise):
             Probability in (0, 1).
         """
         confidence = check_probability(confidence, "confidence")
-        return self.sigma * _two_sided_z(confidence)
+        return self.sigma * two_sided_z(confidence)
 
     def pdf(self, x):
         """Density of the noise at ``x``: ``exp(−x²/(2σ²)) / (σ √(2π))``."""
@@ -413,7 +413,7 @@ class Gaussian(AdditiveNoise):
         """
         accuracy = check_positive(accuracy, "accuracy")
         confidence = check_probability(confidence, "confidence")
-        return accuracy / _two_sided_z(confidence)
+        return accuracy / two_sided_z(confidence)
 
     @classmethod
     def epsilon_for_accuracy(

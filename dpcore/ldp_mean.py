@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpcore.gaussian import _two_sided_z
+from dpcore.gaussian import two_sided_z
 from dpcore.randomized_response import GRR
 from dpcore.validation import (
     as_generator,
@@ -173,7 +173,7 @@ class LDPMean:
     def error_bound(self, values, confidence: float = 0.95) -> float:
         """Normal-approximation half-width ``z_{(1+confidence)/2} sqrt(Var)``."""
         confidence = check_probability(confidence, "confidence")
-        return float(_two_sided_z(confidence) * self.std(values))
+        return float(two_sided_z(confidence) * self.std(values))
 
     @classmethod
     def epsilon_for_accuracy(
@@ -222,7 +222,7 @@ class LDPMean:
         confidence = check_probability(confidence, "confidence")
         t = _fractions(values, lower, upper)
         n = t.size
-        z = _two_sided_z(confidence)
+        z = two_sided_z(confidence)
         rounding = float(np.sum(t * (1.0 - t)))  # R: the rounding's share, which no ε removes
         a = accuracy * n / (z * (upper - lower))
         floor = z * (upper - lower) / n * math.sqrt(rounding)

@@ -6,6 +6,12 @@ same words as a publication: the mechanism, the (ε, δ) each number would cost,
 unit under which that guarantee would hold, and that the randomness is a simulation. :func:`simulated`
 builds that release from the mechanism (or query result) that drew it; the relation and unit come from the
 accounting registry (:func:`dpcore.accounting.per_release.relation_of`), the one home of that fact.
+
+References
+----------
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
+  Trends in Theoretical Computer Science 9(3–4), Definition 2.4 (a guarantee holds under a
+  neighbouring relation). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 """
 
 from __future__ import annotations

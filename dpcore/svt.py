@@ -176,7 +176,7 @@ def _check_common(answers, threshold, epsilon, sensitivity):
     return answers, threshold, epsilon, sensitivity
 
 
-def _trial_blocks(trials: int, n: int):
+def trial_blocks(trials: int, n: int):
     """Yield ``(start, stop)`` blocks of trials with at most ``_BLOCK_ELEMENTS`` draws each."""
     block = max(1, _BLOCK_ELEMENTS // max(n, 1))
     for start in range(0, trials, block):
@@ -230,7 +230,7 @@ def above_threshold_trials(
     rng = as_generator(rng)
     scales = above_threshold_scales(epsilon, sensitivity)
     out = np.empty(trials, dtype=np.int64)
-    for start, stop in _trial_blocks(trials, answers.size):
+    for start, stop in trial_blocks(trials, answers.size):
         m = stop - start
         t_hat = threshold + sample_laplace(rng, scales.threshold, size=(m, 1))
         mask = answers + sample_laplace(rng, scales.query, size=(m, answers.size)) >= t_hat
@@ -299,7 +299,7 @@ def sparse_trials(
     n = answers.size
     positions = np.arange(n)
     out = np.full((trials, c), -1, dtype=np.int64)
-    for start, stop in _trial_blocks(trials, n):
+    for start, stop in trial_blocks(trials, n):
         m = stop - start
         rows = np.arange(m)
         nxt = np.zeros(m, dtype=np.int64)  # first query not yet examined, per trial

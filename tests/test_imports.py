@@ -36,11 +36,6 @@ KNOWN_EXPLORER: set[tuple[str, str]] = set()
 KNOWN_DPCORE: set[tuple[str, str]] = {
     # dpcore.gdp keeps its vectorised solver for many δ at once private; gdp_epsilon takes one δ
     ("dpcore.accounting.per_release", "dpcore.gdp._gdp_epsilon"),
-    ("dpcore.clipping", "dpcore.svt._trial_blocks"),
-    ("dpcore.frequency_oracle", "dpcore.gaussian._two_sided_z"),
-    ("dpcore.ldp_mean", "dpcore.gaussian._two_sided_z"),
-    ("dpcore.learning.fedavg", "dpcore.learning.dp_sgd._dpsgd_privacy"),
-    ("dpcore.learning.fedavg", "dpcore.learning.logistic._csr_pair"),
 }
 
 

@@ -203,7 +203,7 @@ def dp_sgd(
     rng = as_generator(rng)
     recorder = Recorder(design, steps, history_every, l2, X_test, y_test)
     W = _sgd_steps(design, k, steps, q, sigma, batch, learning_rate, l2, rng, recorder)
-    privacy = _dpsgd_privacy(sigma, q, steps, delta, accountant)
+    privacy = dpsgd_privacy(sigma, q, steps, delta, accountant)
     details = {
         "noise_multiplier": sigma,
         "noise_std": sigma * design.clip,
@@ -231,7 +231,7 @@ def dp_sgd(
     )
 
 
-def _dpsgd_privacy(sigma: float, q: float, steps: int, delta: float, accountant: str) -> pd.DataFrame:
+def dpsgd_privacy(sigma: float, q: float, steps: int, delta: float, accountant: str) -> pd.DataFrame:
     """ε of T subsampled Gaussian steps under the chosen accountant (and RDP, cheap, alongside PLD)."""
     methods = [accountant] if accountant == "rdp" else [accountant, "rdp"]
     eps = [float(dpsgd_epsilon(sigma, q, steps, delta, method=m)) for m in methods]

@@ -56,8 +56,8 @@ from dpcore.accounting import DPSGD_METHODS
 from dpcore.laplace import Laplace
 from dpcore.learning._arrays import check_features, check_labels
 from dpcore.learning._training import Recorder, check_steps, check_training_work, evaluation_design, resolve_draws
-from dpcore.learning.dp_sgd import _dpsgd_privacy
-from dpcore.learning.logistic import LogisticDesign, _csr_pair, clip_by_norm, sigmoid
+from dpcore.learning.dp_sgd import dpsgd_privacy
+from dpcore.learning.logistic import LogisticDesign, clip_by_norm, csr_pair, sigmoid
 from dpcore.learning.result import TrainingResult
 from dpcore.validation import (
     as_generator,
@@ -215,7 +215,7 @@ class Federation:
     def _csr(self):
         if self._rows_csr is None:
             pair = self.design._sparse_pair()
-            self._rows_csr = pair[0] if pair is not None else _csr_pair(self.design.rows)[0]
+            self._rows_csr = pair[0] if pair is not None else csr_pair(self.design.rows)[0]
         return self._rows_csr
 
 
@@ -327,7 +327,7 @@ def dp_fedavg(
             recorder.record(t, W, clipped=clipped)
         sums += (sigma * clip) * rng.standard_normal((k, design.p))
         W += (server_lr / (q * m)) * sums
-    privacy = _dpsgd_privacy(sigma, q, rounds, delta, accountant)
+    privacy = dpsgd_privacy(sigma, q, rounds, delta, accountant)
     details = {
         "noise_multiplier": sigma,
         "noise_std": sigma * clip,
