@@ -18,11 +18,12 @@ import streamlit as st
 
 from dpcore import families
 from dpcore.families import Family
-from explorer import central_counts, central_mode, central_numeric, frame, widgets
+from explorer import central_counts, central_mode, central_numeric, central_quantile, frame, widgets
 
 #: The switch between the views: each query, by the label a link carries, to the view that lays it out.
 VIEWS = {
     **dict.fromkeys(("Count", "Sum", "Mean", "Histogram"), central_numeric.view),
+    "Quantile": central_quantile.view,
     "Count where…": central_counts.condition_view,
     "Category counts": central_counts.categories_view,
     "Most common value": central_mode.view,

@@ -25,6 +25,7 @@ from dpcore import (
     dp_count_matching,
     dp_histogram,
     dp_mean,
+    dp_quantile,
     dp_sum,
     families,
     publish,
@@ -129,6 +130,17 @@ QUERIES: dict[str, Query] = {
             unit="bin",
             audit=lambda f: f.audit,  # each bin is a count
             publish=lambda v, e, lower, upper, bins, **kw: publish.publish_histogram(v, bins, lower, upper, e, **kw),
+        ),
+        Query(
+            "quantile",
+            "Quantile",
+            # the exponential mechanism over the declared range: no noise family, so no mechanism= or delta= taken
+            lambda v, e, rng, lower, upper, q, **_: dp_quantile(v, q, lower, upper, e, rng),
+            ("lower", "upper", "q"),
+            audit=lambda _family: "quantile",
+            publish=lambda v, e, lower, upper, q, grid=None, **_: publish.publish_quantile(
+                v, q, lower, upper, e, grid=grid
+            ),
         ),
         Query("count_matching", "Count where…", lambda mask, e, rng, **kw: dp_count_matching(mask, e, rng, **kw)),
         Query(

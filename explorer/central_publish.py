@@ -18,7 +18,7 @@ from explorer import domains, publishing
 from explorer.columns import condition_mask, is_numeric, numeric_values
 from explorer.markup import md, plain_sentence
 
-__all__ = ["numeric_query", "condition_count", "category_counts", "most_common"]
+__all__ = ["numeric_query", "condition_count", "category_counts", "most_common", "quantile"]
 
 
 def _not_published(family: Family, what: str) -> bool:
@@ -208,3 +208,27 @@ def most_common(column: str, series, eps: float) -> None:
         domain = _domain(f"cen_pub_mode_domain_{column}")
         draw = lambda: publish.publish_most_common(domains.encode_in_domain(series, domain, False), domain, eps)  # noqa: E731
         publishing.action("cen_pub_mode", what, (eps, 0.0), draw, domains.missing_declarations(domain=domain))
+
+
+def quantile(q, column: str, series, eps: float, quantile_q: float) -> None:
+    """Publish a quantile of a numeric column (``q``, its row of the page's queries) over a declared range.
+
+    The range is declared here (the simulation's, read from the file, is not used); the grid of the published value
+    may be declared too, else it is fixed from the declared range alone (:func:`dpcore.publish.publish_quantile`).
+    """
+    what = f"the {'median' if quantile_q == 0.5 else f'{quantile_q:g}-quantile'} of {column}"
+    values, _ = numeric_values(series)
+    with publishing.section(what):
+        lower, upper = _bounds(column)
+        grid = st.number_input(
+            "Declared grid of the published value (optional)",
+            min_value=0.0,
+            value=None,
+            key=f"cen_pub_grid_{column}",
+            bind="query-params",
+            help="The release is rounded to a multiple of it from the lower bound (1 for whole years). Left empty: a "
+            "power of two near a millionth of the range.",
+        )
+        draw = lambda: q.publish(values, eps, lower, upper, quantile_q, grid=grid or None)  # noqa: E731
+        missing = domains.missing_declarations(lower=lower, upper=upper)
+        publishing.action("cen_pub_quantile", what, (eps, 0.0), draw, missing)

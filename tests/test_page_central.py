@@ -12,6 +12,7 @@ from dpcore import (
     dp_count,
     dp_count_matching,
     dp_mean,
+    dp_quantile,
     dp_sum,
     exponential_mechanism,
     exponential_probabilities,
@@ -290,3 +291,80 @@ def test_switching_the_noise_to_the_staircase_shows_no_error(query):
     assert not any("simulated here and not published" in i.value for i in at.info)
     curves = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert STAIRCASE.title not in [d.get("name") for spec in curves for d in spec["data"]]
+
+
+# ---------------------------------------------------------------------- the quantile: the exponential mechanism
+
+
+def _age_law(epsilon=1.0, q=0.5):
+    values, _ = numeric_values(_census("age"))
+    lo, hi = suggest_bounds(_census("age"))
+    return values, dp_quantile(values, q, lo, hi, epsilon, _rng("central"))
+
+
+def test_the_median_is_dpcores_seeded_release_with_its_exact_law_and_bounds():
+    at = open_page("central", cen_query="Quantile")
+    assert_clean(at)
+    assert at.slider(key="cen_q").value == 0.5
+    _, expected = _age_law()
+    law = expected.law
+    assert metric(at, "True median") == _num(expected.true_value)
+    assert metric(at, "Released (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "95% bound on the rank error") == f"±{law.rank_error_bound(0.95):,.1f}"
+    said = " ".join(m.value for m in at.markdown)
+    assert f"±{_num(law.value_error_bound(0.95))}" in said and "Δu = 0.5" in said
+    # the value-error histogram carries dpcore's exact density on an axis spanning every error the range allows
+    hist = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    x = _values(hist[1]["x"])
+    assert np.allclose(_values(hist[1]["y"]), law.pdf(x + expected.true_value))
+    assert x[0] == pytest.approx(law.mechanism.lower - expected.true_value)
+    assert x[-1] == pytest.approx(law.mechanism.upper - expected.true_value)
+    # the rank-error histogram carries the exact law of the rank error
+    ranks = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][1]
+    assert np.isclose(_values(ranks["y"]).sum(), 1.0)
+    audit = [link for link in at.page_link if link.proto.page == "audit"]
+    assert audit and audit[0].proto.query_string.startswith("aud_mechanism=quantile&")
+
+
+def test_the_quantile_slider_and_epsilon_move_the_release_but_not_the_axis():
+    at = open_page("central", cen_query="Quantile", cen_q=0.9, cen_epsilon=0.1)
+    assert_clean(at)
+    _, expected = _age_law(0.1, 0.9)
+    assert metric(at, "True 0.9-quantile") == _num(expected.true_value)
+    assert metric(at, "Released (simulated, not private)") == _num(expected.noisy_value)
+    axis = _values(json.loads(at.get("plotly_chart")[0].proto.spec)["data"][1]["x"])
+    at.select_slider(key="cen_epsilon").set_value(4.0).run()
+    assert_clean(at)
+    _, sharper = _age_law(4.0, 0.9)
+    assert metric(at, "95% bound on the rank error") == f"±{sharper.law.rank_error_bound(0.95):,.1f}"
+    assert sharper.law.rank_error_bound(0.95) < expected.law.rank_error_bound(0.95)
+    assert np.array_equal(_values(json.loads(at.get("plotly_chart")[0].proto.spec)["data"][1]["x"]), axis)
+
+
+def test_switching_to_the_quantile_keeps_the_epsilon_and_the_range_of_the_sum():
+    at = open_page("central", cen_query="Sum", cen_epsilon=0.5, cen_lower_age=10, cen_upper_age=80)
+    at.radio(key="cen_query").set_value("Quantile").run()
+    assert_clean(at)
+    assert at.select_slider(key="cen_epsilon").value == 0.5
+    values, _ = numeric_values(_census("age"))
+    expected = dp_quantile(values, 0.5, 10.0, 80.0, 0.5, _rng("central"))
+    assert metric(at, "Released (simulated, not private)") == _num(expected.noisy_value)
+
+
+def test_the_quantile_accuracy_you_need_the_ledger_and_bad_ranges():
+    _, result = _age_law()
+    target = result.law.best_rank_error + 100.0
+    at = open_page("central", cen_query="Quantile", cen_q_accuracy=target)
+    assert_clean(at)
+    needed = result.law.epsilon_for_accuracy(target)
+    assert any(f"ε = {needed:.3g}" in m.value for m in at.markdown)
+    at.button(key="cen_q_set").click().run()
+    assert at.select_slider(key="cen_epsilon").value == min(e for e in EPSILON_GRID if e >= needed)
+    at.button(key="spend_cen_q").click().run()
+    assert_clean(at)
+    entries = at.session_state["ledger"].entries
+    assert len(entries) == 1 and entries[0].label.startswith("Median of age")
+    at.number_input(key="cen_lower_age").set_value(100.0)
+    at.number_input(key="cen_upper_age").set_value(10.0).run()
+    assert not at.exception
+    assert any("lower bound must be below the upper bound" in e.value for e in at.error)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import dp_count, lattice_draw
+from dpcore import dp_count, dp_quantile, lattice_draw
 from explorer import publishing, releases, state
 from explorer.columns import numeric_values
 from explorer.dataset import load_demo
@@ -209,3 +209,57 @@ def test_the_publications_mean_plan_reads_declared_facts_only():
     expected = plan_mean_epsilon(0.5, 0.0, 100.0, 20_000)
     said = said.replace("\\", "")  # markdown escapes
     assert f"ε = **{expected:.3g}** gives ±0.5 at 95%" in said and "page's ε = 0.5" in said
+
+
+# ---------------------------------------------------------------------- the quantile (the exponential mechanism)
+
+#: A declared range for age and a fine declared grid: two independent publications share a grid point with
+#: probability about 10⁻⁶ (the median falls in the interval between two ages, one year wide).
+QUANTILE = {"cen_query": "Quantile", "cen_pub_lower_age": "0", "cen_pub_upper_age": "100", "cen_pub_grid_age": "1e-06"}
+
+
+def _published_quantile(**link) -> float:
+    return float(_published_table(_publish(open_page("central", **{**QUANTILE, **link})))["released value"][0])
+
+
+def test_publishing_a_quantile_needs_a_declared_range_and_says_so():
+    at = open_page("central", cen_query="Quantile")
+    button = [b for b in at.button if b.key == "cen_pub_quantile_publish"][0]
+    assert button.disabled
+    assert any("declare the lower bound and the upper bound" in i.value for i in at.info)
+
+
+def test_publishing_the_median_charges_epsilon_and_shows_a_grid_point_of_the_declared_range():
+    at = open_page("central", **{**QUANTILE, "cen_epsilon": 0.5, "cen_pub_grid_age": "1"})
+    before = _spent(at)
+    table = _published_table(_publish(at))
+    assert table["label"].tolist() == ["median"]
+    value = float(table["released value"][0])
+    assert 0.0 <= value <= 100.0 and value == round(value)  # on the declared grid of step 1
+    assert _spent(at) == pytest.approx(before + 0.5)
+    shown = " ".join(s.value for s in at.success)
+    assert "add/remove one record" in shown
+
+
+def test_the_three_attacks_recover_nothing_from_published_quantiles():
+    """Seed recomputation, ε doubling and subtraction of two publications, against the page's publication path."""
+    values, _ = numeric_values(CENSUS.frame["age"])
+    truth = float(np.quantile(values, 0.5, method="averaged_inverted_cdf"))
+    publishing.publication_log().set_budget(CENSUS.fingerprint or CENSUS.identity, 100.0, 1e-5, reason="test")
+    # attack 1: redraw the release from the link's seed (as the page's simulated release is drawn) and others
+    published = [_published_quantile(cen_epsilon=1, seed=2017) for _ in range(2)]
+    assert published[0] != published[1]  # a fresh secure draw each time, from the same link and seed
+    page_seed = [2017, sum(map(ord, SALT))]
+    for seed in (page_seed, [2017, 0], 2017, 0):
+        redrawn = dp_quantile(values, 0.5, 0.0, 100.0, 1.0, np.random.default_rng(seed)).noisy_value
+        assert all(abs(p - redrawn) > 1e-6 for p in published)  # not the seeded draw, even at the grid's precision
+    # attack 2: publications at ε and ε/2 combined as for additive noise (2·r₁ − r₂) give back no exact truth
+    combos = []
+    for _ in range(4):
+        r1, r2 = _published_quantile(cen_epsilon=1), _published_quantile(cen_epsilon=0.5)
+        combos.append(2 * r1 - r2)
+    assert np.count_nonzero(np.asarray(combos) == truth) == 0
+    # attack 3: two quantiles published from the same settings twice: their differences vary (no shared draw)
+    gaps = [_published_quantile(cen_q=0.75) - _published_quantile(cen_q=0.5) for _ in range(3)]
+    assert len(set(gaps)) == len(gaps)
+    assert all(p != truth for p in published)

@@ -1,0 +1,204 @@
+"""The Central DP page's view of a quantile (the median by default): the exponential mechanism over the declared range
+(``cen_q``, the range ``cen_lower_<column>``/``cen_upper_<column>`` as the Sum's, the page's ε ``cen_epsilon``).
+
+The query's row of :data:`explorer.central_layout.QUERIES` says which dpcore function answers it
+(:func:`dpcore.dp_quantile`); the law, its density, its error bounds in ranks and in values and the inverse of the
+rank bound are :class:`dpcore.QuantileIntervals`'. No noise family and no δ: the page's noise chooser is not shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore.accounting import PureDP
+from dpcore.simulation import simulated
+from explorer import budget, central_publish, charts, export, state, widgets
+from explorer.central_layout import CONFIDENCE, EPS_GRID, QUERIES, SALT
+from explorer.columns import numeric_values, suggest_bounds
+from explorer.export import to_safe_csv
+from explorer.markup import md, number, plain_sentence
+
+__all__ = ["view"]
+
+#: The colour of the exponential mechanism in the charts.
+MECHANISM = "Exponential mechanism"
+
+
+def _range(series, column: str) -> tuple[float, float]:
+    """The declared range: the Sum's clipping bounds (the same keys, so a link and a switch of view keep them)."""
+    lo, hi = suggest_bounds(series)
+    b1, b2 = st.columns(2)
+    lower = b1.number_input(
+        "Lower end of the range",
+        value=float(lo),
+        key=f"cen_lower_{column}",
+        bind="query-params",
+        help="Values below are raised to it. The release is always inside the range.",
+    )
+    upper = b2.number_input(
+        "Upper end of the range",
+        value=float(hi),
+        key=f"cen_upper_{column}",
+        bind="query-params",
+        help="Values above are lowered to it. A wider range costs accuracy only logarithmically.",
+    )
+    st.caption(
+        f"The default range ({lo:g}, {hi:g}) is the column's minimum and 99th percentile: read from the data, it is "
+        "not private. A real release fixes it from domain knowledge (the Publish section below asks for it)."
+    )
+    return lower, upper
+
+
+def _curves(values, mechanism) -> dict:
+    """Over the slider's ε: the 95% rank-error bound and the exact 95th percentile of the rank error (both dpcore's)."""
+    bound, exact = [], []
+    for e in EPS_GRID:
+        law = replace(mechanism, epsilon=float(e)).intervals(values)
+        bound.append(law.rank_error_bound(CONFIDENCE))
+        errors, p = -law.utility, law.probabilities()
+        order = np.argsort(errors)
+        cumulative = np.cumsum(p[order])
+        exact.append(float(errors[order][min(np.searchsorted(cumulative, CONFIDENCE), errors.size - 1)]))
+    return {"95% bound on the rank error": bound, "exact 95th percentile of the rank error": exact}
+
+
+def view(label: str, controls) -> None:
+    """A quantile of a numeric column (the page's noise ``controls`` are not used: it has no noise family)."""
+    query = QUERIES[label]
+    ds = state.dataset()
+    columns = widgets.fitting_columns("numeric")
+    if not columns:
+        return
+    c1, c2, c3 = st.columns([1, 1.6, 1.2])
+    with c1:
+        column = widgets.select(
+            "Numeric column", columns, "cen_column", "Numeric columns only; missing values are left out."
+        )
+    with c2:
+        eps = widgets.epsilon_slider("cen_epsilon")
+    with c3:
+        q = st.slider(
+            "Quantile q",
+            0.01,
+            0.99,
+            0.5,
+            0.01,
+            key="cen_q",
+            bind="query-params",
+            help="0.5 is the median; 0.9 the value 90% of the rows lie below.",
+        )
+    values, dropped = numeric_values(ds.frame[column])
+    lower, upper = _range(ds.frame[column], column)
+    if dropped:
+        st.caption(f"{dropped:,} missing values were left out.")
+    seed = state.seed_words(SALT)
+    try:
+        result = query.draw(values, eps, np.random.default_rng(seed), lower=lower, upper=upper, q=q)
+    except ValueError as exc:
+        st.error(f"This quantile cannot be released with these settings. {md(plain_sentence(exc))}")
+        return
+    law = result.law
+    mech = result.mechanism
+    rank_bound, value_bound = law.rank_error_bound(CONFIDENCE), law.value_error_bound(CONFIDENCE)
+    what = "median" if q == 0.5 else f"{q:g}-quantile"
+    with c2:
+        widgets.epsilon_for_accuracy(
+            "cen_q",
+            "cen_epsilon",
+            law.epsilon_for_accuracy,
+            float(f"{rank_bound:.2g}"),
+            "the rank of the released value",
+            extra=f" on this file's {law.n:,} values (the bound reads the data)",
+        )
+    a, b, c = st.columns(3)
+    a.metric(f"True {what}", number(result.true_value), help="Of the values clipped to the range.")
+    b.metric(
+        "Released (simulated, not private)",
+        number(result.noisy_value),
+        f"{result.error:+,.4g}",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    c.metric("95% bound on the rank error", f"±{rank_bound:,.1f}", help=f"±{number(value_bound)} in value")
+    st.markdown(
+        f"With 95% probability the released value has at most **{rank_bound:,.1f}** of the {law.n:,} values between "
+        f"it and the target rank q·n = {law.target:,.1f}, so it lies within **±{number(value_bound)}** of the true "
+        f"{what} (exponential mechanism over [{lower:g}, {upper:g}], score −|rank − q·n| with sensitivity "
+        f"Δu = {mech.sensitivity:g}; McSherry & Talwar 2007, Lemma 7)."
+    )
+    if law.best_rank_error >= 1:
+        st.caption(
+            f"Ties: {law.best_rank_error:,.1f} ranks of that error come from values equal to the {what}, which no "
+            "output can split (the release is a point between values, never one of them)."
+        )
+    if law.clipped_below or law.clipped_above:
+        st.caption(
+            f"Clipping: {law.clipped_below:,} value(s) below {lower:g} and {law.clipped_above:,} above {upper:g} were "
+            "counted at the ends of the range."
+        )
+    value_errors, rank_errors = law.simulate_errors(state.rng(SALT + "-sims"), state.trials())
+    # a fixed x-axis: every error the range allows, whatever ε, so the slider's effect shows as the spread
+    grid_x = np.linspace(lower - result.true_value, upper - result.true_value, 400)
+    left, right = st.columns(2)
+    left.plotly_chart(
+        charts.error_histogram(
+            value_errors,
+            grid_x,
+            law.pdf(grid_x + result.true_value),
+            f"Error of the {what} in value over {state.trials():,} simulated releases",
+            x="released − true",
+            density_name="exact density",
+            mechanism=MECHANISM,
+        ),
+        key="cen_q_hist",
+    )
+    ranks, pmf = np.unique(law.ranks - law.target, return_inverse=True)
+    right.plotly_chart(
+        charts.error_histogram(
+            rank_errors,
+            ranks,
+            np.bincount(pmf, weights=law.probabilities(), minlength=ranks.size),
+            f"Error of the {what} in rank (values between it and q·n)",
+            x="rank of the release − q·n",
+            density_name="exact law",
+            lattice=1.0,
+            mechanism=MECHANISM,
+        ),
+        key="cen_q_rank_hist",
+    )
+    curve, side = st.columns([1.6, 1])
+    curve.plotly_chart(
+        charts.curves(
+            EPS_GRID,
+            _curves(values, mech),
+            eps,
+            f"Rank error of the {what} over ε",
+            y_title="ranks",
+            log_y=True,
+        ),
+        key="cen_q_curve",
+    )
+    side.metric("Median |error| in value, simulated", number(float(np.median(np.abs(value_errors)))))
+    release = pd.DataFrame({"query": [what], "column": [column], "released": [result.noisy_value]})
+    side.download_button(
+        export.SIMULATED_RELEASE,
+        to_safe_csv(export.simulated(release, simulated(PureDP(eps), query=what))),
+        file_name="central_quantile_simulated_release.csv",
+        mime="text/csv",
+        help=export.SIMULATED_HELP,
+    )
+    side.download_button(
+        "Teaching table (CSV)",
+        to_safe_csv(release.assign(true=[result.true_value])),
+        file_name="central_quantile.csv",
+        mime="text/csv",
+        help="The true quantile beside the released one, as shown. Never publish the true column.",
+    )
+    with side:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
+        budget.record_release(PureDP(eps), label=f"{what.capitalize()} of {column}, exponential ε={eps:g}", key="cen_q")
+        widgets.audit_link(query.audit(None), eps, q=q)
+    central_publish.quantile(query, column, ds.frame[column], eps, q)
