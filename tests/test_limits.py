@@ -113,6 +113,16 @@ REFUSED = [
         "trials",
     ),
     (
+        "ExponentialQuantile.intervals: too many values",
+        lambda: dpcore.ExponentialQuantile(1.0, 0.0, 10.0).intervals(np.broadcast_to(1.0, (HUGE,))),
+        "values",
+    ),
+    (
+        "ExponentialQuantile.simulate: huge trials",
+        lambda: dpcore.ExponentialQuantile(1.0, 0.0, 10.0).simulate(_VALUES, _rng(), HUGE),
+        "trials",
+    ),
+    (
         "exponential_mechanism: huge trials",
         lambda: dpcore.exponential_mechanism(np.arange(10.0), 1.0, 1.0, _rng(), trials=HUGE),
         "trials",
@@ -261,6 +271,10 @@ AT_THE_BOUND = [
     (
         "OUE at the most rows × categories",
         lambda: dpcore.OUE(1.0, 1_000).perturb(np.zeros(limits.MAX_ELEMENTS // 1_000, int), _rng()),
+    ),
+    (
+        "ExponentialQuantile.simulate at the most trials",
+        lambda: dpcore.ExponentialQuantile(1.0, 0.0, 10.0).simulate(_VALUES, _rng(), limits.MAX_TRIALS),
     ),
     (
         "exponential_mechanism at the most trials",
