@@ -18,6 +18,7 @@ from dpcore.clipping import (
     naive_clipping_bound,
     one_two_five_ladder,
 )
+from dpcore.contributions import ROW_PER_PERSON, ContributionBounds, PrivacyUnit, bound_contributions
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.empirical import empirical_error_bound
 from dpcore.exponential import (
@@ -37,7 +38,15 @@ from dpcore.gaussian import (
 from dpcore.laplace import Laplace, laplace_sum_pdf
 from dpcore.lattice import LatticeDraw, LatticeMechanism, lattice_draw, lattice_mechanism
 from dpcore.ldp_mean import LDPMean
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, NeighbouringRelation, RelationError
+from dpcore.neighbours import (
+    ADD_REMOVE,
+    REPLACE_ONE,
+    UNIT_CLIENT,
+    UNIT_PERSON,
+    UNIT_RECORD,
+    NeighbouringRelation,
+    RelationError,
+)
 from dpcore.postprocess import project_to_histogram
 from dpcore.quantiles import (
     ExponentialQuantile,
@@ -90,7 +99,13 @@ __all__ = [
     "REPLACE_ONE",
     "UNIT_RECORD",
     "UNIT_CLIENT",
+    "UNIT_PERSON",
     "RelationError",
+    # the unit of privacy: persons with many rows, group-bys, partition selection
+    "ContributionBounds",
+    "PrivacyUnit",
+    "ROW_PER_PERSON",
+    "bound_contributions",
     # local model
     "COIN_FLIP_EPSILON",
     "GRR",

@@ -53,6 +53,7 @@ __all__ = [
     "MAX_PLD_POINTS",
     "MIN_PLAN_NOISE",
     "MAX_PLAN_NOISE",
+    "MAX_TABLE_ROWS",
 ]
 
 #: Elements of the largest array one call may allocate (160 MB of float64).
@@ -91,3 +92,6 @@ MAX_PLD_POINTS = 1 << 22
 #: one release then costs at most ε = 10⁴ (below, ρ = ε²/2 leaves floating point) and at least 10⁻⁸.
 MIN_PLAN_NOISE = 1e-4
 MAX_PLAN_NOISE = 1e8
+#: Rows of a table whose contributions are bounded per person (:mod:`dpcore.contributions`, a user-level query or a
+#: group-by): the sampling sorts the rows and holds about ten integer arrays of this length at once (400 MB).
+MAX_TABLE_ROWS = 5_000_000

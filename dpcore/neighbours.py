@@ -107,6 +107,7 @@ __all__ = [
     "REPLACE_ONE",
     "UNIT_RECORD",
     "UNIT_CLIENT",
+    "UNIT_PERSON",
     "UNITS",
     "RelationError",
     "Conversion",
@@ -121,6 +122,10 @@ __all__ = [
 UNIT_RECORD = "record"
 #: The unit of DP federated learning's client-level guarantee: one client's whole data.
 UNIT_CLIENT = "client"
+#: The unit of a table with a person identifier: all of one person's rows (:mod:`dpcore.contributions`). Not among
+#: :data:`UNITS` yet: the conversions below state no rule for it, so a ledger refuses a person-level guarantee
+#: (``check_unit``) rather than convert it by a rule meant for clients.
+UNIT_PERSON = "person"
 #: Every unit of privacy dpcore knows.
 UNITS = (UNIT_RECORD, UNIT_CLIENT)
 

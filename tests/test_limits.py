@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import dpcore
-from dpcore import accounting, audit, learning, limits
+from dpcore import accounting, audit, contributions, learning, limits
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -36,6 +36,10 @@ def _rng():
 _X = np.random.default_rng(0).normal(size=(200, 3))
 _Y = (_X[:, 0] > 0).astype(float)
 _VALUES = np.random.default_rng(0).uniform(0, 10, 1_000)
+
+
+_BOUNDS = contributions.ContributionBounds()
+_MILLION = np.arange(1_000_000)
 
 
 def _clients():
@@ -250,6 +254,18 @@ REFUSED = [
         "points",
     ),
     ("floating_point_attack: huge trials", lambda: audit.floating_point_attack(trials=HUGE), "trials"),
+    (
+        "bound_contributions: huge rows",
+        lambda: contributions.bound_contributions(np.broadcast_to(1, (HUGE,)), _rng(), bounds=_BOUNDS),
+        "rows",
+    ),
+    (
+        "bound_contributions: a million distinct groups",
+        lambda: contributions.bound_contributions(_MILLION % 1_000, _rng(), bounds=_BOUNDS, groups=_MILLION),
+        "groups",
+    ),
+    ("ContributionBounds: huge max_rows", lambda: contributions.ContributionBounds(max_rows=HUGE), "max_rows"),
+    ("ContributionBounds: huge max_groups", lambda: contributions.ContributionBounds(max_groups=HUGE), "max_groups"),
 ]
 
 #: At the bound itself the work is done, within the same budget.
@@ -287,6 +303,15 @@ AT_THE_BOUND = [
     (
         "above_threshold_trials at the most trials × answers",
         lambda: dpcore.above_threshold_trials(np.arange(100.0), 50, 1.0, _rng(), limits.MAX_ELEMENTS // 100),
+    ),
+    (
+        "bound_contributions at the most rows, grouped",
+        lambda: contributions.bound_contributions(
+            np.arange(limits.MAX_TABLE_ROWS) % 500_000,
+            _rng(),
+            bounds=contributions.ContributionBounds(max_groups=2, max_rows_per_group=3),
+            groups=np.arange(limits.MAX_TABLE_ROWS) % limits.MAX_CATEGORIES,
+        ),
     ),
 ]
 
