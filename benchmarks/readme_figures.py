@@ -23,6 +23,10 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "accounting.md": ("Gaussian σ=5, k=1..10⁴, rdp + zcdp + exact", "Laplace ε₀=0.1 PLD"),
     "ledger.md": ("2,000 |", "accountant |"),
     "dpsgd.md": ("PLD ε against T, σ=1,", "PLD ε against T, σ=4,", "RDP ε against T", "4 | 0.01 | 10000"),
+    "quantiles.md": (
+        "dpcore `dp_quantile` (intervals) | 0.5 | 1.0",
+        "OpenDP `make_private_quantile`, whole years | 0.5 | 1.0",
+    ),
     "dpsgd_planner.md": ("DP-SGD planner, PLD calibration", "DP-SGD planner, RDP calibration"),
     "learning.md": (
         "majority class",
