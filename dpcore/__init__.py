@@ -47,6 +47,12 @@ from dpcore.neighbours import (
     NeighbouringRelation,
     RelationError,
 )
+from dpcore.partition_selection import (
+    GaussianThresholding,
+    LaplaceThresholding,
+    OptimalSelection,
+    PartitionSelection,
+)
 from dpcore.postprocess import project_to_histogram
 from dpcore.quantiles import (
     ExponentialQuantile,
@@ -106,6 +112,10 @@ __all__ = [
     "PrivacyUnit",
     "ROW_PER_PERSON",
     "bound_contributions",
+    "PartitionSelection",
+    "OptimalSelection",
+    "LaplaceThresholding",
+    "GaussianThresholding",
     # local model
     "COIN_FLIP_EPSILON",
     "GRR",

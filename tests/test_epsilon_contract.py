@@ -97,6 +97,13 @@ from dpcore.learning import (
     noisy_gd_noise,
     noisy_gradient_descent,
 )
+from dpcore.partition_selection import (
+    GaussianThresholding,
+    LaplaceThresholding,
+    OptimalSelection,
+    PartitionSelection,
+    selection,
+)
 from dpcore.queries import noise_mechanism
 from dpcore.staircase import Staircase, optimal_gamma
 
@@ -254,6 +261,15 @@ CALLS = {
         "epsilon": lambda e: plan_dpsgd(1000, 10, 1, e, 1e-5, method="rdp")
     },
     "dpcore.accounting.ledger.BudgetLedger": {"epsilon": lambda e: BudgetLedger(e, 1e-6)},
+    # the unit of privacy: user-level queries, group-bys, partition selection
+    "dpcore.partition_selection.PartitionSelection": {"epsilon": lambda e: PartitionSelection(e, 1e-5)},
+    "dpcore.partition_selection.LaplaceThresholding": {"epsilon": lambda e: LaplaceThresholding(e, 1e-5)},
+    "dpcore.partition_selection.LaplaceThresholding.from_threshold": {
+        "epsilon": lambda e: LaplaceThresholding.from_threshold(e, 10.0)
+    },
+    "dpcore.partition_selection.GaussianThresholding": {"epsilon": lambda e: GaussianThresholding(e, 1e-5, 2)},
+    "dpcore.partition_selection.OptimalSelection": {"epsilon": lambda e: OptimalSelection(e, 1e-5, 2)},
+    "dpcore.partition_selection.selection": {"epsilon": lambda e: selection("optimal", e, 1e-5)},
 }
 
 #: (callable, parameter) whose domain is [0, inf): ε = 0 is a meaningful input there.

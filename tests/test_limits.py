@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import dpcore
-from dpcore import accounting, audit, contributions, learning, limits
+from dpcore import accounting, audit, contributions, learning, limits, partition_selection
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -266,6 +266,21 @@ REFUSED = [
     ),
     ("ContributionBounds: huge max_rows", lambda: contributions.ContributionBounds(max_rows=HUGE), "max_rows"),
     ("ContributionBounds: huge max_groups", lambda: contributions.ContributionBounds(max_groups=HUGE), "max_groups"),
+    (
+        "OptimalSelection: huge max_groups",
+        lambda: partition_selection.OptimalSelection(1.0, 1e-6, HUGE),
+        "max_groups",
+    ),
+    (
+        "OptimalSelection.simulate: huge trials",
+        lambda: partition_selection.OptimalSelection(1.0, 1e-6).simulate(1, _rng(), HUGE),
+        "trials",
+    ),
+    (
+        "LaplaceThresholding.keep_probability: huge counts",
+        lambda: partition_selection.LaplaceThresholding(1.0, 1e-6).keep_probability(np.broadcast_to(1, (HUGE,))),
+        "distinct",
+    ),
 ]
 
 #: At the bound itself the work is done, within the same budget.
