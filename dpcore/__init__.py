@@ -35,6 +35,7 @@ from dpcore.gaussian import (
     classic_gaussian_sigma,
     gaussian_delta,
 )
+from dpcore.groupby import GroupByResult, dp_person_count, dp_person_mean, dp_person_sum, group_by, publish_group_by
 from dpcore.laplace import Laplace, laplace_sum_pdf
 from dpcore.lattice import LatticeDraw, LatticeMechanism, lattice_draw, lattice_mechanism
 from dpcore.ldp_mean import LDPMean
@@ -112,6 +113,12 @@ __all__ = [
     "PrivacyUnit",
     "ROW_PER_PERSON",
     "bound_contributions",
+    "dp_person_count",
+    "dp_person_sum",
+    "dp_person_mean",
+    "GroupByResult",
+    "group_by",
+    "publish_group_by",
     "PartitionSelection",
     "OptimalSelection",
     "LaplaceThresholding",

@@ -87,7 +87,9 @@ from dpcore.accounting.pld import (
 )
 from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
 from dpcore.audit import audit, floating_point_attack, lower_bound_curve
+from dpcore.contributions import ContributionBounds
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
+from dpcore.groupby import dp_person_count, dp_person_mean, dp_person_sum, group_by, publish_group_by
 from dpcore.learning import (
     adversarial_client_influence,
     client_influence,
@@ -115,6 +117,8 @@ CANDIDATES = [1.0, 2.0, 5.0, 10.0]
 FEATURES = np.random.default_rng(0).normal(size=(20, 2))
 LABELS = np.arange(20) % 2
 CLIENTS = [(FEATURES[:10], LABELS[:10]), (FEATURES[10:], LABELS[10:])]
+PERSONS = [1, 1, 2, 3]  # one identifier per value of COLUMN
+PERSON_BOUNDS = ContributionBounds(max_rows=2)
 
 CALLS = {
     # central queries
@@ -262,6 +266,15 @@ CALLS = {
     },
     "dpcore.accounting.ledger.BudgetLedger": {"epsilon": lambda e: BudgetLedger(e, 1e-6)},
     # the unit of privacy: user-level queries, group-bys, partition selection
+    "dpcore.groupby.dp_person_count": {"epsilon": lambda e: dp_person_count([1, 1, 2], e, 0, bounds=PERSON_BOUNDS)},
+    "dpcore.groupby.dp_person_sum": {
+        "epsilon": lambda e: dp_person_sum(COLUMN, PERSONS, 0.0, 10.0, e, 0, bounds=PERSON_BOUNDS)
+    },
+    "dpcore.groupby.dp_person_mean": {
+        "epsilon": lambda e: dp_person_mean(COLUMN, PERSONS, 0.0, 10.0, e, 0, bounds=PERSON_BOUNDS)
+    },
+    "dpcore.groupby.group_by": {"epsilon": lambda e: group_by(["a", "b", "a"], e, 0, keys=["a", "b"])},
+    "dpcore.groupby.publish_group_by": {"epsilon": lambda e: publish_group_by(["a", "b", "a"], e, keys=["a", "b"])},
     "dpcore.partition_selection.PartitionSelection": {"epsilon": lambda e: PartitionSelection(e, 1e-5)},
     "dpcore.partition_selection.LaplaceThresholding": {"epsilon": lambda e: LaplaceThresholding(e, 1e-5)},
     "dpcore.partition_selection.LaplaceThresholding.from_threshold": {
@@ -294,6 +307,7 @@ EXEMPT = {
     "dpcore.lattice.LatticeMechanism": "a record of a lattice calibration, made by lattice_mechanism(), which checks",
     "dpcore.learning.noisy_gd.NoisyGDNoise": "a record of a calibration, made by noisy_gd_noise, which checks",
     "dpcore.learning.result.TrainingResult": "a record of what a trainer spent, made by the trainers, which check",
+    "dpcore.groupby.GroupByResult": "a record of a group-by, made by group_by, which checks",
 }
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import dpcore
-from dpcore import accounting, audit, contributions, learning, limits, partition_selection
+from dpcore import accounting, audit, contributions, groupby, learning, limits, partition_selection
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -267,6 +267,22 @@ REFUSED = [
     ("ContributionBounds: huge max_rows", lambda: contributions.ContributionBounds(max_rows=HUGE), "max_rows"),
     ("ContributionBounds: huge max_groups", lambda: contributions.ContributionBounds(max_groups=HUGE), "max_groups"),
     (
+        "dp_person_sum: huge values",
+        lambda: groupby.dp_person_sum(np.broadcast_to(1.0, (HUGE,)), [1], 0.0, 1.0, 1.0, _rng(), bounds=_BOUNDS),
+        "values",
+    ),
+    (
+        "group_by: a million distinct groups",
+        lambda: groupby.group_by(_MILLION, 1.0, _rng(), selection=partition_selection.OptimalSelection(1.0, 1e-6)),
+        "groups",
+    ),
+    ("group_by: huge rows", lambda: groupby.group_by(np.broadcast_to(1, (HUGE,)), 1.0, _rng(), keys=["1"]), "rows"),
+    (
+        "group_by: huge keys",
+        lambda: groupby.group_by(["a"], 1.0, _rng(), keys=np.broadcast_to("k", (HUGE,))),
+        "keys",
+    ),
+    (
         "OptimalSelection: huge max_groups",
         lambda: partition_selection.OptimalSelection(1.0, 1e-6, HUGE),
         "max_groups",
@@ -326,6 +342,12 @@ AT_THE_BOUND = [
             _rng(),
             bounds=contributions.ContributionBounds(max_groups=2, max_rows_per_group=3),
             groups=np.arange(limits.MAX_TABLE_ROWS) % limits.MAX_CATEGORIES,
+        ),
+    ),
+    (
+        "group_by at the most groups, by private selection",
+        lambda: groupby.group_by(
+            np.arange(limits.MAX_CATEGORIES), 1.0, _rng(), selection=partition_selection.OptimalSelection(1.0, 1e-6)
         ),
     ),
 ]

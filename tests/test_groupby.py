@@ -1,0 +1,265 @@
+"""dpcore.groupby: user-level count, sum and mean; group-bys with declared keys or private partition selection; the
+publication. What is released (kept groups, threshold), what never is (the dropped groups), the noise each uses."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from dpcore.contributions import ContributionBounds
+from dpcore.gaussian import analytic_gaussian_sigma
+from dpcore.groupby import (
+    OTHER,
+    GroupByResult,
+    dp_person_count,
+    dp_person_mean,
+    dp_person_sum,
+    group_by,
+    publish_group_by,
+)
+from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON, UNIT_RECORD
+from dpcore.partition_selection import GaussianThresholding, LaplaceThresholding, OptimalSelection
+from dpcore.randomness import Randomness
+from dpcore.release import Release
+from tests.tolerances import Z
+
+# a small table with one heavy person (0: 1,000 rows over 10 towns) and 60 light ones
+HEAVY = 1_000
+PERSONS = np.array([0] * HEAVY + list(range(1, 61)))
+TOWNS = np.array([f"t{i % 10}" for i in range(HEAVY)] + [f"t{i % 3}" for i in range(60)])
+VALUES = np.linspace(-20.0, 120.0, PERSONS.size)
+
+
+# ---------------------------------------------------------------------------------------------- user-level queries
+
+
+def test_person_count_sum_and_mean_bound_then_noise_at_the_bounds_sensitivity():
+    b = ContributionBounds(max_rows=4)
+    count = dp_person_count(PERSONS, 0.5, 0, bounds=b)
+    assert count.true_value == 64.0 and count.unclipped_value == PERSONS.size
+    assert count.mechanism.scale == 4 / 0.5  # m / ε
+    total = dp_person_sum(VALUES, PERSONS, 0.0, 100.0, 1.0, 0, bounds=b)
+    assert total.mechanism.sensitivity == 400.0 and total.n == 64  # m · max(|L|, |U|)
+    assert total.unclipped_value == pytest.approx(VALUES.sum())
+    mean = dp_person_mean(VALUES, PERSONS, 0.0, 100.0, 1.0, 0, bounds=b, split=0.25)
+    assert mean.sum.mechanism.epsilon == pytest.approx(0.25) and mean.count.mechanism.epsilon == pytest.approx(0.75)
+    assert mean.sum.mechanism.sensitivity == 400.0 and mean.count.mechanism.sensitivity == 4.0
+    assert mean.true_value == pytest.approx(mean.sum.true_value / mean.count.true_value)
+    g = dp_person_count(PERSONS, 1.0, 0, bounds=b, mechanism="gaussian", delta=1e-6)
+    assert g.mechanism.sigma == pytest.approx(analytic_gaussian_sigma(1.0, 1e-6, 4.0))
+
+
+def test_a_person_with_1000_rows_moves_every_query_by_at_most_the_bound():
+    without = PERSONS != 0
+    for m in (1, 3, 10):
+        b = ContributionBounds(max_rows=m)
+        for seed in range(3):
+            c1 = dp_person_count(PERSONS, 1.0, seed, bounds=b).true_value
+            c0 = dp_person_count(PERSONS[without], 1.0, seed, bounds=b).true_value
+            assert c1 - c0 == m
+            s1 = dp_person_sum(VALUES, PERSONS, 0.0, 100.0, 1.0, seed, bounds=b).true_value
+            s0 = dp_person_sum(VALUES[without], PERSONS[without], 0.0, 100.0, 1.0, seed, bounds=b).true_value
+            assert abs(s1 - s0) <= b.sum_sensitivity(0.0, 100.0).l1
+    b = ContributionBounds(max_groups=3, max_rows_per_group=2)
+    sel = OptimalSelection(1.0, 1e-6, 3)
+    for seed in range(3):
+        full = group_by(TOWNS, 1.0, seed, persons=PERSONS, bounds=b, keys=[f"t{i}" for i in range(10)])
+        less = group_by(TOWNS[without], 1.0, seed, persons=PERSONS[without], bounds=b, keys=full.labels)
+        d = np.abs(full.true_values - less.true_values)
+        s = b.histogram_sensitivity()
+        assert d.sum() == s.l1 and math.sqrt((d * d).sum()) == pytest.approx(s.l2) and d.max() == s.linf
+        assert group_by(TOWNS, 1.0, seed, persons=PERSONS, bounds=b, selection=sel).kept >= 0
+
+
+def test_missing_values_are_left_out_before_bounding():
+    values = np.array([1.0, np.nan, 3.0, 4.0])
+    r = dp_person_sum(values, [1, 1, 2, 2], 0.0, 10.0, 1.0, 0, bounds=ContributionBounds(max_rows=5))
+    assert r.true_value == 8.0 and r.dropped_nan == 1 and r.n == 3
+
+
+# ---------------------------------------------------------------------------------------------- declared keys
+
+
+def test_declared_keys_release_every_key_absent_ones_with_a_noisy_zero():
+    groups = ["a", "b", "a", "zz", None, "a"]
+    r = group_by(groups, 1.0, 0, keys=["a", "b", "c"])
+    assert r.labels == ("a", "b", "c") and r.true_values.tolist() == [3.0, 1.0, 0.0]
+    assert r.noisy_values.shape == (3,) and r.noisy_values[2] != 0.0  # "c": nobody holds it, a noisy zero
+    assert r.unit == UNIT_RECORD and r.relation is ADD_REMOVE and r.selection is None and r.threshold is None
+    assert (r.epsilon, r.delta) == (1.0, 0.0)
+    other = group_by(groups, 1.0, 0, keys=["a", "b", "c"], other=True)
+    assert other.labels == ("a", "b", "c", OTHER) and other.true_values.tolist() == [3.0, 1.0, 0.0, 1.0]
+    numbers = group_by([1, 2, 2, 7], 1.0, 0, keys=[1, 2, 3])  # compared as text
+    assert numbers.true_values.tolist() == [1.0, 2.0, 0.0]
+
+
+def test_sum_and_mean_per_group():
+    groups = np.array(["x", "x", "y", "y", "y"])
+    values = np.array([5.0, 50.0, -3.0, 1.0, np.nan])
+    s = group_by(groups, 1.0, 0, keys=["x", "y"], statistic="sum", values=values, lower=0.0, upper=10.0)
+    assert s.true_values.tolist() == [15.0, 1.0]  # clipped to [0, 10]; the missing value left out
+    assert s.noise_std == pytest.approx(math.sqrt(2) * 10.0)  # Laplace, sensitivity max(|L|, |U|)
+    m = group_by(groups, 1.0, 0, keys=["x", "y", "z"], statistic="mean", values=values, lower=0.0, upper=10.0)
+    assert m.true_values[:2].tolist() == [7.5, 0.5] and math.isnan(m.true_values[2])
+    assert np.all((m.noisy_values >= 0.0) & (m.noisy_values <= 10.0)) and math.isnan(m.noise_std)
+
+
+def test_the_noise_of_a_vector_over_groups():
+    # ℓ1 family: each entry at ε/L₀ and sensitivity L∞ (the Laplace scale L₀·L∞/ε); ℓ2 family: √L₀·L∞ at (ε, δ)
+    b = ContributionBounds(max_groups=4, max_rows_per_group=3)
+    keys = [f"t{i}" for i in range(10)]
+    lap = group_by(TOWNS, 2.0, 0, persons=PERSONS, bounds=b, keys=keys)
+    assert lap.noise_std == pytest.approx(math.sqrt(2) * 4 * 3 / 2.0)
+    gau = group_by(TOWNS, 2.0, 0, persons=PERSONS, bounds=b, keys=keys, mechanism="gaussian", delta=1e-6)
+    assert gau.noise_std == pytest.approx(analytic_gaussian_sigma(2.0, 1e-6, 2 * 3))
+    stair = group_by(TOWNS, 2.0, 0, persons=PERSONS, bounds=b, keys=keys, mechanism="staircase")
+    assert stair.epsilon == 2.0 and stair.unit == UNIT_PERSON
+    # the noise has the stated law: 1,000 draws of one group's error
+    errors = np.array(
+        [group_by(TOWNS, 2.0, s, persons=PERSONS, bounds=b, keys=keys).noisy_values[0] for s in range(1_000)]
+    )
+    errors -= lap.true_values[0]
+    # a Laplace sample std has standard error σ·√(5/(4n)) (excess kurtosis 3)
+    assert abs(errors.std() - lap.noise_std) <= Z * lap.noise_std * math.sqrt(1.25 / 1_000)
+
+
+# ---------------------------------------------------------------------------------------------- private selection
+
+
+def test_private_selection_releases_kept_groups_and_the_threshold_never_the_dropped():
+    # 30 groups of one person each and 5 groups of 200 persons
+    persons = np.arange(30 + 5 * 200)
+    groups = np.array([f"rare{i}" for i in range(30)] + [f"big{i // 200}" for i in range(1_000)])
+    sel = LaplaceThresholding(1.0, 1e-6)
+    r = group_by(groups, 1.0, 0, selection=sel, persons=persons, bounds=ContributionBounds())
+    assert r.labels == tuple(f"big{i}" for i in range(5))  # sorted by label
+    assert r.threshold == sel.threshold and r.epsilon == 2.0 and r.delta == pytest.approx(1e-6)
+    assert isinstance(r, GroupByResult) and r.kept == 5
+    fields = {f for f in GroupByResult.__dataclass_fields__}
+    assert not any("drop" in f or "candidate" in f for f in fields)  # nothing names the dropped groups
+    assert r.table().shape == (5, 2)
+    # over many runs a one-person group is released with probability δ: never here
+    runs = [group_by(groups, 1.0, s, selection=sel, persons=persons, bounds=ContributionBounds()) for s in range(50)]
+    assert not any(label.startswith("rare") for run in runs for label in run.labels)
+
+
+def test_selection_counts_distinct_persons_after_bounding():
+    # one person with 500 rows in one group is one person: never enough for the threshold
+    groups = np.array(["solo"] * 500 + ["crowd"] * 100)
+    persons = np.array([0] * 500 + list(range(1, 101)))
+    sel = OptimalSelection(1.0, 1e-6)
+    for seed in range(20):
+        r = group_by(groups, 1.0, seed, selection=sel, persons=persons, bounds=ContributionBounds())
+        assert r.labels == ("crowd",)
+
+
+def test_selection_costs_its_own_epsilon_and_delta():
+    sel = GaussianThresholding(0.5, 1e-6, 2)
+    b = ContributionBounds(max_groups=2, max_rows_per_group=5)
+    r = group_by(TOWNS, 1.0, 0, persons=PERSONS, bounds=b, selection=sel, mechanism="gaussian", delta=1e-7)
+    assert r.epsilon == 1.5 and r.delta == pytest.approx(sel.delta_spent + 1e-7)
+    m = group_by(
+        TOWNS, 1.0, 0, persons=PERSONS, bounds=b, selection=sel, statistic="mean", values=VALUES, lower=0, upper=100
+    )
+    assert m.epsilon == 1.5 and m.delta == pytest.approx(sel.delta_spent)
+
+
+# ---------------------------------------------------------------------------------------------- the publication
+
+
+def test_publish_group_by_returns_a_release_under_add_remove_one_person():
+    b = ContributionBounds(max_groups=2, max_rows_per_group=3)
+    keys = [f"t{i}" for i in range(10)]
+    rel = publish_group_by(TOWNS, 1.0, persons=PERSONS, identifier="pid", bounds=b, keys=keys, other=True)
+    assert isinstance(rel, Release) and rel.randomness is Randomness.PUBLICATION and rel.is_publication
+    assert rel.unit == UNIT_PERSON and rel.relation is ADD_REMOVE and rel.labels == (*keys, OTHER)
+    assert rel.epsilon == 1.0 and rel.delta == 0.0 and len(rel.values) == 11
+    names = {f.name for f in rel.public}
+    assert {"person identifier", "contribution bounds", "group keys", "outside the keys"} <= names
+    # the values sit on the lattice: a count's grid is a power of two
+    sel = OptimalSelection(1.0, 1e-6, 2)
+    rel2 = publish_group_by(
+        TOWNS, 1.0, persons=PERSONS, bounds=b, selection=sel, statistic="sum", values=VALUES, lower=0, upper=100
+    )
+    assert rel2.epsilon == 2.0 and rel2.delta == pytest.approx(1e-6)
+    assert "partition selection" in {f.name for f in rel2.public}
+    assert list(rel2.labels) == sorted(rel2.labels)
+    a = publish_group_by(TOWNS, 1.0, persons=PERSONS, bounds=b, keys=keys)
+    c = publish_group_by(TOWNS, 1.0, persons=PERSONS, bounds=b, keys=keys)
+    assert a.values != c.values  # fresh secure noise each time
+
+
+def test_publication_refuses_what_it_cannot_publish_exactly():
+    keys = ["t0", "t1"]
+    with pytest.raises(ValueError, match="mechanism must be one published on a lattice, got 'staircase'"):
+        publish_group_by(TOWNS, 1.0, keys=keys, mechanism="staircase")
+    b = ContributionBounds(max_groups=2)
+    with pytest.raises(ValueError, match="bounds.max_groups must be 1 to publish with Gaussian noise"):
+        publish_group_by(TOWNS, 1.0, persons=PERSONS, bounds=b, keys=keys, mechanism="gaussian", delta=1e-6)
+    rel = publish_group_by(TOWNS, 1.0, keys=keys, mechanism="gaussian", delta=1e-6)
+    assert rel.delta == pytest.approx(1e-6, rel=1e-3) and rel.unit == UNIT_RECORD
+
+
+# ---------------------------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: group_by(["a"], 1.0, 0), "keys or selection must be given, not both"),
+        (
+            lambda: group_by(["a"], 1.0, 0, keys=["a"], selection=OptimalSelection(1.0, 1e-6)),
+            "keys or selection must be given, not both",
+        ),
+        (
+            lambda: group_by(
+                ["a"], 1.0, 0, persons=[1], bounds=ContributionBounds(), selection=OptimalSelection(1.0, 1e-6, 2)
+            ),
+            "selection must be built for the same max_groups as the bounds (L₀ = 1), got 2",
+        ),
+        (lambda: group_by(["a"], 1.0, 0, keys=["a"], persons=[1]), "bounds must be a ContributionBounds when persons"),
+        (
+            lambda: group_by(["a"], 1.0, 0, keys=["a"], bounds=ContributionBounds(max_groups=2)),
+            "bounds must be left out when every row is a different person",
+        ),
+        (
+            lambda: group_by(["a", "b"], 1.0, 0, keys=["a"], persons=[1], bounds=ContributionBounds()),
+            "persons must give one identifier per row",
+        ),
+        (
+            lambda: group_by(["a"], 1.0, 0, keys=["a"], persons=[None], bounds=ContributionBounds()),
+            "persons must name a person on every row, got 1 missing value(s)",
+        ),
+        (lambda: group_by(["a"], 1.0, 0, keys=["a"], statistic="sum"), "values must be given for a sum per group"),
+        (lambda: group_by(["a"], 1.0, 0, keys=["a"], statistic="median"), "statistic must be one of 'count'"),
+        (lambda: group_by(["a"], 1.0, 0, keys="abc"), "keys must be a list of group labels"),
+        (lambda: group_by(["a"], 1.0, 0, keys=["a", "a"]), "keys must be distinct"),
+        (lambda: group_by(["a"], 1.0, 0, keys=["a"], mechanism="gaussian"), "delta must be in (0, 1) for the Gaussian"),
+        (lambda: group_by(["a"], 1.0, 0, keys=["a"], selection=None, mechanism="grr"), "mechanism must be one of"),
+        (lambda: dp_person_count([1, None], 1.0, 0, bounds=ContributionBounds()), "persons must name a person"),
+        (
+            lambda: dp_person_sum([1.0, np.inf], [1, 2], 0, 1, 1.0, 0, bounds=ContributionBounds()),
+            "values must be finite, got 1 infinite value(s)",
+        ),
+    ],
+)
+def test_bad_input_gets_one_sentence(call, message):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert str(info.value).startswith(message), str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_group_column_with_a_million_distinct_keys_is_refused_at_once():
+    n = 1_000_000
+    started = time.perf_counter()
+    with pytest.raises(ValueError) as info:
+        group_by(np.arange(n), 1.0, 0, selection=OptimalSelection(1.0, 1e-6))
+    assert str(info.value) == "groups (distinct values of the group column) must be at most 100000, got 1000000"
+    assert time.perf_counter() - started < 10.0
+    # with declared keys the values outside them are simply left out: no refusal, no stall
+    r = group_by(np.arange(n), 1.0, 0, keys=["1", "2"])
+    assert r.true_values.tolist() == [1.0, 1.0]
