@@ -109,7 +109,7 @@ class Staircase(AdditiveNoise):
         second_g = b * (1.0 + b) / (one_minus_b * one_minus_b)
         mean_w = p * g / 2.0 + (1.0 - p) * (1.0 + g) / 2.0
         second_w = p * g * g / 3.0 + (1.0 - p) * (1.0 + g + g * g) / 3.0
-        return float(self.sensitivity**2 * (second_g + 2.0 * mean_g * mean_w + second_w))
+        return float(self.sensitivity * self.sensitivity * (second_g + 2.0 * mean_g * mean_w + second_w))
 
     @property
     def std(self) -> float:

@@ -99,6 +99,7 @@ from dpcore.learning import (
     noisy_gd_noise,
     noisy_gradient_descent,
 )
+from dpcore.learning.published import lattice_gd_noise, lattice_gradient_descent
 from dpcore.partition_selection import (
     GaussianThresholding,
     LaplaceThresholding,
@@ -133,6 +134,17 @@ CALLS = {
     "dpcore.quantiles.dp_median": {"epsilon": lambda e: dp_median(COLUMN, 0.0, 10.0, e, 0)},
     # publication (secure noise: the contract is the same)
     "dpcore.publish.publish_count": {"epsilon": lambda e: publish.publish_count(COLUMN, e)},
+    "dpcore.publish.publish_logistic_regression": {
+        "epsilon": lambda e: publish.publish_logistic_regression(
+            np.eye(4)[:, :2], np.array([0.0, 1.0, 0.0, 1.0]), ["a", "b"], epsilon=e, delta=1e-5, iterations=2, clip=1.0
+        )
+    },
+    "dpcore.learning.published.lattice_gd_noise": {"epsilon": lambda e: lattice_gd_noise(e, 1e-5, 5, 1.0, 3)},
+    "dpcore.learning.published.lattice_gradient_descent": {
+        "epsilon": lambda e: lattice_gradient_descent(
+            np.eye(4)[:, :2], np.array([0.0, 1.0, 0.0, 1.0]), epsilon=e, delta=1e-5, iterations=2, clip=1.0, rng=0
+        )
+    },
     "dpcore.publish.publish_sum": {"epsilon": lambda e: publish.publish_sum(COLUMN, 0.0, 10.0, e)},
     "dpcore.publish.publish_mean": {"epsilon": lambda e: publish.publish_mean(COLUMN, 0.0, 10.0, e)},
     "dpcore.publish.publish_histogram": {"epsilon": lambda e: publish.publish_histogram(COLUMN, 3, 0.0, 9.0, e)},
@@ -295,6 +307,7 @@ ZERO_ALLOWED = {
 
 #: Callables with an ε-named parameter that is not a privacy parameter to check, and why.
 EXEMPT = {
+    "dpcore.learning.published.LatticeGDNoise": "a record of a calibration, made by lattice_gd_noise, which checks",
     "dpcore.accounting.ledger.Budget": "an (ε, δ) amount spent or remaining, where 0 is the natural value",
     "dpcore.release.Release": "a record of a release, made by the functions of dpcore.publish, which check",
     "dpcore.accounting.subsampled_gaussian.DPSGDPlan": "a record of a plan's results, made by plan_dpsgd, which checks",

@@ -51,6 +51,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from dpcore import families
 from dpcore._roots import root_on_log
 from dpcore.accounting._numerics import as_ks, as_orders
 from dpcore.accounting.composition import advanced_composition_curve
@@ -405,7 +406,31 @@ _GAUSSIAN_PLANS = MappingProxyType(
     }
 )
 
-PLAN_METHODS = {"laplace": tuple(_LAPLACE_PLANS), "gaussian": tuple(_GAUSSIAN_PLANS)}
+
+class _Planner(NamedTuple):
+    """How the planner calibrates one family: its plans per method, and its noise from what a plan returns."""
+
+    plans: MappingProxyType  # method -> target -> ε₀ of one Laplace release, or σ of one Gaussian release
+    noise: object  # (what a plan returns, sensitivity) -> the mechanism of one release
+    for_accuracy: object  # (accuracy, confidence, sensitivity) -> (the noise, its parameter)
+
+
+#: The families the planner calibrates (dpcore.families), each with its plans: one table, no fall-through.
+_PLANNERS = {
+    families.family("laplace"): _Planner(
+        _LAPLACE_PLANS,
+        lambda eps0, sens: Laplace(scale=sens / eps0, sensitivity=sens),
+        lambda a, c, sens: (lambda n: (n, n.scale))(Laplace(scale=Laplace.scale_for_accuracy(a, c), sensitivity=sens)),
+    ),
+    families.family("gaussian"): _Planner(
+        _GAUSSIAN_PLANS,
+        lambda sigma, sens: Gaussian(sigma=sigma, sensitivity=sens),
+        lambda a, c, sens: (lambda n: (n, n.sigma))(
+            Gaussian(sigma=Gaussian.sigma_for_accuracy(a, c), sensitivity=sens)
+        ),
+    ),
+}
+PLAN_METHODS = {f.key: tuple(planner.plans) for f, planner in _PLANNERS.items()}
 
 
 def plan_noise(
@@ -477,11 +502,8 @@ def plan_noise(
                 f"{orders.max():g} (the conversion's own cost), got {epsilon}"
             )
     target = _Target(epsilon, delta, k, sensitivity, orders, conversion, zcdp_conversion)
-    if family == "laplace":
-        eps0 = _LAPLACE_PLANS[method](target)
-        return Laplace(scale=sensitivity / eps0, sensitivity=sensitivity)
-    # Gaussian: the σ of one release
-    return Gaussian(sigma=_GAUSSIAN_PLANS[method](target), sensitivity=sensitivity)
+    planner = _PLANNERS[families.family(family)]
+    return planner.noise(planner.plans[method](target), sensitivity)
 
 
 def plan_epsilon(
@@ -547,12 +569,7 @@ def plan_epsilon(
     k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     sensitivity = check_positive(sensitivity, "sensitivity")
     confidence = check_probability(confidence, "confidence")
-    if family == "laplace":
-        noise = Laplace(scale=Laplace.scale_for_accuracy(accuracy, confidence), sensitivity=sensitivity)
-        parameter = noise.scale
-    else:
-        noise = Gaussian(sigma=Gaussian.sigma_for_accuracy(accuracy, confidence), sensitivity=sensitivity)
-        parameter = noise.sigma
+    noise, parameter = _PLANNERS[families.family(family)].for_accuracy(accuracy, confidence, sensitivity)
     ratio = parameter / sensitivity
     if not MIN_PLAN_NOISE <= ratio <= MAX_PLAN_NOISE:  # the accuracy is proportional to the noise
         low, high = accuracy * MIN_PLAN_NOISE / ratio, accuracy * MAX_PLAN_NOISE / ratio
