@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 
+from dpcore.audit import audit
 from dpcore.contributions import ContributionBounds
 from dpcore.gaussian import analytic_gaussian_sigma
 from dpcore.groupby import (
@@ -263,3 +264,15 @@ def test_a_group_column_with_a_million_distinct_keys_is_refused_at_once():
     # with declared keys the values outside them are simply left out: no refusal, no stall
     r = group_by(np.arange(n), 1.0, 0, keys=["1", "2"])
     assert r.true_values.tolist() == [1.0, 1.0]
+
+
+# ---------------------------------------------------------------------------------------------- audits
+
+
+def test_the_user_level_count_audit_stays_below_its_claim_and_without_bounding_is_refuted():
+    # neighbours differ in one whole person (1,000 rows, bounded to m = 5): 10⁶ runs reach most of ε, never above
+    r = audit("person_count", 1.0, trials=10**6, rng=2)
+    assert 0.9 <= r.epsilon_lower <= 1.0, r.summary
+    # the same count without contribution bounding: the person's 1,000 rows move it by 1,000, the noise is for 5 rows
+    broken = audit("person_count", 1.0, trials=10**6, rng=2, broken="no_bounding")
+    assert broken.violated and broken.epsilon_lower > 10.0, broken.summary

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpcore.audit import audit
 from dpcore.partition_selection import (
     SELECTIONS,
     GaussianThresholding,
@@ -234,3 +235,11 @@ def test_keep_probabilities_agree_with_their_survival_functions():
     n = np.arange(1, 200)
     np.testing.assert_allclose(lap.keep_probability(n), stats.laplace.sf(lap.threshold - n, scale=lap.scale), rtol=1e-9)
     np.testing.assert_allclose(gau.keep_probability(n), stats.norm.sf(gau.threshold - n, scale=gau.sigma), rtol=1e-9)
+
+
+@pytest.mark.parametrize("cls", SELECTIONS, ids=lambda c: c.key)
+def test_the_audit_of_one_group_stays_below_the_claim(cls):
+    # x: a group of n persons, x′: one more (n at the pair nearest the claim): 10⁶ runs per input
+    r = audit(f"{cls.key}_selection", 1.0, trials=10**6, rng=5)
+    assert 0.75 <= r.epsilon_lower <= 1.0, r.summary
+    assert r.delta == pytest.approx(1e-3, rel=1e-9)

@@ -15,6 +15,8 @@ the original's outputs run for run). Sources for the bugs:
   scores (McSherry & Talwar 2007; Dwork & Roth 2014, remark after
   Theorem 3.10).
 * Unary encoding probabilities: Wang, Blocki, Li & Jha (2017), Theorem 3.
+* Contribution bounding: a person with many rows moves a count by all of them unless each person is bounded to
+  m rows (Wilson et al. 2020, Section 3).
 
 References
 ----------
@@ -28,6 +30,8 @@ References
   https://doi.org/10.1109/FOCS.2007.66
 - Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
   USENIX Security, Theorem 3. https://www.usenix.org/conference/usenixsecurity17/technical-sessions/presentation/wang-tianhao
+- Wilson, Zhang, Lam, Desfontaines, Simmons-Marengo & Gipson (2020), "Differentially Private SQL with Bounded User
+  Contribution", Proceedings on Privacy Enhancing Technologies 2020(2), Section 3. https://arxiv.org/abs/1909.01917
 """
 
 from __future__ import annotations
@@ -40,15 +44,19 @@ import numpy as np
 from scipy.special import expit
 
 from dpcore.audit.catalogue import (
+    PERSON_BOUND,
+    PERSON_ROWS,
     above_threshold_pair,
     exponential_build,
     index_label,
+    person_count_pair,
     set_code,
     set_label,
     sparse_pair,
     unary_build,
 )
 from dpcore.audit.engine import Sampler
+from dpcore.contributions import ContributionBounds
 from dpcore.laplace import Laplace, sample_laplace
 from dpcore.unary_encoding import SUE
 
@@ -188,6 +196,21 @@ def _sum_sensitivity_one_build(epsilon: float, p: dict) -> Sampler:
     return Sampler(draw(true0), draw(true1), "real", 0.0, "noisy sum")
 
 
+# ---------------------------------------------------------------------- contribution bounding
+
+
+def _person_count_unbounded_build(epsilon: float, p: dict) -> Sampler:
+    x0, x1 = person_count_pair(p["n"])
+    # as dp_person_count: the rows counted, with Laplace noise at the bound's sensitivity m ...
+    noise = Laplace.from_epsilon(epsilon, ContributionBounds(max_rows=PERSON_BOUND).count_sensitivity().l1)
+    true0, true1 = float(x0.size), float(x1.size)  # BUG: every row counted, no person bounded to m rows
+
+    def draw(true):
+        return lambda rng, m: noise.simulate(true, rng, trials=m)
+
+    return Sampler(draw(true0), draw(true1), "real", 0.0, "noisy count of rows")
+
+
 # ---------------------------------------------------------------------- unary encoding
 
 
@@ -272,6 +295,14 @@ BROKEN: Mapping[str, Mapping[str, BrokenSpec]] = MappingProxyType(
                 _unary_variant_build(swap=True),
                 violates=False,
                 actual_epsilon=lambda e, p: e,
+            ),
+        ),
+        "person_count": _table(
+            BrokenSpec(
+                "no_bounding",
+                "every row of a person counted (no contribution bounding), the noise still calibrated to m rows",
+                _person_count_unbounded_build,
+                actual_epsilon=lambda e, p: e * PERSON_ROWS / PERSON_BOUND,
             ),
         ),
         "exponential": _table(

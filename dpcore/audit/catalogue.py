@@ -524,3 +524,108 @@ register(
         _quantile_build,
     )
 )
+
+
+# ---------------------------------------------------------------------- the unit of privacy: one person's rows
+
+
+#: The person x′ adds to the user-level count's pair, and the bound m on each person's rows.
+PERSON_ROWS, PERSON_BOUND = 1_000, 5
+
+
+def person_count_pair(n: int, rows: int = PERSON_ROWS) -> tuple[np.ndarray, np.ndarray]:
+    """Person identifiers of x (``n`` persons, one row each) and x′ (the same and one more person with ``rows`` rows)."""
+    x = np.arange(n)
+    return x, np.append(x, np.full(rows, n))
+
+
+def _person_count_build(epsilon: float, p: dict) -> Sampler:
+    """A user-level count (:func:`dpcore.groupby.dp_person_count`) on :func:`person_count_pair`, m = PERSON_BOUND.
+
+    Every person keeps ``min(rows, m)`` rows whichever are sampled, so the bounded count does not depend on the
+    sampling: one bounding serves every run, and the runs draw the noise. The heavy person (1,000 rows) moves the
+    count by exactly m, the sensitivity the noise is calibrated to: the Laplace ratio ``e^ε`` is reached.
+    """
+    from dpcore.contributions import ContributionBounds  # imported with the block that registers the audit
+    from dpcore.groupby import dp_person_count
+
+    bounds = ContributionBounds(max_rows=PERSON_BOUND)
+    x0, x1 = person_count_pair(p["n"])
+    r0, r1 = dp_person_count(x0, epsilon, 0, bounds=bounds), dp_person_count(x1, epsilon, 0, bounds=bounds)
+    return Sampler(_simulated(r0), _simulated(r1), "real", 0.0, "noisy count of rows")
+
+
+register(
+    AuditSpec(
+        "person_count",
+        "Laplace noise on a user-level count: each person bounded to m rows (dp_person_count)",
+        "ε-DP",
+        f"x: {{n}} persons with one row each; x′: the same and one more person with {PERSON_ROWS:,} rows "
+        f"(add/remove one person; each person keeps at most m = {PERSON_BOUND} rows, sensitivity m)",
+        THRESHOLD_EVENTS,
+        MappingProxyType({"n": 100}),
+        _person_count_build,
+    )
+)
+
+
+def _worst_group_size(selection, largest: int = 200, runs: int = 1_000_000) -> int:
+    """The group size n whose pair (n, n + 1) an audit of ``runs`` runs per input measures nearest to the claim.
+
+    Adding one person moves the release decision by ``ln((p(n+1) − δ)/p(n))`` (released) or
+    ``ln((1 − p(n) − δ)/(1 − p(n+1)))`` (dropped); each probability is moved by three of its standard errors at
+    ``runs`` runs against the claim, so that a pair whose event is too rare to measure is not chosen.
+    """
+    p = selection.keep_probability(np.arange(largest + 2))
+    a, b, d = p[1:-1], p[2:], selection.delta_spent
+
+    def measured(big, small):
+        big = big - 3.0 * np.sqrt(big * (1.0 - big) / runs)
+        small = small + 3.0 * np.sqrt(small * (1.0 - small) / runs)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(np.maximum(big - d, 0.0) / small)
+
+    scores = np.nan_to_num(np.maximum(measured(b, a), measured(1.0 - a, 1.0 - b)), nan=-np.inf)
+    return int(np.argmax(scores)) + 1
+
+
+def _selection_build(key: str):
+    def build(epsilon: float, p: dict) -> Sampler:
+        from dpcore.partition_selection import selection as by_key
+
+        selection = by_key(key, epsilon, p["delta"])
+
+        def draw(size: int):
+            return lambda rng, m: selection.simulate(size, rng, m).astype(np.int64)
+
+        return Sampler(
+            draw(p["n"]),
+            draw(p["n"] + 1),
+            "codes",
+            selection.delta_spent,
+            "release decision",
+            labels=lambda c: "the group is released" if c else "the group is dropped",
+        )
+
+    return build
+
+
+def _register_selections() -> None:
+    from dpcore.partition_selection import SELECTIONS
+
+    for cls in SELECTIONS:
+        register(
+            AuditSpec(
+                f"{cls.key}_selection",
+                f"Private partition selection: {cls.name} ({cls.source}), one group of a group-by",
+                "(ε, δ)-DP",
+                "x: a group of {n} distinct persons; x′: the same group and one more person (add/remove one person, "
+                "one group per person)",
+                "the release decision (the group released, or dropped)",
+                MappingProxyType({"n": _worst_group_size(cls(1.0, 1e-3)), "delta": 1e-3}),
+                _selection_build(cls.key),
+            )
+        )
+
+
+_register_selections()
