@@ -1,11 +1,19 @@
 """The byte-bounded cache shared by every session (explorer.cache)."""
 
+import gc
+import importlib
+import pathlib
 import pickle
+import pkgutil
+import re
 import threading
 
 import numpy as np
 
+import explorer
 from explorer import cache
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_a_hit_returns_an_equal_fresh_copy_and_skips_the_work():
@@ -93,3 +101,128 @@ def test_parallel_callers_keep_the_accounting_of_bytes_exact():
     for t in threads:
         t.join()
     assert f.store.size == sum(len(b) for b in f.store.items.values()) <= 200_000
+
+
+# --- a result follows the sessions that use it --------------------------------------------------------------------
+
+
+class _Sessions:
+    """Stand-ins for served sessions: the owner token each would keep in its session state."""
+
+    def __init__(self, monkeypatch):
+        self.states: dict[str, dict] = {}
+        self.current = None
+        monkeypatch.setattr(cache, "_current_owner", self._owner)
+
+    def _owner(self):
+        if self.current is None:
+            return None
+        state = self.states.setdefault(self.current, {})
+        state.setdefault(cache.OWNER_KEY, cache._Owner())
+        return state[cache.OWNER_KEY].id
+
+    def end(self, name):
+        del self.states[name]  # the session's state goes with its session
+        gc.collect()
+
+
+def test_a_result_goes_when_the_last_session_that_used_it_ends(monkeypatch):
+    sessions = _Sessions(monkeypatch)
+    calls = []
+
+    @cache.bounded(cache.MIB)
+    def f(x):
+        calls.append(x)
+        return np.full(100, x)
+
+    sessions.current = "a"
+    f(1), f(2)
+    sessions.current = "b"
+    f(2)  # a hit: b uses it too
+    assert calls == [1, 2] and len(f.store.items) == 2
+    sessions.end("a")
+    assert cache.collect() > 0
+    assert len(f.store.items) == 1 and f.store.size == len(next(iter(f.store.items.values())))  # 2 stays for b
+    f(2)
+    assert calls == [1, 2]
+    sessions.end("b")
+    cache.collect()
+    assert not f.store.items and f.store.size == 0 and not f.store.owners
+    f(2)
+    assert calls == [1, 2, 2]  # computed again for whoever asks next
+
+
+def test_a_result_computed_outside_a_session_has_no_owner_and_stays(monkeypatch):
+    sessions = _Sessions(monkeypatch)
+
+    @cache.bounded(cache.MIB)
+    def f(x):
+        return x
+
+    f(1)  # a test, a benchmark, AppTest: no session
+    sessions.current = "a"
+    f(2)
+    sessions.end("a")
+    cache.collect()
+    assert [pickle.loads(b) for b in f.store.items.values()] == [1]
+
+
+def test_an_evicted_result_forgets_its_owners(monkeypatch):
+    sessions = _Sessions(monkeypatch)
+    sessions.current = "a"
+
+    @cache.bounded(100_000)
+    def f(i):
+        return np.zeros(2_000) + i
+
+    for i in range(10):
+        f(i)
+    assert set(f.store.owners) == set(f.store.items)  # no owner entry outlives its result
+    sessions.end("a")
+    cache.collect()
+    assert not f.store.items and not f.store.owners and f.store.size == 0
+
+
+def test_outside_a_served_session_there_is_no_owner():
+    assert cache._current_owner() is None  # no Streamlit runtime in pytest
+
+
+# --- the server's total -------------------------------------------------------------------------------------------
+
+#: ``st.cache_data`` decorators left in the app (counted by entries, not bytes): each counted at this many bytes in
+#: the server's total until its owner converts it. The places may only shrink.
+ENTRY_CACHE_CHARGE = 32 * cache.MIB
+KNOWN_ENTRY_CACHES = {
+    "explorer/audit_floating_point.py": 1,
+    "explorer/audit_mechanism.py": 2,
+    "explorer/compare_means.py": 1,
+}
+
+
+def _entry_caches() -> dict[str, int]:
+    found = {}
+    for folder in ("explorer", "app_pages"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            n = len(re.findall(r"@st\.cache_data\b", path.read_text(encoding="utf-8")))
+            if n:
+                found[f"{folder}/{path.name}"] = n
+    return found
+
+
+def test_every_budget_together_stays_within_the_server_total():
+    for module in pkgutil.iter_modules(explorer.__path__):
+        importlib.import_module(f"explorer.{module.name}")
+    bounded = cache.budgets()
+    assert {"explorer.training.prepared", "explorer.state.cached_demo", "explorer.accountant_composition.curve"} <= set(
+        bounded
+    )
+    entries = sum(_entry_caches().values())
+    total = sum(bounded.values()) + entries * ENTRY_CACHE_CHARGE
+    assert total <= cache.SERVER_BUDGET, (
+        f"{total / cache.MIB:.0f} MiB of caches over {cache.SERVER_BUDGET / cache.MIB:.0f}"
+    )
+
+
+def test_st_cache_data_is_left_only_where_it_was():
+    found = _entry_caches()
+    assert all(found[p] <= KNOWN_ENTRY_CACHES.get(p, 0) for p in found), found  # a new one is bounded by bytes
