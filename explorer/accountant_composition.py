@@ -15,14 +15,14 @@ import streamlit as st
 
 from dpcore import accounting, families
 from dpcore.accounting.per_release import accounting_for, release_rdp
-from explorer import budget, charts
+from explorer import budget, cache, charts
 from explorer.accountant_layout import ADDITIVE, K_GRID, NAMES, accounting_of, one_release
 from explorer.export import to_safe_csv
 
 __all__ = ["curve", "composition_chart", "explain", "rdp_orders", "vectorised"]
 
 
-@st.cache_data(max_entries=64, show_spinner="Composing privacy loss distributions…")
+@cache.bounded(16 * cache.MIB, spinner="Composing privacy loss distributions…")  # tens of kB a curve
 def curve(kind, eps, delta, categories, k_top, conversion, zcdp_conversion):
     """ε against k with its notes, and vectorised vs sequential.
 

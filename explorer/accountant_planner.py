@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import accounting, families
-from explorer import budget, widgets
+from explorer import budget, cache, widgets
 from explorer.accountant_layout import ADDITIVE, NAMES, accounting_of, noise_words
 from explorer.export import to_safe_csv
 from explorer.markup import md, plain_sentence
@@ -22,7 +22,7 @@ from explorer.markup import md, plain_sentence
 __all__ = ["plan", "planner", "accuracy_plan", "plan_from_accuracy"]
 
 
-@st.cache_data(max_entries=32, show_spinner="Planning the noise…")
+@cache.bounded(4 * cache.MIB, spinner="Planning the noise…")  # one row per accounting
 def plan(family: str, total_eps, delta, k, sensitivity, conversion, zcdp_conversion):
     """Per-query noise and 95% error for k queries within (total_eps, delta), under every accounting, and refusals."""
     rows, refusals = [], []
@@ -95,7 +95,7 @@ def planner(delta, k, conversion, zcdp_conversion):
     plan_from_accuracy(family, delta, k, sens, best["95% error bound per query"], conversion, zcdp_conversion)
 
 
-@st.cache_data(max_entries=32, show_spinner="Planning…")
+@cache.bounded(4 * cache.MIB, spinner="Planning…")
 def accuracy_plan(family, accuracy, k, delta, sensitivity, conversion, zcdp_conversion) -> pd.DataFrame:
     """The smallest total ε of k releases whose every answer is within ±accuracy (95%), under each accounting."""
     with warnings.catch_warnings():  # an RDP optimum on the grid's edge is valid; the curve section says so

@@ -34,7 +34,7 @@ from dpcore.families import Family
 from dpcore.lattice import lattice_mechanism
 from dpcore.queries import mean_epsilon_for_accuracy
 from dpcore.simulation import simulated
-from explorer import budget, charts, export, state, widgets
+from explorer import budget, cache, charts, export, state, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import number, power_of_two
 
@@ -184,7 +184,7 @@ def error_curves(q: Query, compared: dict, data, delta, **settings) -> dict:
     return _noise_curves(tuple((f.key, q.part(r).mechanism.sensitivity) for f, r in compared.items()), delta)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.bounded(4 * cache.MIB)  # a few curves of 50 points: kilobytes each
 def _mean_curves(keys: tuple, values, lower, upper, split, delta) -> dict:
     return {
         families.family(k).title: [
@@ -197,7 +197,7 @@ def _mean_curves(keys: tuple, values, lower, upper, split, delta) -> dict:
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.bounded(4 * cache.MIB)
 def _noise_curves(sensitivities: tuple, delta) -> dict:
     """Each family's noise at its release's sensitivity over ε; the classic σ after the Gaussian (the view's own
     family last, when it is neither)."""
