@@ -15,7 +15,7 @@ import streamlit as st
 
 from dpcore.audit import BROKEN, CATALOGUE, audit, lower_bound_curve
 from dpcore.audit.api import MAX_TRIALS
-from explorer import widgets
+from explorer import audit_background, jobs, widgets
 from explorer.audit_layout import CORRECT, CURVE_TRIALS, SALT, page_seed
 from explorer.audit_result import show_result
 from explorer.markup import md, sentence
@@ -216,13 +216,22 @@ def audit_view() -> None:
     st.markdown(line)
     epsilon, params = parameter_widgets(name, broken)
     args = (name, float(epsilon), int(trials), broken, float(confidence), tuple(params.items()))
-    try:
-        with st.spinner(f"Running the mechanism {trials:,} times on each input…", show_time=True):
-            result = cached_audit(*args, page_seed(SALT))
-            curve = cached_curve(*args, page_seed(SALT + "-curve"))
-    except ValueError as exc:
-        st.error(md(sentence(exc)))
-        return
+    seeds = page_seed(SALT), page_seed(SALT + "-curve")
+    seconds = audit_background.estimated_seconds(name, broken, float(epsilon), int(trials), args[-1])
+    if audit_background.in_background(trials, seconds):  # more than a rerun may spend: the server's pool runs it
+        found = audit_background.run(args, *seeds, seconds)
+        if found is None:
+            return
+        result, curve = found
+    else:
+        jobs.drop(audit_background.SLOT)
+        try:
+            with st.spinner(f"Running the mechanism {trials:,} times on each input…", show_time=True):
+                result = cached_audit(*args, seeds[0])
+                curve = cached_curve(*args, seeds[1])
+        except ValueError as exc:
+            st.error(md(sentence(exc)))
+            return
     actual = (
         exhibit.actual_epsilon(result.epsilon_claimed, result.params) if exhibit and exhibit.actual_epsilon else None
     )

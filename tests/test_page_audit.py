@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -19,7 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import families
 from dpcore.audit import CATALOGUE, audit, catalogue, floating_point_attack, lower_bound_curve
-from explorer import charts
+from explorer import audit_background, charts
 from explorer.columns import encode_categories, suggest_bounds
 from explorer.dataset import load_demo
 from tests.apptest import assert_clean, metric, open_page
@@ -458,3 +459,66 @@ def test_the_page_warns_against_reading_the_highest_point_of_the_curve_exactly_w
     assert shown == expected
     if broken:
         assert expected  # seed 2017: the broken Sparse's curve crosses the claim, its audit does not (at 10^5 runs)
+
+
+# ---------------------------------------------------------------------- heavy audits run in the server's pool
+
+POOL_TIMEOUT = 240  # seconds a background audit may take on a loaded 2-core machine before the test fails
+
+
+def poll_until(at, condition, timeout: float = POOL_TIMEOUT):
+    """Rerun the page (as its polling fragment would) until ``condition(at)``."""
+    deadline = time.monotonic() + timeout
+    while not condition(at):
+        assert time.monotonic() < deadline, "the page did not get its background result"
+        time.sleep(0.5)
+        at.run()
+    return at
+
+
+def shows_bound(at) -> bool:
+    return any(m.label == "Lower bound on ε" for m in at.metric)
+
+
+def test_an_audit_above_the_threshold_goes_to_the_pool_and_its_result_appears(monkeypatch):
+    monkeypatch.setattr(audit_background, "INLINE_TRIALS", 30_000)  # the default 10⁵ runs are now "heavy"
+    at = open_page("audit")
+    assert_clean(at)
+    assert not shows_bound(at)  # the rerun did not compute it
+    texts = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith("The audit (100,000 runs on each input): ") for t in texts), texts
+    assert at.button(key="jobs_cancel_audit").label == "Cancel"
+    poll_until(at, shows_bound)
+    assert_clean(at)
+    result = audit("laplace_count", 1.0, trials=TRIALS, rng=page_rng("audit"), n=100)
+    assert_shows(at, result)  # the same numbers as the page computes inline
+    assert not [b for b in at.button if b.key == "jobs_cancel_audit"]
+    at.run()  # the result stays with the session
+    assert_shows(at, result)
+    monkeypatch.setattr(audit_background, "INLINE_TRIALS", 10**6)
+    at.run()  # back under the threshold: inline, as before
+    assert_shows(at, result)
+
+
+def test_a_background_audit_can_be_cancelled_and_run_again():
+    # 10⁷ runs of the lattice Gaussian: above 10⁶ runs, always the pool, and minutes of work
+    at = open_page("audit", aud_mechanism="lattice_gaussian_count", aud_trials=10_000_000)
+    assert_clean(at)
+    at.button(key="jobs_cancel_audit").click().run()
+    assert_clean(at)
+    assert any(i.value == "The audit \\(10,000,000 runs on each input\\): cancelled." for i in at.info)
+    assert at.button(key="jobs_rerun_audit").label == "Run it"
+    assert not shows_bound(at)
+    at.button(key="jobs_rerun_audit").click().run()  # asked again: back in the queue
+    assert at.button(key="jobs_cancel_audit")
+    at.button(key="jobs_cancel_audit").click().run()
+
+
+def test_a_refusal_from_the_pool_reads_as_the_inline_one(monkeypatch):
+    link = {"aud_mechanism": "above_threshold", "aud_above_threshold_queries": 1000, "aud_trials": 10_000_000}
+    at = poll_until(open_page("audit", **link), lambda a: a.error)
+    monkeypatch.setattr(audit_background, "INLINE_TRIALS", 10**8)
+    monkeypatch.setattr(audit_background, "INLINE_SECONDS", math.inf)
+    inline = open_page("audit", **link)
+    assert [e.value for e in at.error] == [e.value for e in inline.error]
+    assert len(at.error) == 1 and "Traceback" not in at.error[0].value
