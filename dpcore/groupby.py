@@ -58,6 +58,7 @@ from dpcore.lattice import lattice_mechanism
 from dpcore.limits import MAX_CATEGORIES, MAX_TABLE_ROWS
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON, UNIT_RECORD, NeighbouringRelation
 from dpcore.partition_selection import PartitionSelection
+from dpcore.publish import OTHER  # the label of the declared catch-all group, one word for every publication
 from dpcore.queries import MECHANISMS, MeanResult, QueryResult, noise_mechanism, split_mean_budget
 from dpcore.randomness import Randomness, SecureGenerator
 from dpcore.release import PublicFact, Release, as_tuple
@@ -80,8 +81,6 @@ __all__ = [
     "publish_group_by",
 ]
 
-#: The label of the declared catch-all group (the same word as :data:`dpcore.publish.OTHER`).
-OTHER = "(other)"
 #: What a group-by computes per group.
 STATISTICS = ("count", "sum", "mean")
 
