@@ -47,6 +47,10 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "learning | NGD · Gradient or example clipping",
         "learning | DP-SGD · Training run",
     ),
+    "contributions.md": (
+        "contribution bounding, 10⁶ rows, m = 10 rows per person",
+        "group-by with partition selection, counts",
+    ),
 }
 
 
