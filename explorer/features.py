@@ -57,6 +57,9 @@ __all__ = [
     "Features",
     "prepare_features",
     "MAX_CATEGORIES",
+    "MAX_FEATURES",
+    "MAX_CELLS",
+    "FLOAT",
     "NumericDeclaration",
     "CategoricalDeclaration",
     "DeclaredFeatures",
@@ -66,6 +69,14 @@ __all__ = [
 
 #: One-hot columns per categorical feature, counting ``(other)``.
 MAX_CATEGORIES = 50
+#: Feature columns (numeric columns and one-hot indicators) at most: with :data:`MAX_CELLS`, 20,000 rows stay.
+MAX_FEATURES = 1_000
+#: Cells of the arrays (training and test rows × feature columns) at most: 80 MB as float32. A 20 MB upload with
+#: 1,000 one-hot columns once made the Learning page allocate 8 GB (issue 23).
+MAX_CELLS = 20_000_000
+#: The arrays' type: 4 bytes a cell, half of float64; ``dpcore.learning`` reads them as float64 (0/1 indicators
+#: exactly, a standardized value to 7 significant digits, far finer than any noise the page adds).
+FLOAT = np.float32
 OTHER = "(other)"
 MISSING = "(missing)"
 
@@ -76,7 +87,7 @@ class Features:
 
     Attributes
     ----------
-    X_train, X_test : numpy.ndarray of float64, shapes (n_train, d) and (n_test, d)
+    X_train, X_test : numpy.ndarray of float32, shapes (n_train, d) and (n_test, d)
     y_train, y_test : numpy.ndarray of int64 (0/1)
     feature_names : tuple of str
         One per column of X: a numeric column's name, or ``column=category``.
@@ -87,7 +98,24 @@ class Features:
     description : str
         One sentence describing the preparation.
     notes : tuple of str
-        One sentence per row or column dropped, skipped, merged or imputed.
+        One sentence per row or column dropped, skipped, merged or imputed (:attr:`size_note` among them).
+    rows_with_target : int
+        Rows of the table with a target value.
+    rows_used : int
+        Rows in ``X_train`` and ``X_test`` together (fewer when ``max_rows`` or the cell budget cut the table).
+    category_cap : int
+        One-hot columns a categorical feature took at most, counting ``(other)`` and ``(missing)``.
+    categories_merged : int
+        Categories merged into an ``(other)`` column, over every feature.
+    columns_left_out : tuple of str
+        Usable columns left out because the feature budget was full.
+    max_cells : int
+        The budget of cells the arrays were held to.
+    size_note : str
+        One sentence saying what was cut to keep the arrays within their budget ("" when nothing was), for the
+        page to show: e.g. "The model is trained on at most 2 one-hot columns per text column instead of 50 (…) and
+        a seeded random 20,000 of its 820,000 rows, …, so that its data fit the page's budget of 1,000 feature
+        columns and 20,000,000 cells: 20,000 rows × 1,000 columns, 80 MB."
     """
 
     X_train: np.ndarray
@@ -99,6 +127,18 @@ class Features:
     positive: str
     description: str
     notes: tuple[str, ...] = ()
+    rows_with_target: int = 0
+    rows_used: int = 0
+    category_cap: int = MAX_CATEGORIES
+    categories_merged: int = 0
+    columns_left_out: tuple[str, ...] = ()
+    max_cells: int = MAX_CELLS
+    size_note: str = ""
+
+    @property
+    def cells(self) -> int:
+        """Cells of ``X_train`` and ``X_test`` together."""
+        return int(self.X_train.size + self.X_test.size)
 
 
 def _is_numeric(series: pd.Series) -> bool:
@@ -164,6 +204,97 @@ def _split(n: int, test_fraction: float, rng) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
 
+#: Codes of :attr:`_Column.ranks` that are not a category seen in training.
+_MISSING_CODE, _UNSEEN_CODE = -1, -2
+
+
+@dataclass(frozen=True, eq=False)
+class _Column:
+    """What one feature column becomes, read from the training rows: a numeric column's mean and standard
+    deviation, or a categorical column's categories (most frequent first, ties by value), whether it has missing
+    values, and each row's rank among those categories (:data:`_MISSING_CODE`, :data:`_UNSEEN_CODE` otherwise)."""
+
+    name: str
+    numeric: bool
+    mean: float = 0.0
+    std: float = 1.0
+    categories: tuple = ()
+    has_missing: bool = False
+    ranks: np.ndarray | None = None
+
+    def width(self, cap: int) -> int:
+        """Feature columns it takes when a categorical column has at most ``cap`` (counting (other), (missing))."""
+        return 1 if self.numeric else min(len(self.categories) + int(self.has_missing), cap)
+
+
+def _category_codes(series: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """``(codes, values)``: each row's index into the column's distinct text values (stripped), -1 for a missing
+    one (NaN, or blank once stripped). Only the distinct values are converted to text and stripped."""
+    raw, uniques = pd.factorize(series, use_na_sentinel=True)
+    texts = pd.Index(uniques).astype("string").str.strip()
+    remap = np.full(len(uniques) + 1, _MISSING_CODE, dtype=np.int32)  # the last slot: factorize's -1
+    position: dict[str, int] = {}
+    for i, text in enumerate(texts):
+        if isinstance(text, str) and text:
+            remap[i] = position.setdefault(text, len(position))
+    return remap[raw], list(position)
+
+
+def _plan(data: pd.DataFrame, train: np.ndarray, features: list) -> tuple[list[_Column], list[str]]:
+    """Each usable feature column's statistics from the training rows, and the columns skipped (with why)."""
+    plans, skipped = [], []
+    for col in features:
+        series = data[col]
+        if _is_numeric(series):
+            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            tr = values[train]
+            tr = tr[np.isfinite(tr)]
+            if tr.size == 0 or np.std(tr) == 0:
+                skipped.append(f"'{col}' (constant)")
+                continue
+            plans.append(_Column(col, True, mean=float(np.mean(tr)), std=float(np.std(tr))))
+            continue
+        codes, values = _category_codes(series)
+        in_train = codes[train]
+        counts = np.bincount(in_train[in_train >= 0], minlength=len(values))  # missing values not counted
+        seen = np.flatnonzero(counts)
+        if len(seen) + int((in_train < 0).any()) < 2:
+            skipped.append(f"'{col}' (a single value)")
+            continue
+        if len(seen) > len(data) / 2:
+            skipped.append(f"'{col}' (identifier-like: {len(seen):,} distinct values)")
+            continue
+        ordered = sorted(seen.tolist(), key=lambda i: (-counts[i], values[i]))
+        rank = np.full(len(values) + 1, _UNSEEN_CODE, dtype=np.int32)  # the last slot: a missing value's -1
+        rank[ordered] = np.arange(len(ordered), dtype=np.int32)
+        rank[-1] = _MISSING_CODE
+        plans.append(
+            _Column(
+                col,
+                False,
+                categories=tuple(values[i] for i in ordered),
+                has_missing=bool((codes < 0).any()),
+                ranks=rank[codes],
+            )
+        )
+    return plans, skipped
+
+
+def _fit(plans: list[_Column], max_categories: int, max_features: int) -> tuple[int, list[_Column], list[_Column]]:
+    """The largest one-hot cap in [2, max_categories] under which the columns take at most ``max_features``;
+    when even two each is too many, the columns kept in the table's order while they fit, and those left out."""
+    for cap in range(max_categories, 1, -1):
+        if sum(p.width(cap) for p in plans) <= max_features:
+            return cap, plans, []
+    kept, total = [], 0
+    for p in plans:
+        if total + p.width(2) > max_features:
+            break
+        kept.append(p)
+        total += p.width(2)
+    return 2, kept, plans[len(kept) :]
+
+
 def prepare_features(
     frame: pd.DataFrame,
     target: str,
@@ -175,11 +306,14 @@ def prepare_features(
     rng=0,
     max_categories: int = MAX_CATEGORIES,
     max_rows: int | None = None,
+    max_features: int = MAX_FEATURES,
+    max_cells: int = MAX_CELLS,
 ) -> Features:
     """Standardize numeric columns, one-hot encode categorical ones, make a 0/1 target, split.
 
     Module notes for every rule. The statistics used are read from the
-    training rows and are **not private**.
+    training rows and are **not private**. The arrays are float32 and hold at most ``max_cells`` cells
+    (:data:`MAX_CELLS`, 80 MB); what was cut to fit is said in :attr:`Features.size_note`.
 
     Parameters
     ----------
@@ -203,6 +337,13 @@ def prepare_features(
     max_rows : int, optional
         Rows used at most (training and test together), in [3, inf): a larger table is cut to a seeded
         random subset of this many rows, drawn before the split and independently of the values (noted).
+    max_features : int, default 1,000
+        Feature columns at most, in [1, inf): when the columns would take more, every categorical column gets
+        the same lower cap of one-hot columns (its rarer categories merged into ``(other)``), down to two; below
+        that, the columns after the first that fit are left out (noted).
+    max_cells : int, default 20,000,000
+        Cells of ``X_train`` and ``X_test`` together at most, in [1, inf): a table whose rows times feature columns
+        would pass it is cut to a seeded random subset of rows, drawn independently of the values (noted).
 
     Returns
     -------
@@ -212,8 +353,8 @@ def prepare_features(
     --------
     >>> df = pd.DataFrame({"age": [20, 30, 40, 50, 60, 70, 25, 35], "job": list("abab?bab"), "rich": list("nnyynnyn")})
     >>> f = prepare_features(df.replace("?", None), "rich", test_fraction=0.25)
-    >>> f.feature_names, f.positive, f.X_train.shape
-    (('age', 'job=b', 'job=a', 'job=(missing)'), "rich = 'y'", (6, 4))
+    >>> f.feature_names, f.positive, f.X_train.shape, f.X_train.dtype
+    (('age', 'job=b', 'job=a', 'job=(missing)'), "rich = 'y'", (6, 4), dtype('float32'))
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
@@ -221,6 +362,8 @@ def prepare_features(
         raise ValueError(f"target must be a column of the table, got '{target}'")
     test_fraction = check_probability(test_fraction, "test_fraction")
     max_categories = check_int(max_categories, "max_categories", minimum=2)
+    max_features = check_int(max_features, "max_features", minimum=1)
+    max_cells = check_int(max_cells, "max_cells", minimum=1)
     if max_rows is not None:
         max_rows = check_int(max_rows, "max_rows", minimum=3)
     if features is None:
@@ -238,90 +381,109 @@ def prepare_features(
     dropped = int((~has_target).sum())
     if dropped:
         notes.append(f"{dropped:,} row(s) without a value of '{target}' were dropped.")
-    data = frame.loc[has_target, features].reset_index(drop=True)
-    y_all = y_all[has_target]
+    rows = np.flatnonzero(has_target)  # rows of the frame used, in order; the frame is read only at these
+    with_target = len(rows)
     rng = as_generator(rng)
-    if max_rows is not None and len(data) > max_rows:
-        keep = np.sort(rng.choice(len(data), size=max_rows, replace=False))
+    if max_rows is not None and len(rows) > max_rows:
+        rows = rows[np.sort(rng.choice(len(rows), size=max_rows, replace=False))]
         notes.append(
-            f"{len(data):,} rows have a target; a seeded random {max_rows:,} of them are used, drawn without "
+            f"{with_target:,} rows have a target; a seeded random {max_rows:,} of them are used, drawn without "
             "looking at their values, so that training stays fast."
         )
-        data, y_all = data.iloc[keep].reset_index(drop=True), y_all[keep]
+    if frame.columns.is_unique:  # only the rows and columns used are copied
+        data = frame.iloc[rows, frame.columns.get_indexer(features)].reset_index(drop=True)
+    else:
+        data = frame.iloc[rows][features].reset_index(drop=True)
     train, test = _split(len(data), test_fraction, rng)
+    plans, skipped = _plan(data, train, features)
+    cap, plans, left_out = _fit(plans, max_categories, max_features)
+    d = sum(p.width(cap) for p in plans)
+    if d and len(data) * d > max_cells:  # fewer rows, drawn without looking at the values; the plan is read again
+        n = max(3, max_cells // d)
+        keep = np.sort(rng.choice(len(data), size=n, replace=False))
+        before = len(data)
+        rows, data = rows[keep], data.iloc[keep].reset_index(drop=True)
+        train, test = _split(len(data), test_fraction, rng)
+        kept_names = {p.name for p in plans}
+        plans, more_skipped = _plan(data, train, [c for c in features if c in kept_names])
+        skipped += more_skipped
+        d = sum(p.width(cap) for p in plans)  # no larger: a subset has no category its superset lacks
+        size_rows = (before, len(data))
+    else:
+        size_rows = None
+    y_all = y_all[rows]
     if y_all[train].min() == y_all[train].max():
         raise ValueError(
             f"the training rows must contain both classes of the target, got only {'positives' if y_all[train][0] else 'negatives'}"
         )
-
-    blocks_train, blocks_test, names = [], [], []
-    n_numeric = n_categorical = 0
-    skipped: list[str] = []
-    for col in features:
-        series = data[col]
-        if _is_numeric(series):
-            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-            values = np.where(np.isfinite(values), values, np.nan)
-            tr = values[train]
-            if np.isnan(tr).all() or np.nanstd(tr) == 0:
-                skipped.append(f"'{col}' (constant)")
-                continue
-            mean, std = float(np.nanmean(tr)), float(np.nanstd(tr))
-            missing = int(np.isnan(values).sum())
-            if missing:
-                notes.append(f"{missing:,} missing value(s) of '{col}' were set to its training mean, {mean:.4g}.")
-            z = np.where(np.isnan(values), 0.0, (values - mean) / std)
-            blocks_train.append(z[train, None])
-            blocks_test.append(z[test, None])
-            names.append(str(col))
-            n_numeric += 1
-            continue
-        text = series.astype("string").str.strip()
-        text = text.mask(text == "")  # an empty cell is a missing one
-        missing = text.isna().to_numpy()
-        counts = text.iloc[train].value_counts()  # missing values not counted
-        if len(counts) + int(missing[train].any()) < 2:
-            skipped.append(f"'{col}' (a single value)")
-            continue
-        if len(counts) > len(data) / 2:
-            skipped.append(f"'{col}' (identifier-like: {len(counts):,} distinct values)")
-            continue
-        has_missing = bool(missing.any())
-        room = max_categories - (1 if has_missing else 0)
-        ordered = sorted(counts.index, key=lambda v: (-counts[v], v))
-        if len(ordered) > room:
-            kept, other = ordered[: room - 1], True
-            notes.append(f"{len(ordered) - len(kept):,} rarer categories of '{col}' share the column {OTHER}.")
-        else:
-            kept, other = ordered, False
-        labels = list(kept) + ([OTHER] if other else []) + ([MISSING] if has_missing else [])
-        codes = pd.Index(kept).get_indexer(text.fillna(""))  # -1: not a kept category
-        if other:
-            codes[(codes == -1) & ~missing] = len(kept)
-        if has_missing:
-            codes[missing] = len(labels) - 1
-            notes.append(f"{int(missing.sum()):,} missing value(s) of '{col}' have their own column {MISSING}.")
-        unseen = int(np.sum(codes[test] == -1))
-        if unseen:
-            notes.append(
-                f"{unseen:,} test row(s) have a category of '{col}' not seen in training and no column for it."
-            )
-        onehot = np.zeros((len(data), len(labels)))
-        ok = codes >= 0
-        onehot[np.flatnonzero(ok), codes[ok]] = 1.0
-        blocks_train.append(onehot[train])
-        blocks_test.append(onehot[test])
-        names += [f"{col}={label}" for label in labels]
-        n_categorical += 1
-    if skipped:
-        notes.append(f"Skipped {len(skipped)} column(s): {', '.join(skipped)}.")
-    if not names:
+    if not plans:
         raise ValueError(
             f"features must include at least one usable column (numeric, or categorical with 2+ values), got none of {len(features)}"
         )
 
-    X_train = np.hstack(blocks_train)
-    X_test = np.hstack(blocks_test)
+    X_train = np.zeros((len(train), d), dtype=FLOAT)
+    X_test = np.zeros((len(test), d), dtype=FLOAT)
+    in_train, in_test = np.arange(len(train)), np.arange(len(test))
+    names: list[str] = []
+    n_numeric = n_categorical = 0
+    merged: list[tuple[str, int]] = []  # (column, categories merged into (other))
+    for p in plans:
+        j = len(names)
+        series = data[p.name]
+        if p.numeric:
+            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = np.where(np.isfinite(values), values, np.nan)
+            missing = int(np.isnan(values).sum())
+            if missing:
+                notes.append(f"{missing:,} missing value(s) of '{p.name}' were set to its training mean, {p.mean:.4g}.")
+            z = np.where(np.isnan(values), 0.0, (values - p.mean) / p.std)
+            X_train[:, j] = z[train]
+            X_test[:, j] = z[test]
+            names.append(str(p.name))
+            n_numeric += 1
+            continue
+        ranks = p.ranks
+        missing = ranks == _MISSING_CODE
+        room = cap - (1 if p.has_missing else 0)
+        if len(p.categories) > room:
+            kept, other = list(p.categories[: room - 1]), True
+            merged.append((p.name, len(p.categories) - len(kept)))
+        else:
+            kept, other = list(p.categories), False
+        labels = kept + ([OTHER] if other else []) + ([MISSING] if p.has_missing else [])
+        codes = np.where((ranks >= 0) & (ranks < len(kept)), ranks, -1)  # -1: not a kept category
+        if other:
+            codes[(codes == -1) & ~missing] = len(kept)
+        if p.has_missing:
+            codes[missing] = len(labels) - 1
+            notes.append(f"{int(missing.sum()):,} missing value(s) of '{p.name}' have their own column {MISSING}.")
+        unseen = int(np.sum(codes[test] == -1))
+        if unseen:
+            notes.append(
+                f"{unseen:,} test row(s) have a category of '{p.name}' not seen in training and no column for it."
+            )
+        for X, part, at in ((X_train, train, in_train), (X_test, test, in_test)):
+            c = codes[part]
+            ok = c >= 0
+            X[at[ok], j + c[ok]] = 1.0
+        names += [f"{p.name}={label}" for label in labels]
+        n_categorical += 1
+    if len(merged) <= 3:
+        notes += [f"{k:,} rarer categories of '{c}' share the column {OTHER}." for c, k in merged]
+    else:  # one sentence, not one per column
+        notes.append(
+            f"In {len(merged):,} text columns the rarer categories share a column {OTHER}: "
+            f"{sum(k for _, k in merged):,} categories in all."
+        )
+    if skipped:
+        notes.append(f"Skipped {len(skipped)} column(s): {', '.join(skipped)}.")
+
+    n_merged = sum(k for _, k in merged)
+    size_note = _size_note(
+        max_cells, max_features, cap, max_categories, n_merged, size_rows, [p.name for p in left_out], d, len(data)
+    )
+    if size_note:
+        notes.append(size_note)
     share = float(y_all.mean())
     parts = []
     if n_numeric:
@@ -346,6 +508,40 @@ def prepare_features(
         positive=meaning,
         description=description,
         notes=tuple(notes),
+        rows_with_target=with_target,
+        rows_used=len(data),
+        category_cap=cap,
+        categories_merged=n_merged,
+        columns_left_out=tuple(str(p.name) for p in left_out),
+        max_cells=max_cells,
+        size_note=size_note,
+    )
+
+
+def _size_note(max_cells, max_features, cap, max_categories, merged, size_rows, left_out, d, n) -> str:
+    """The one sentence saying what was cut to keep the arrays within their budget, or "" when nothing was."""
+    cuts = []
+    if cap < max_categories:
+        cuts.append(
+            f"at most {cap} one-hot columns per text column instead of {max_categories} "
+            f"({merged:,} rarer categories in all merged into {OTHER})"
+        )
+    if left_out:
+        shown = ", ".join(f"'{c}'" for c in left_out[:3]) + (
+            f" and {len(left_out) - 3:,} more" if len(left_out) > 3 else ""
+        )
+        cuts.append(f"{len(left_out):,} column(s) left out ({shown})")
+    if size_rows:
+        cuts.append(
+            f"a seeded random {size_rows[1]:,} of its {size_rows[0]:,} rows, drawn without looking at their values"
+        )
+    if not cuts:
+        return ""
+    megabytes = n * d * np.dtype(FLOAT).itemsize / 1e6
+    return (
+        f"The model is trained on {', '.join(cuts[:-1]) + (' and ' if len(cuts) > 1 else '') + cuts[-1]}, so that its "
+        f"data fit the page's budget of {max_features:,} feature columns and {max_cells:,} cells: {n:,} rows × {d:,} "
+        f"columns, {megabytes:,.0f} MB."
     )
 
 

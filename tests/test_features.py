@@ -41,9 +41,10 @@ def test_census_demo_is_standardized_and_one_hot(census):
         "capital-loss",
         "hours-per-week",
     ]
-    # standardized with the training rows' statistics: mean 0, standard deviation 1 there
-    np.testing.assert_allclose(f.X_train[:, numeric].mean(axis=0), 0, atol=1e-12)
-    np.testing.assert_allclose(f.X_train[:, numeric].std(axis=0), 1, rtol=1e-12)
+    # standardized with the training rows' statistics: mean 0, standard deviation 1 there (float32: 7 digits)
+    assert f.X_train.dtype == f.X_test.dtype == np.float32
+    np.testing.assert_allclose(f.X_train[:, numeric].astype(np.float64).mean(axis=0), 0, atol=1e-6)
+    np.testing.assert_allclose(f.X_train[:, numeric].astype(np.float64).std(axis=0), 1, rtol=1e-6)
     # one-hot: each categorical column contributes exactly one 1 per row (every category or (missing) has a column)
     for col in ["workclass", "education", "sex", "native-country"]:
         block = [i for i, name in enumerate(f.feature_names) if name.startswith(col + "=")]
@@ -182,3 +183,76 @@ def test_docstring_example_runs():
     import explorer.features
 
     assert doctest.testmod(explorer.features).failed == 0
+
+
+# --- the arrays' budget (issue 23: a 20 MB upload with 1,000 one-hot columns allocated 8 GB) ---------------------
+
+
+def _peak_mb(fn):
+    """tracemalloc's peak of ``fn()`` (Python and numpy allocations), in MB, and what it returned."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        value = fn()
+        return tracemalloc.get_traced_memory()[1] / 1e6, value
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_upload_with_a_thousand_category_column_stays_within_the_budget_and_says_what_it_merged():
+    from explorer.dataset import load_csv
+    from explorer.features import MAX_CELLS
+
+    rng = np.random.default_rng(23)
+    n = 200_000
+    weights = 1 / np.arange(1, 1_001)
+    city = rng.choice(1_000, n, p=weights / weights.sum())
+    lines = "\n".join(
+        f"city{c},{x:.2f},{y}" for c, x, y in zip(city.tolist(), rng.normal(size=n).tolist(), (rng.random(n) < 0.3))
+    )
+    ds = load_csv(("city,x,y\n" + lines + "\n").encode(), "cities.csv")
+    peak, f = _peak_mb(lambda: prepare_features(ds.frame, "y", rng=0))
+    assert peak < 1_000, peak
+    assert f.cells <= MAX_CELLS and f.X_train.dtype == np.float32
+    assert f.X_train.nbytes + f.X_test.nbytes == f.cells * 4
+    assert len([c for c in f.feature_names if c.startswith("city=")]) == 50  # MAX_CATEGORIES, (other) among them
+    assert f.category_cap == 50 and f.categories_merged == 1_000 - 49 and f.rows_used == f.rows_with_target == n
+    assert "951 rarer categories of 'city' share the column (other)." in f.notes
+    assert f.size_note == ""  # within every budget: nothing cut for size
+
+
+def test_many_text_columns_are_held_to_the_feature_and_cell_budget_and_the_page_is_told():
+    # the shape that allocated 8 GB: a thousand text columns of 60 values each (5,000 rows; an upload's str dtype)
+    rng = np.random.default_rng(8)
+    words = np.array([f"v{i}" for i in range(60)])
+    frame = pd.DataFrame(
+        {f"c{j}": pd.array(words[rng.integers(0, 60, 5_000)], dtype="str") for j in range(999)}
+        | {"y": rng.integers(0, 2, 5_000)}
+    )
+    peak, f = _peak_mb(lambda: prepare_features(frame, "y", rng=0))
+    assert peak < 1_000, peak  # was 4.4 GB, and 8 GB with the training run after it
+    assert len(f.feature_names) == 1_000 and f.category_cap == 2  # 500 columns × (its top value, (other))
+    assert f.columns_left_out == tuple(f"c{j}" for j in range(500, 999))
+    assert f.categories_merged == 500 * 59 and f.rows_used == 5_000
+    assert f.size_note.startswith("The model is trained on at most 2 one-hot columns per text column instead of 50")
+    assert "499 column(s) left out ('c500', 'c501', 'c502' and 496 more)" in f.size_note
+    assert "5,000 rows × 1,000 columns, 20 MB" in f.size_note and f.size_note in f.notes
+    assert np.array_equal(f.X_train.sum(axis=1), np.full(len(f.y_train), 500.0))  # one 1 per column per row
+
+
+def test_a_table_past_the_cell_budget_is_cut_to_a_seeded_random_subset_of_rows(rng):
+    df = _small(rng, n=2_000).assign(code=[f"k{i % 40}" for i in range(2_000)])
+    f = prepare_features(df, "label", rng=3, max_cells=20_000)
+    d = len(f.feature_names)
+    assert f.cells <= 20_000 and f.rows_used == 20_000 // d and f.rows_with_target == 2_000
+    assert f"a seeded random {20_000 // d:,} of its 2,000 rows" in f.size_note
+    again = prepare_features(df, "label", rng=3, max_cells=20_000)
+    assert np.array_equal(f.X_train, again.X_train)  # seeded
+    # fewer features: every text column gets the same lower cap, the rarer categories going to (other)
+    g = prepare_features(df, "label", rng=3, max_features=12)
+    assert len(g.feature_names) <= 12 and g.category_cap < 50 and not g.columns_left_out
+    assert g.feature_names[-1] == f"code={OTHER}" and g.categories_merged > 0
+    for bad in ({"max_cells": 0}, {"max_features": 0}):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+            prepare_features(df, "label", **bad)
