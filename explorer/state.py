@@ -4,6 +4,12 @@ Everything per user lives in ``st.session_state`` (a session is a browser tab);
 nothing per user is kept at module level. Widget values (seed, trials, each
 page's sliders) are written by their widgets; the keys below are written only
 by the function named beside them.
+
+What is large lives with the session and goes when it ends: the uploaded dataset (:func:`read_upload`, read
+into the session's state by :func:`activate`, never into a cache shared by the sessions), what is prepared from
+it (:func:`per_dataset`) and the session's share of the shared caches (:mod:`explorer.cache` drops a result
+when the last session that used it has ended). :mod:`explorer.uploads` ends a session whose tab has gone
+for a minute, with its files.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import streamlit as st
 
 from dpcore import accounting
 from dpcore.neighbours import ADD_REMOVE
-from explorer import columns
+from explorer import cache, columns
 from explorer.dataset import Dataset, load_csv, load_demo
 
 __all__ = [
@@ -51,6 +57,7 @@ __all__ = [
     "seed_words",
     "rng",
     "cached_demo",
+    "read_upload",
     "cached_upload",
     "per_dataset",
     "profile",
@@ -80,7 +87,7 @@ TRIALS = "trials"
 #: Prefix of the per-dataset caches written by :func:`per_dataset`.
 _CACHE_PREFIX = "_per_dataset_"
 #: The session's own keys (not widgets): a link that names one is not a setting, and its value is never shown.
-INTERNAL_KEYS = frozenset({DATASET, DATASET_KEY, LEDGER, UPLOAD_ERROR, LAST_UPLOAD, LINKED_DATA})
+INTERNAL_KEYS = frozenset({DATASET, DATASET_KEY, LEDGER, UPLOAD_ERROR, LAST_UPLOAD, LINKED_DATA, cache.OWNER_KEY})
 
 DEFAULT_DEMO = "census"
 DEFAULT_SEED = 2017
@@ -104,7 +111,10 @@ def init_session() -> None:
 
 
 def activate(ds: Dataset) -> None:
-    """Make ``ds`` the session's active dataset (a refused upload never reaches here)."""
+    """Make ``ds`` the session's active dataset (a refused upload never reaches here); what was prepared from the
+    previous one goes (a slot of :func:`per_dataset` left behind would keep that dataset alive)."""
+    for slot in [k for k in st.session_state if str(k).startswith(_CACHE_PREFIX)]:
+        del st.session_state[slot]
     st.session_state[DATASET] = ds
     st.session_state[DATASET_KEY] = uuid.uuid4().hex
     st.session_state.pop(UPLOAD_ERROR, None)
@@ -175,14 +185,25 @@ def rng(salt: str) -> np.random.Generator:
     return np.random.default_rng(seed_words(salt))
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@cache.bounded(16 * cache.MIB, largest=1.0)  # the census demo pickles to 6 MB, the survey to 0.1 MB
 def cached_demo(name: str) -> Dataset:
+    """A demo table, shared by the sessions (every new session starts on the census demo)."""
     return load_demo(name)
 
 
-@st.cache_data(max_entries=16, show_spinner="Reading the file…")
-def cached_upload(raw: bytes, name: str) -> Dataset:
-    return load_csv(raw, name)
+def read_upload(raw: bytes, name: str) -> Dataset:
+    """Read an upload into a :class:`Dataset`, for :func:`activate` to keep with the session.
+
+    Not cached across sessions: the session keeps its dataset in its state (a rerun does not read the file again:
+    :func:`new_upload`), and it goes when the session ends. A process-wide cache would keep every parsed upload
+    after its session had gone, and its speed would tell a session whether someone else had uploaded the same bytes.
+    """
+    with st.spinner("Reading the file…"):
+        return load_csv(raw, name)
+
+
+#: The Data page's name for :func:`read_upload` (a cache shared by the sessions before issue 23).
+cached_upload = read_upload
 
 
 def per_dataset(key: str, compute: Callable[[], object]):
