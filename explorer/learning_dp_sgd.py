@@ -235,6 +235,8 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
     seed = state.seed_words(SGD_SALT)
     run = training.train(t.key, "DP-SGD", settings, tuple(seed), t.draws, t.features)
     plain = training.nonprivate(t.key, plan.steps, s.lr, t.features)
+    if run is None or plain is None:  # computed in the server's pool: the page shows where it is
+        return
     base = training.baseline(t)
     left, right = st.columns([1.7, 1])
     left.plotly_chart(
@@ -299,6 +301,8 @@ def sgd_frontier_part(t: Task, s: SGDSettings, plan) -> None:
         tuple(state.seed_words(SGD_SALT + "-frontier")),
         t.features,
     )
+    if run is None or frontier is None:  # computed in the server's pool: the page shows where it is
+        return
     frontier_chart(
         frontier,
         run,

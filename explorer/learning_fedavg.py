@@ -174,6 +174,8 @@ def fed_training(t: Task, s: FedSettings) -> None:
     sizes, _ = training.client_sizes(t.key, s.clients, seed, t.features)
     per_round = s.rate * sizes.size
     plain = training.nonprivate(t.key, s.rounds * s.local_steps, 1.0, t.features)
+    if run is None or plain is None:  # computed in the server's pool: the page shows where it is
+        return
     base = training.baseline(t)
     a, b, c, d = st.columns(4)
     a.metric(
@@ -261,6 +263,8 @@ def fed_frontier_part(t: Task, s: FedSettings) -> None:
     frontier = training.fed_frontier(
         t.key, s.clients, seed, s.rounds, s.rate, s.local_steps, s.clip, s.delta, t.draws, t.features
     )
+    if run is None or frontier is None:  # computed in the server's pool: the page shows where it is
+        return
     frontier_chart(
         frontier,
         run,
@@ -286,7 +290,10 @@ def fed_tutorial(t: Task, s: FedSettings) -> None:
     )
     with c2:
         claimed = widgets.epsilon_slider("lrn_fed_claimed", label="Claimed ε per round", default=1.0)
-    real, adversary = training.influence(t.key, s.clients, seed, s.local_steps, claimed, assumed, s.clip, t.features)
+    found = training.influence(t.key, s.clients, seed, s.local_steps, claimed, assumed, s.clip, t.features)
+    if found is None:  # computed in the server's pool: the page shows where it is
+        return
+    real, adversary = found
     over = int((real["ratio"] > 1).sum())
     exceed = (
         f"After one round from zero weights, **{over:,} of the {len(real):,} clients** already move the average by "
@@ -344,8 +351,11 @@ def fed_tutorial(t: Task, s: FedSettings) -> None:
         f"one-round model at {top['clipped_accuracy']:.1%}."
     )
 
-    history, acc = training.tutorial_run(t.key, s.clients, seed, s.rounds, s.local_steps, claimed, assumed, t.features)
+    tutorial = training.tutorial_run(t.key, s.clients, seed, s.rounds, s.local_steps, claimed, assumed, t.features)
     run = fed_run(t, s)
+    if tutorial is None or run is None:  # computed in the server's pool: the page shows where it is
+        return
+    history, acc = tutorial
     base = training.baseline(t)
     left, right = st.columns([1.7, 1])
     left.plotly_chart(

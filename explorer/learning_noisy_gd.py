@@ -142,6 +142,8 @@ def ngd_run(t: Task, s: NGDSettings, clipping: str | None = None) -> dict:
 def ngd_training(t: Task, s: NGDSettings, noise) -> None:
     run = ngd_run(t, s)
     plain = training.nonprivate(t.key, s.iterations, s.lr, t.features)
+    if run is None or plain is None:  # computed in the server's pool: the page shows where it is
+        return
     base = training.baseline(t)
     left, right = st.columns([1.7, 1])
     left.plotly_chart(
@@ -241,6 +243,8 @@ COST_NAMES = {
 
 def ngd_clipping(t: Task, s: NGDSettings, noise) -> None:
     runs = {mode: ngd_run(t, s, mode) for mode in ("gradient", "example")}
+    if any(run is None for run in runs.values()):  # computed in the server's pool: the page shows where it is
+        return
     base = training.baseline(t)
     left, right = st.columns([1.7, 1])
     left.plotly_chart(
@@ -298,7 +302,7 @@ def _advanced_against_sequential(curve, iterations: int) -> str:
 
 def ngd_sweep_part(t: Task, s: NGDSettings, noise) -> None:
     base = training.baseline(t)
-    summary, best = training.ngd_sweep(
+    found = training.ngd_sweep(
         t.key,
         s.epsilon,
         s.delta,
@@ -310,6 +314,9 @@ def ngd_sweep_part(t: Task, s: NGDSettings, noise) -> None:
         tuple(state.seed_words(NGD_SALT + "-sweep")),
         t.features,
     )
+    if found is None:  # computed in the server's pool: the page shows where it is
+        return
+    summary, best = found
     rows = summary.set_index("iterations")
     left, right = st.columns([1.7, 1])
     left.plotly_chart(
@@ -377,6 +384,8 @@ def ngd_frontier_part(t: Task, s: NGDSettings, noise) -> None:
         tuple(state.seed_words(NGD_SALT + "-frontier")),
         t.features,
     )
+    if run is None or frontier is None:  # computed in the server's pool: the page shows where it is
+        return
     fr = frontier.set_index("epsilon")
     left, right = st.columns([1.7, 1])
     left.plotly_chart(

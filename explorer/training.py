@@ -6,11 +6,19 @@ Each function here is a page-boundary cache shared by the sessions and bounded b
 (``explorer/learning_*.py``) lay the results out. The prepared features travel as an unhashed argument
 (``_f``) beside ``key``, the hashable identity of the arguments that made them. The training runs go
 through :func:`explorer.releases.private_model`, the function the page's snippet shows.
+
+A rerun may spend about 2 s of CPU (issue 23). Each training run, sweep and frontier is a short list of calls of
+dpcore (and of :mod:`explorer.releases`), with an estimate of its CPU from the sizes it trains on (rows × features ×
+steps × draws at rates measured on the 2-core server, ``benchmarks/bench_attack.py``): at most
+:data:`INLINE_SECONDS` it runs in the rerun, cached as before; above, in the server's pool of workers
+(:mod:`explorer.jobs`), and the function returns ``None`` while the page shows where the job is. Both run the same
+calls, so the numbers are the same either way.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -19,7 +27,7 @@ import pandas as pd
 
 from dpcore import learning
 from dpcore.accounting import OrderGridEdgeWarning, dpsgd_epsilon, epsilon_curve, plan_dpsgd
-from explorer import cache, releases
+from explorer import cache, jobs, releases
 from explorer.columns import is_numeric
 from explorer.features import Features, prepare_features
 
@@ -34,6 +42,8 @@ __all__ = [
     "ADVERSARY_SCALES",
     "Task",
     "record_every",
+    "INLINE_SECONDS",
+    "run_seconds",
     "prepared",
     "default_target",
     "spread",
@@ -127,18 +137,31 @@ def spread(history: pd.DataFrame, column: str = "test_accuracy") -> pd.DataFrame
     return pd.DataFrame({"mean": g.mean(), "low": g.min(), "high": g.max()}).reset_index()
 
 
-@cache.bounded(32 * cache.MIB, spinner="Training…")
-def train(key, method, settings, seed, draws, _f) -> dict:
-    """One private run through the page's release function; what the page shows of it."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OrderGridEdgeWarning)
-        result, release = releases.private_model(
-            method, _f.X_train, _f.y_train, _f.feature_names, settings, list(seed), draws, _f.X_test, _f.y_test
-        )
+def train(key, method, settings, seed, draws, _f) -> dict | None:
+    """One private run through the page's release function; what the page shows of it (``None`` while it runs in
+    the pool)."""
+    label = f"{method[0].upper()}{method[1:]}, {_steps_words(method, settings)}, {draws} draws"
+    return _inline_or_pool(
+        "lrn_train_" + "_".join(re.findall(r"[a-z]+", f"{method} {settings.get('clipping', '')}".lower())),
+        ("train", key, method, tuple(sorted(settings.items())), tuple(seed), draws),
+        run_seconds(method, settings, draws, _f),
+        label,
+        lambda: _train(key, method, settings, seed, draws, _f),
+        lambda: _train_calls(method, settings, seed, draws, _f),
+        lambda found: _train_summary(*found[0], _f),
+    )
+
+
+def _train_calls(method, settings, seed, draws, f) -> list:
+    args = (method, f.X_train, f.y_train, f.feature_names, settings, list(seed), draws, f.X_test, f.y_test)
+    return [jobs.Call(releases.private_model, args)]
+
+
+def _train_summary(result, release, f) -> dict:
     return {
         "history": result.history,
         "release": release,
-        "accuracy": np.atleast_1d(result.accuracy(_f.X_test, _f.y_test)),
+        "accuracy": np.atleast_1d(result.accuracy(f.X_test, f.y_test)),
         "epsilon": result.epsilon,
         "delta": result.delta,
         "privacy": result.privacy,
@@ -146,17 +169,39 @@ def train(key, method, settings, seed, draws, _f) -> dict:
     }
 
 
+@cache.bounded(32 * cache.MIB, spinner="Training…")
+def _train(key, method, settings, seed, draws, _f) -> dict:
+    return _train_summary(*_here(_train_calls(method, settings, seed, draws, _f))[0], _f)
+
+
+def nonprivate(key, iterations, learning_rate, _f) -> pd.DataFrame | None:
+    """The same model without privacy (full-batch gradient descent): its history (``None`` while in the pool)."""
+    n, p = _size(_f)
+    return _inline_or_pool(
+        "lrn_nonprivate",
+        ("nonprivate", key, iterations, learning_rate),
+        iterations * n * p / FULL_BATCH_RATE,
+        f"The model without privacy, {iterations:,} steps",
+        lambda: _nonprivate(key, iterations, learning_rate, _f),
+        lambda: _nonprivate_calls(iterations, learning_rate, _f),
+        lambda found: found[0].history,
+    )
+
+
+def _nonprivate_calls(iterations, learning_rate, f) -> list:
+    kwargs = {
+        "iterations": iterations,
+        "learning_rate": learning_rate,
+        "X_test": f.X_test,
+        "y_test": f.y_test,
+        "history_every": record_every(iterations),
+    }
+    return [jobs.Call(learning.nonprivate_gradient_descent, (f.X_train, f.y_train), kwargs)]
+
+
 @cache.bounded(32 * cache.MIB, spinner="Training without privacy…")
-def nonprivate(key, iterations, learning_rate, _f) -> pd.DataFrame:
-    return learning.nonprivate_gradient_descent(
-        _f.X_train,
-        _f.y_train,
-        iterations=iterations,
-        learning_rate=learning_rate,
-        X_test=_f.X_test,
-        y_test=_f.y_test,
-        history_every=record_every(iterations),
-    ).history
+def _nonprivate(key, iterations, learning_rate, _f) -> pd.DataFrame:
+    return _here(_nonprivate_calls(iterations, learning_rate, _f))[0].history
 
 
 def baseline(t: Task) -> float:
@@ -200,44 +245,80 @@ def published_setting() -> dict:
         }
 
 
-@cache.bounded(32 * cache.MIB, spinner="Sweeping the number of iterations…")
-def ngd_sweep(key, epsilon, delta, clip, lr, clipping, accounting, draws, seed, _f) -> tuple[pd.DataFrame, int]:
-    sweep = learning.iterations_sweep(
-        _f.X_train,
-        _f.y_train,
-        epsilon=epsilon,
-        delta=delta,
-        iterations=SWEEP_ITERATIONS,
-        clip=clip,
-        rng=np.random.default_rng(list(seed)),
-        draws=draws,
-        X_test=_f.X_test,
-        y_test=_f.y_test,
-        learning_rate=lr,
-        clipping=clipping,
-        accounting=accounting,
+def ngd_sweep(key, epsilon, delta, clip, lr, clipping, accounting, draws, seed, _f) -> tuple[pd.DataFrame, int] | None:
+    """Noisy gradient descent at every T of :data:`SWEEP_ITERATIONS` at a fixed ε: the summary and the best T."""
+    args = (epsilon, delta, clip, lr, clipping, accounting, draws, tuple(seed))
+    n, p = _size(_f)
+    return _inline_or_pool(
+        "lrn_ngd_sweep",
+        ("ngd sweep", key, *args),
+        sum(SWEEP_ITERATIONS) * draws * n * p / FULL_BATCH_RATE,
+        f"The sweep of T at ε = {epsilon:g}, {draws} draws",
+        lambda: _ngd_sweep(key, *args, _f),
+        lambda: _ngd_sweep_calls(*args, _f),
+        lambda found: (found[0].summary, found[0].best_iterations),
     )
+
+
+def _ngd_sweep_calls(epsilon, delta, clip, lr, clipping, accounting, draws, seed, f) -> list:
+    kwargs = {
+        "epsilon": epsilon,
+        "delta": delta,
+        "iterations": SWEEP_ITERATIONS,
+        "clip": clip,
+        "rng": np.random.default_rng(list(seed)),
+        "draws": draws,
+        "X_test": f.X_test,
+        "y_test": f.y_test,
+        "learning_rate": lr,
+        "clipping": clipping,
+        "accounting": accounting,
+    }
+    return [jobs.Call(learning.iterations_sweep, (f.X_train, f.y_train), kwargs)]
+
+
+@cache.bounded(32 * cache.MIB, spinner="Sweeping the number of iterations…")
+def _ngd_sweep(key, epsilon, delta, clip, lr, clipping, accounting, draws, seed, _f) -> tuple[pd.DataFrame, int]:
+    sweep = _here(_ngd_sweep_calls(epsilon, delta, clip, lr, clipping, accounting, draws, seed, _f))[0]
     return sweep.summary, sweep.best_iterations
 
 
-@cache.bounded(32 * cache.MIB, spinner="Training at every ε…")
-def ngd_frontier(key, delta, iterations, clip, lr, clipping, accounting, draws, seed, _f) -> pd.DataFrame:
-    table = learning.epsilon_frontier(
-        _f.X_train,
-        _f.y_train,
-        epsilons=FRONTIER_EPS,
-        delta=delta,
-        iterations=iterations,
-        clip=clip,
-        rng=np.random.default_rng(list(seed)),
-        draws=draws,
-        X_test=_f.X_test,
-        y_test=_f.y_test,
-        learning_rate=lr,
-        clipping=clipping,
-        accounting=accounting,
+def ngd_frontier(key, delta, iterations, clip, lr, clipping, accounting, draws, seed, _f) -> pd.DataFrame | None:
+    """Noisy gradient descent at every ε of :data:`FRONTIER_EPS`: the summary per ε."""
+    args = (delta, iterations, clip, lr, clipping, accounting, draws, tuple(seed))
+    n, p = _size(_f)
+    return _inline_or_pool(
+        "lrn_ngd_frontier",
+        ("ngd frontier", key, *args),
+        len(FRONTIER_EPS) * iterations * draws * n * p / FULL_BATCH_RATE,
+        f"Training at {len(FRONTIER_EPS)} values of ε, T = {iterations}, {draws} draws",
+        lambda: _ngd_frontier(key, *args, _f),
+        lambda: _ngd_frontier_calls(*args, _f),
+        lambda found: found[0].attrs["summary"],
     )
-    return table.attrs["summary"]
+
+
+def _ngd_frontier_calls(delta, iterations, clip, lr, clipping, accounting, draws, seed, f) -> list:
+    kwargs = {
+        "epsilons": FRONTIER_EPS,
+        "delta": delta,
+        "iterations": iterations,
+        "clip": clip,
+        "rng": np.random.default_rng(list(seed)),
+        "draws": draws,
+        "X_test": f.X_test,
+        "y_test": f.y_test,
+        "learning_rate": lr,
+        "clipping": clipping,
+        "accounting": accounting,
+    }
+    return [jobs.Call(learning.epsilon_frontier, (f.X_train, f.y_train), kwargs)]
+
+
+@cache.bounded(32 * cache.MIB, spinner="Training at every ε…")
+def _ngd_frontier(key, delta, iterations, clip, lr, clipping, accounting, draws, seed, _f) -> pd.DataFrame:
+    calls = _ngd_frontier_calls(delta, iterations, clip, lr, clipping, accounting, draws, seed, _f)
+    return _here(calls)[0].attrs["summary"]
 
 
 @cache.bounded(32 * cache.MIB)
@@ -272,29 +353,56 @@ def planned(n, batch, epochs, epsilon, delta, method, conversion):
         return plan_dpsgd(n, batch, epochs, epsilon, delta, method=method, conversion=conversion)
 
 
-@cache.bounded(32 * cache.MIB, spinner="Training at every noise level…")
-def sgd_frontier(key, q, steps, delta, clip, lr, draws, seed, _f) -> pd.DataFrame:
+def sgd_frontier(key, q, steps, delta, clip, lr, draws, seed, _f) -> pd.DataFrame | None:
     """Accuracy of DP-SGD at each noise multiplier of a grid, with the ε (PLD) each gives for these q and T."""
-    rows = []
-    for sigma in SGD_SIGMAS:
-        result = learning.dp_sgd(
-            _f.X_train,
-            _f.y_train,
-            noise_multiplier=sigma,
-            sampling_rate=q,
-            steps=steps,
-            clip=clip,
-            rng=np.random.default_rng(list(seed)),
-            delta=delta,
-            learning_rate=lr,
-            draws=draws,
-            history_every=0,
+    args = (q, steps, delta, clip, lr, draws, tuple(seed))
+    settings = {"sampling_rate": q, "steps": steps}
+    return _inline_or_pool(
+        "lrn_sgd_frontier",
+        ("sgd frontier", key, *args),
+        len(SGD_SIGMAS) * run_seconds("DP-SGD", settings, draws, _f),
+        f"DP-SGD at {len(SGD_SIGMAS)} noise levels, {steps:,} steps, {draws} draws",
+        lambda: _sgd_frontier(key, *args, _f),
+        lambda: _sgd_frontier_calls(*args, _f),
+        lambda found: _frontier_rows(SGD_SIGMAS, found, _f),
+    )
+
+
+def _sgd_frontier_calls(q, steps, delta, clip, lr, draws, seed, f) -> list:
+    return [
+        jobs.Call(
+            learning.dp_sgd,
+            (f.X_train, f.y_train),
+            {
+                "noise_multiplier": sigma,
+                "sampling_rate": q,
+                "steps": steps,
+                "clip": clip,
+                "rng": np.random.default_rng(list(seed)),
+                "delta": delta,
+                "learning_rate": lr,
+                "draws": draws,
+                "history_every": 0,
+            },
         )
-        acc = result.accuracy(_f.X_test, _f.y_test)
+        for sigma in SGD_SIGMAS
+    ]
+
+
+def _frontier_rows(sigmas, results, f) -> pd.DataFrame:
+    """One row per noise multiplier: its ε and the accuracy over the draws."""
+    rows = []
+    for sigma, result in zip(sigmas, [r for r in results if r is not None]):
+        acc = result.accuracy(f.X_test, f.y_test)
         rows.append(
             {"sigma": sigma, "epsilon": result.epsilon, "mean": acc.mean(), "low": acc.min(), "high": acc.max()}
         )
     return pd.DataFrame(rows).sort_values("epsilon")
+
+
+@cache.bounded(32 * cache.MIB, spinner="Training at every noise level…")
+def _sgd_frontier(key, q, steps, delta, clip, lr, draws, seed, _f) -> pd.DataFrame:
+    return _frontier_rows(SGD_SIGMAS, _here(_sgd_frontier_calls(q, steps, delta, clip, lr, draws, seed, _f)), _f)
 
 
 def client_columns(t: Task) -> list[str]:
@@ -314,62 +422,211 @@ def client_sizes(key, clients, seed, _f) -> tuple[np.ndarray, list[str]]:
     return np.array([len(p[1]) for p in parts]), names
 
 
-@cache.bounded(32 * cache.MIB, spinner="Training the tutorial recipe…")
-def tutorial_run(key, clients, seed, rounds, local_steps, claimed, assumed, _f) -> tuple[pd.DataFrame, float]:
-    parts, _ = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
-    result = learning.naive_fedavg(
-        parts,
-        rounds=rounds,
-        local_steps=local_steps,
-        epsilon=claimed,
-        assumed_sensitivity=assumed,
-        rng=np.random.default_rng([*seed, 2]),
-        draws=1,
-        X_test=_f.X_test,
-        y_test=_f.y_test,
-        history_every=record_every(rounds),
+def _split_call(clients, seed, f) -> jobs.Call:
+    """The clients, as a call whose result the next calls train on (it does not come back from the pool)."""
+    return jobs.Call(releases.split_clients, (f.X_train, f.y_train, f.feature_names, clients, list(seed)), keep=False)
+
+
+def tutorial_run(key, clients, seed, rounds, local_steps, claimed, assumed, _f) -> tuple[pd.DataFrame, float] | None:
+    """The tutorial recipe (Laplace noise for an assumed sensitivity): its history and its accuracy."""
+    args = (clients, tuple(seed), rounds, local_steps, claimed, assumed)
+    n, p = _size(_f)
+    m = _clients(clients, _f)
+    seconds = _history_seconds(1, _f) + rounds * m * (CLIENT_SECONDS + VISIT_SECONDS)
+    seconds += rounds * local_steps * n * p / FED_RATE
+    return _inline_or_pool(
+        "lrn_fed_tutorial",
+        ("fed tutorial", key, *args),
+        seconds + m * SPLIT_SECONDS,
+        f"The tutorial recipe, {rounds} rounds of {m:,} clients",
+        lambda: _tutorial_run(key, *args, _f),
+        lambda: _tutorial_calls(*args, _f),
+        lambda found: _tutorial_result(found, _f),
     )
-    return result.history, float(np.atleast_1d(result.accuracy(_f.X_test, _f.y_test))[0])
+
+
+def _tutorial_calls(clients, seed, rounds, local_steps, claimed, assumed, f) -> list:
+    kwargs = {
+        "rounds": rounds,
+        "local_steps": local_steps,
+        "epsilon": claimed,
+        "assumed_sensitivity": assumed,
+        "rng": np.random.default_rng([*seed, 2]),
+        "draws": 1,
+        "X_test": f.X_test,
+        "y_test": f.y_test,
+        "history_every": record_every(rounds),
+    }
+    return [_split_call(clients, seed, f), jobs.Call(learning.naive_fedavg, (jobs.Ref(0, 0),), kwargs)]
+
+
+def _tutorial_result(found, f) -> tuple[pd.DataFrame, float]:
+    result = found[1]
+    return result.history, float(np.atleast_1d(result.accuracy(f.X_test, f.y_test))[0])
+
+
+@cache.bounded(32 * cache.MIB, spinner="Training the tutorial recipe…")
+def _tutorial_run(key, clients, seed, rounds, local_steps, claimed, assumed, _f) -> tuple[pd.DataFrame, float]:
+    return _tutorial_result(_here(_tutorial_calls(clients, seed, rounds, local_steps, claimed, assumed, _f)), _f)
+
+
+def influence(key, clients, seed, local_steps, claimed, assumed, clip, _f) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """Each client's influence on the tutorial's average, and an adversarial client's at growing norms."""
+    args = (clients, tuple(seed), local_steps, claimed, assumed, clip)
+    n, p = _size(_f)
+    m = _clients(clients, _f)
+    seconds = INFLUENCE_BASE_SECONDS + m * (INFLUENCE_SECONDS + SPLIT_SECONDS)
+    seconds += (1 + len(ADVERSARY_SCALES)) * local_steps * n * p / FED_RATE
+    return _inline_or_pool(
+        "lrn_fed_influence",
+        ("fed influence", key, *args),
+        seconds,
+        f"Each client's influence, {m:,} clients",
+        lambda: _influence(key, *args, _f),
+        lambda: _influence_calls(*args, _f),
+        lambda found: (found[1].assign(client=client_sizes(key, clients, seed, _f)[1]), found[2]),
+    )
+
+
+def _influence_calls(clients, seed, local_steps, claimed, assumed, clip, f) -> list:
+    common = {"local_steps": local_steps, "assumed_sensitivity": assumed, "epsilon": claimed, "clip": clip}
+    adversary = {"scales": ADVERSARY_SCALES, **common, "X_test": f.X_test, "y_test": f.y_test}
+    return [
+        _split_call(clients, seed, f),
+        jobs.Call(learning.client_influence, (jobs.Ref(0, 0),), common),
+        jobs.Call(learning.adversarial_client_influence, (jobs.Ref(0, 0),), adversary),
+    ]
 
 
 @cache.bounded(32 * cache.MIB, spinner="Measuring each client's influence…")
-def influence(key, clients, seed, local_steps, claimed, assumed, clip, _f) -> tuple[pd.DataFrame, pd.DataFrame]:
-    parts, names = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
-    real = learning.client_influence(
-        parts, local_steps=local_steps, assumed_sensitivity=assumed, epsilon=claimed, clip=clip
-    ).assign(client=names)
-    adversary = learning.adversarial_client_influence(
-        parts,
-        scales=ADVERSARY_SCALES,
-        local_steps=local_steps,
-        assumed_sensitivity=assumed,
-        epsilon=claimed,
-        clip=clip,
-        X_test=_f.X_test,
-        y_test=_f.y_test,
+def _influence(key, clients, seed, local_steps, claimed, assumed, clip, _f) -> tuple[pd.DataFrame, pd.DataFrame]:
+    found = _here(_influence_calls(clients, seed, local_steps, claimed, assumed, clip, _f))
+    return found[1].assign(client=client_sizes(key, clients, seed, _f)[1]), found[2]
+
+
+def fed_frontier(key, clients, seed, rounds, rate, local_steps, clip, delta, draws, _f) -> pd.DataFrame | None:
+    """Accuracy of DP-FedAvg at each noise multiplier of a grid, with the client-level ε (PLD) each gives."""
+    args = (clients, tuple(seed), rounds, rate, local_steps, clip, delta, draws)
+    settings = {"clients": clients, "rounds": rounds, "client_rate": rate, "local_steps": local_steps}
+    return _inline_or_pool(
+        "lrn_fed_frontier",
+        ("fed frontier", key, *args),
+        len(FED_SIGMAS) * run_seconds("DP-FedAvg", settings, draws, _f),
+        f"DP-FedAvg at {len(FED_SIGMAS)} noise levels, {rounds} rounds, {draws} draws",
+        lambda: _fed_frontier(key, *args, _f),
+        lambda: _fed_frontier_calls(*args, _f),
+        lambda found: _frontier_rows(FED_SIGMAS, found, _f),
     )
-    return real, adversary
+
+
+def _fed_frontier_calls(clients, seed, rounds, rate, local_steps, clip, delta, draws, f) -> list:
+    runs = [
+        jobs.Call(
+            learning.dp_fedavg,
+            (jobs.Ref(0, 0),),
+            {
+                "rounds": rounds,
+                "client_rate": rate,
+                "local_steps": local_steps,
+                "clip": clip,
+                "noise_multiplier": sigma,
+                "rng": np.random.default_rng([*seed, 3]),
+                "delta": delta,
+                "draws": draws,
+                "history_every": 0,
+            },
+        )
+        for sigma in FED_SIGMAS
+    ]
+    return [_split_call(clients, seed, f), *runs]
 
 
 @cache.bounded(32 * cache.MIB, spinner="Training at every noise level…")
-def fed_frontier(key, clients, seed, rounds, rate, local_steps, clip, delta, draws, _f) -> pd.DataFrame:
-    parts, _ = releases.split_clients(_f.X_train, _f.y_train, _f.feature_names, clients, list(seed))
-    rows = []
-    for sigma in FED_SIGMAS:
-        result = learning.dp_fedavg(
-            parts,
-            rounds=rounds,
-            client_rate=rate,
-            local_steps=local_steps,
-            clip=clip,
-            noise_multiplier=sigma,
-            rng=np.random.default_rng([*seed, 3]),
-            delta=delta,
-            draws=draws,
-            history_every=0,
-        )
-        acc = result.accuracy(_f.X_test, _f.y_test)
-        rows.append(
-            {"sigma": sigma, "epsilon": result.epsilon, "mean": acc.mean(), "low": acc.min(), "high": acc.max()}
-        )
-    return pd.DataFrame(rows).sort_values("epsilon")
+def _fed_frontier(key, clients, seed, rounds, rate, local_steps, clip, delta, draws, _f) -> pd.DataFrame:
+    calls = _fed_frontier_calls(clients, seed, rounds, rate, local_steps, clip, delta, draws, _f)
+    return _frontier_rows(FED_SIGMAS, _here(calls), _f)
+
+
+# --------------------------------------------------------------------------- in the rerun, or in the pool
+
+#: Estimated CPU seconds above which a computation of the page runs in the server's pool (a part of a view makes
+#: up to three, within the 2 s a rerun may take).
+INLINE_SECONDS = 0.8
+#: Multiply-adds per CPU second of full-batch logistic gradients (noisy and non-private gradient descent; measured
+#: 1.9·10⁹ to 4.2·10⁹ on 100,000 rows × 53 features of the heaviest upload).
+FULL_BATCH_RATE = 2.5e9
+#: Multiply-adds per CPU second of DP-SGD's per-example gradients, their norms and their clipping (measured
+#: 1.9·10⁸ to 2.4·10⁸), and the seconds per row of its Poisson sampling at each step.
+PER_EXAMPLE_RATE = 2e8
+ROW_SECONDS = 2e-10
+#: The ε of a DP-SGD or DP-FedAvg run, from the PLD of the subsampled Gaussian (measured 0.05 to 0.08 s).
+ACCOUNTING_SECONDS = 0.08
+#: DP-FedAvg: multiply-adds per CPU second of the clients' local steps, seconds per client and round (sampling and
+#: bookkeeping), per client taking part in a round for one draw, per client dealt or grouped, and per client whose
+#: influence is measured; and the fixed start of the influence measures (measured on 500 to 50,000 clients of the
+#: heaviest upload).
+FED_RATE = 8e8
+CLIENT_SECONDS = 5e-7
+VISIT_SECONDS = 1.5e-6
+SPLIT_SECONDS = 3.5e-6
+INFLUENCE_SECONDS = 2.5e-5
+INFLUENCE_BASE_SECONDS = 0.2
+
+
+def _size(f: Features) -> tuple[int, int]:
+    """Training rows, and the weights of the model (the features and the intercept)."""
+    n, p = np.shape(f.X_train)
+    return int(n), int(p) + 1
+
+
+def _clients(clients, f: Features) -> int:
+    """How many clients: m dealt at random, or the categories of a column (at most its one-hot block)."""
+    if isinstance(clients, str):
+        return sum(1 for name in f.feature_names if name.startswith(clients + "="))
+    return int(clients)
+
+
+def _steps_words(method: str, settings: dict) -> str:
+    if method == "noisy gradient descent":
+        return f"T = {settings['iterations']:,}"
+    if method == "DP-SGD":
+        return f"{settings['steps']:,} steps"
+    return f"{settings['rounds']:,} rounds"
+
+
+def _history_seconds(draws: int, f: Features) -> float:
+    """A recorded history: each of its points reads the training and the test rows once per draw."""
+    n, p = _size(f)
+    return (HISTORY_POINTS + 1) * draws * (n + np.shape(f.X_test)[0]) * p / FULL_BATCH_RATE
+
+
+def run_seconds(method: str, settings: dict, draws: int, f: Features) -> float:
+    """Estimated CPU seconds of one private run of ``method`` with these settings on these features."""
+    n, p = _size(f)
+    seconds = _history_seconds(draws, f) if settings.get("history_every", 0) else 0.0
+    if method == "noisy gradient descent":
+        return seconds + settings["iterations"] * draws * n * p / FULL_BATCH_RATE
+    seconds += ACCOUNTING_SECONDS  # the ε of a Poisson-subsampled run, by its PLD
+    if method == "DP-SGD":
+        per_step = settings["sampling_rate"] * n * p / PER_EXAMPLE_RATE + n * ROW_SECONDS
+        return seconds + settings["steps"] * draws * per_step
+    m, rounds, rate = _clients(settings["clients"], f), settings["rounds"], settings["client_rate"]
+    seconds += m * SPLIT_SECONDS + rounds * m * (CLIENT_SECONDS + rate * draws * VISIT_SECONDS)
+    return seconds + rounds * settings["local_steps"] * draws * rate * n * p / FED_RATE
+
+
+def _here(calls: list) -> list:
+    """The calls, run in this rerun (dpcore's warnings about its order grid are not the reader's concern)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OrderGridEdgeWarning)
+        return jobs.run_calls(calls)
+
+
+def _inline_or_pool(slot, key, seconds, label, inline, calls, finish):
+    """``inline()`` when the estimate is within :data:`INLINE_SECONDS`; else the job of ``calls()`` in the pool,
+    ``finish``-ed once its results are back, and ``None`` meanwhile (the page shows where it is)."""
+    if seconds <= INLINE_SECONDS:
+        jobs.drop(slot)
+        return inline()
+    found = jobs.background(slot, ("learning", *key), calls(), label=label, estimate=seconds)
+    return None if found is None else finish(found)

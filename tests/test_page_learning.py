@@ -2,6 +2,7 @@
 and bad input gets one sentence with nothing lost."""
 
 import io
+import time
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import Gaussian, learning
 from dpcore.accounting import PoissonSampledGaussian, dpsgd_epsilon, epsilon_curve, plan_dpsgd
-from explorer import releases, state
+from explorer import releases, state, training
 from explorer.dataset import load_demo
 from explorer.features import prepare_features
 from tests.apptest import PAGES, assert_clean, metric, open_page
@@ -468,3 +469,63 @@ def test_the_sentence_on_advanced_composition_is_read_from_the_curves_it_describ
     curve = epsilon_curve(Gaussian(30.0), np.array([t, t + 1]), 1e-5, ["basic", "advanced"])
     by = {m: g["epsilon"].to_numpy() for m, g in curve.groupby("method")}
     assert by["advanced"][0] >= by["basic"][0] and by["advanced"][1] < by["basic"][1]  # k = T + 1 is the first below
+
+
+# --------------------------------------------------------------------------- heavy training runs in the server's pool
+
+POOL_TIMEOUT = 300  # seconds the background computations of a view may take on a loaded 2-core machine
+
+
+def _poll_until(at, condition, timeout: float = POOL_TIMEOUT):
+    """Rerun the page (as its polling fragment would) until ``condition(at)``."""
+    deadline = time.monotonic() + timeout
+    while not condition(at):
+        assert time.monotonic() < deadline, "the page did not get its background results"
+        time.sleep(0.5)
+        at.run()
+    return at
+
+
+def _metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        {},  # noisy gradient descent: the run and the model without privacy
+        {"lrn_ngd_part": "Accuracy against ε"},  # the frontier of seven ε
+        {"lrn_view": "Federated averaging", "lrn_fed_part": "The tutorial recipe"},  # clients, influence, recipe
+    ],
+)
+def test_a_heavy_view_goes_to_the_pool_and_shows_the_same_numbers(monkeypatch, link):
+    here = open_page("learning", **link)  # every computation of the view in the rerun, as before
+    assert_clean(here)
+    monkeypatch.setattr(training, "INLINE_SECONDS", 0.0)  # now every one is "heavy"
+    at = open_page("learning", **link)
+    assert_clean(at)
+    assert not _metrics(at)  # nothing was computed in the rerun
+    texts = [p.proto.text for p in at.get("progress")]
+    assert any(": waiting in the queue" in t or ": running in the background" in t or ": next in" in t for t in texts)
+    assert [b for b in at.button if b.key.startswith("jobs_cancel_")]
+    _poll_until(at, lambda a: _metrics(a) == _metrics(here))
+    assert_clean(at)
+    assert [c.proto.spec for c in at.get("plotly_chart")] == [c.proto.spec for c in here.get("plotly_chart")]
+
+
+def test_the_estimate_sends_long_training_to_the_pool_and_keeps_the_defaults_here():
+    f = _features()
+    default = {"iterations": 20, "history_every": 1}
+    assert training.run_seconds("noisy gradient descent", default, 3, f) < training.INLINE_SECONDS
+    longest = {"iterations": 200, "history_every": 10}
+    assert training.run_seconds("noisy gradient descent", longest, 10, f) > training.INLINE_SECONDS
+    fed = {"clients": 500, "rounds": 100, "client_rate": 1.0, "local_steps": 20, "history_every": 5}
+    assert training.run_seconds("DP-FedAvg", fed, 3, f) > training.INLINE_SECONDS
+    at = open_page("learning", lrn_ngd_iterations=200, lrn_draws=10)
+    assert_clean(at)
+    assert "Private model, test accuracy" not in _metrics(at)
+    assert any(
+        t.startswith("Noisy gradient descent, T = 200, 10 draws: ") for t in [p.proto.text for p in at.get("progress")]
+    )
+    at.button(key="jobs_cancel_lrn_train_noisy_gradient_descent_gradient").click().run()
+    assert any("cancelled" in i.value for i in at.info)
