@@ -110,6 +110,8 @@ WORKER_MEMORY = _env_int("DPX_JOB_MEMORY_MB", 2048) * 1024 * 1024
 RECYCLE_MB = 600
 #: A worker with nothing to do for this many seconds exits (the next job starts a new one, 3 s of imports).
 IDLE_SECONDS = 600.0
+#: Worker processes that may die in a row while they start before the waiting jobs fail in a sentence.
+MAX_FAILED_STARTS = 3
 #: Modules a job's functions may come from: dpcore's mathematics, and the pages' release functions (plain
 #: functions of arrays that the snippets show, no Streamlit).
 ALLOWED_MODULES = ("dpcore", "explorer.releases")
@@ -415,6 +417,7 @@ class JobManager:
         self._by_key: dict[Hashable, str] = {}
         self._waiting: collections.deque[str] = collections.deque()
         self._pool: list[_Worker] = []
+        self._failed_starts = 0
         self._thread: threading.Thread | None = None
         self._closed = False
         self._counter = itertools.count(1)
@@ -591,8 +594,7 @@ class JobManager:
                     try:
                         self._pool.append(_start_worker(self.memory))
                     except OSError as exc:  # no process could start: the waiting jobs fail in a sentence
-                        for job_id in list(self._waiting):
-                            self._stop(self._jobs[job_id], FAILED, f"No background worker could start ({exc}).")
+                        self._fail_waiting(f"No background process could start ({exc.strerror or exc}).")
                 sending = []
                 for worker in self._pool:
                     if worker.ready and worker.job is None and self._waiting:
@@ -626,7 +628,7 @@ class JobManager:
             while worker.inbox.poll():
                 kind, value = worker.inbox.recv()
                 if kind == "ready":
-                    worker.ready = True
+                    worker.ready, self._failed_starts = True, 0
                 elif job is not None and kind == "progress":
                     job.calls_done = int(value)
                 elif job is not None and kind in ("done", "failed"):
@@ -646,10 +648,23 @@ class JobManager:
                 "The computation stopped before it finished (the system ended it, most likely for the memory it "
                 "needed): lower the runs, the draws or the steps."
             )
+        if not worker.ready:  # it died while it started: the next would too, most likely
+            self._failed_starts += 1
+            if self._failed_starts >= MAX_FAILED_STARTS:
+                self._failed_starts = 0
+                self._fail_waiting("No background process could start: the server's log says why.")
         worker.job = None
         worker.stop()
         self._pool.remove(worker)
         self._lock.notify_all()
+
+    def _fail_waiting(self, sentence: str) -> None:
+        """Fail every waiting job in one sentence (under the lock)."""
+        for job_id in list(self._waiting):
+            job = self._jobs[job_id]
+            self._stop(job, FAILED, sentence)
+            if job.key is not None and self._by_key.get(job.key) == job.id:
+                del self._by_key[job.key]
 
     def _stop(self, job: _Job, state: str, sentence: str) -> None:
         """End a job (under the lock): out of the queue, or its worker killed (the loop starts another)."""

@@ -179,3 +179,15 @@ def test_a_job_nobody_looks_at_is_cancelled():
         assert manager.status(job, "a").state == "unknown"
     finally:
         manager.shutdown()
+
+
+def test_workers_that_cannot_start_fail_the_waiting_jobs_in_a_sentence(monkeypatch):
+    monkeypatch.setattr(jobs.sys, "executable", "/bin/false")  # every worker exits before it is ready
+    manager = JobManager(workers=1)
+    try:
+        job = manager.submit("a", quick())
+        status = finished(manager, job, "a")
+        assert status.state == "failed"
+        assert status.sentence == "No background process could start: the server's log says why."
+    finally:
+        manager.shutdown()
