@@ -3,8 +3,14 @@
 import os
 import tempfile
 
-import numpy as np
-import pytest
+# One BLAS thread, set before numpy loads its BLAS: a multi-threaded matrix product may split its sums by the
+# threads it gets, so a snippet run in a subprocess (which inherits these) could print a weight that differs from
+# the page's in its ninth digit. With one thread both sum in the same order and the snippet tests compare exactly.
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402 - after the thread settings above
+import pytest  # noqa: E402
 
 # Publications made by the tests go to a log of their own, never to the repository's var/ folder; set at import so
 # that servers the tests start inherit it.
