@@ -66,7 +66,7 @@ def _log_delta_at_zero(mu):
     return log1mexp(np.log(2.0) + log_ndtr(-mu / 2.0))
 
 
-def _gdp_epsilon(mu, log_delta) -> np.ndarray:
+def gdp_epsilon_array(mu, log_delta) -> np.ndarray:
     """ε with ``δ_μ(ε) = δ`` for checked, broadcastable arrays ``mu`` > 0 and ``log_delta`` < 0.
 
     0 where ``δ ≥ δ_μ(0)``. Both solvers bracket the root by 0 and the zCDP bound
@@ -153,7 +153,7 @@ def gdp_epsilon(mu, delta: float):
     """
     mu_arr = np.asarray(check_positive_array(mu, "mu"))
     delta = check_delta(delta)
-    out = _gdp_epsilon(mu_arr, np.log(delta))
+    out = gdp_epsilon_array(mu_arr, np.log(delta))
     return float(out) if out.ndim == 0 else out
 
 

@@ -8,7 +8,7 @@ from scipy.special import ndtr
 
 from dpcore import Gaussian, analytic_gaussian_epsilon, analytic_gaussian_sigma, gaussian_delta
 from dpcore.accounting import gaussian_epsilon, gaussian_rdp, gaussian_sigma_for_epsilon
-from dpcore.gdp import _gdp_epsilon, gdp_delta, gdp_epsilon, gdp_mu_for_epsilon, gdp_rdp, gdp_rho
+from dpcore.gdp import gdp_delta, gdp_epsilon, gdp_epsilon_array, gdp_mu_for_epsilon, gdp_rdp, gdp_rho
 
 
 def delta_mpmath(mu, epsilon):
@@ -86,8 +86,8 @@ def test_scalar_and_vectorised_solvers_agree():
     # one equation goes to root_on_log, several to the vectorised Newton–bisection: same ε to 1e-13
     mu = np.geomspace(0.01, 30.0, 40)
     log_delta = math.log(1e-6)
-    many = _gdp_epsilon(mu, log_delta)
-    one_by_one = np.array([_gdp_epsilon(np.array(m), log_delta)[()] for m in mu])
+    many = gdp_epsilon_array(mu, log_delta)
+    one_by_one = np.array([gdp_epsilon_array(np.array(m), log_delta)[()] for m in mu])
     np.testing.assert_allclose(many, one_by_one, rtol=1e-13)
 
 

@@ -67,7 +67,7 @@ from dpcore.accounting.rdp import laplace_rdp, randomized_response_rdp
 from dpcore.accounting.subsampled_gaussian import dpsgd_epsilon, subsampled_gaussian_rdp
 from dpcore.accounting.zcdp import pure_dp_to_zcdp
 from dpcore.gaussian import Gaussian
-from dpcore.gdp import _gdp_epsilon, gdp_rdp, gdp_rho
+from dpcore.gdp import gdp_epsilon_array, gdp_rdp, gdp_rho
 from dpcore.laplace import Laplace
 from dpcore.ldp_mean import LDPMean
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_RECORD, NeighbouringRelation
@@ -254,7 +254,7 @@ class _GaussianAccounting(ReleaseAccounting):
 
     def epsilon(self, mechanism, release_delta):
         # the exact ε of one release at each δ (Balle & Wang 2018, Theorem 8), vectorised over δ
-        return _gdp_epsilon(np.full(release_delta.shape, mechanism.mu), np.log(release_delta))
+        return gdp_epsilon_array(np.full(release_delta.shape, mechanism.mu), np.log(release_delta))
 
 
 class _RandomizedResponseAccounting(_PureAccounting):
