@@ -38,7 +38,8 @@ def render() -> None:
             "acc_delta",
             help="The total δ at which every curve reports ε (and the Gaussian's per-release calibration δ).",
         )
-    k = c4.select_slider(
+    k = widgets.bound(
+        c4.select_slider,
         "k, releases",
         K_GRID,
         value=100,
@@ -48,7 +49,8 @@ def render() -> None:
     )
     with st.expander("Chart range and conversions"):
         o1, o2, o3, o4 = st.columns(4)
-        k_max = o1.select_slider(
+        k_max = widgets.bound(
+            o1.select_slider,
             "Largest k on the chart",
             (10, 100, 1_000, 10_000),
             value=1_000,
@@ -65,14 +67,16 @@ def render() -> None:
             "k-ary randomized response; 2 is binary RR (how SUE, OUE and LDP means are accounted).",
             container=o2,
         )
-        conversion = o3.selectbox(
+        conversion = widgets.bound(
+            o3.selectbox,
             "RDP → (ε, δ)",
             accounting.CONVERSIONS,
             key="acc_conversion",
             bind="query-params",
             help="balle: Balle et al. 2020 (tighter); mironov: Mironov 2017 Prop. 3 (older papers).",
         )
-        zcdp_conv = o4.selectbox(
+        zcdp_conv = widgets.bound(
+            o4.selectbox,
             "zCDP → (ε, δ)",
             accounting.ZCDP_CONVERSIONS,
             key="acc_zcdp_conversion",

@@ -14,7 +14,7 @@ in its own module of the app package: ``explorer.audit_mechanism`` (its controls
 
 import streamlit as st
 
-from explorer import audit_floating_point, audit_mechanism, frame
+from explorer import audit_floating_point, audit_mechanism, frame, widgets
 
 CAN_AND_CANNOT = (
     "An audit runs a mechanism many times on two neighbouring inputs and turns what it sees into a **lower "
@@ -28,7 +28,7 @@ def render() -> None:
     st.title("Audit a privacy claim")
     st.markdown(CAN_AND_CANNOT)
     # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
-    tab_audit, tab_fp = st.tabs(["Audit a mechanism", "Floating-point attack"], key="aud_view", bind="query-params")
+    tab_audit, tab_fp = widgets.tabs(["Audit a mechanism", "Floating-point attack"], "aud_view")
     if tab_audit.open:
         with tab_audit:
             audit_mechanism.audit_view()

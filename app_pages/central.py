@@ -87,7 +87,8 @@ def render() -> None:
     st.caption(
         "A trusted curator holds the raw data, computes the exact answer and adds calibrated noise before publishing."
     )
-    query = st.radio(
+    query = widgets.bound(
+        st.radio,
         "Query",
         tuple(VIEWS),
         horizontal=True,

@@ -22,7 +22,7 @@ import streamlit as st
 
 from explorer import frame, learning_dp_sgd, learning_fedavg, learning_noisy_gd, state, training, widgets
 from explorer.columns import is_numeric
-from explorer.markup import md, sentence
+from explorer.markup import md, plain_sentence, sentence
 from explorer.training import Task
 
 VIEWS = ("Noisy gradient descent", "DP-SGD", "Federated averaging")
@@ -56,7 +56,8 @@ def task() -> Task | None:
     with c2:
         if is_numeric(series) and series.nunique(dropna=True) > 2:
             median = float(np.nanmedian(series.to_numpy(dtype=float, na_value=np.nan)))
-            label["threshold"] = st.number_input(
+            label["threshold"] = widgets.bound(
+                st.number_input,
                 "Label 1 when above",
                 value=median,
                 key=f"lrn_threshold_{target}",
@@ -76,7 +77,8 @@ def task() -> Task | None:
                 index=1 if len(options) == 2 else 0,
             )
     with c3:
-        left_out = st.multiselect(
+        left_out = widgets.bound(
+            st.multiselect,
             "Leave out columns",
             cols,
             default=[],
@@ -86,7 +88,8 @@ def task() -> Task | None:
             "identifier-like and constant columns are skipped.",
         )
     with c4:
-        draws = st.select_slider(
+        draws = widgets.bound(
+            st.select_slider,
             "Noise draws",
             DRAW_CHOICES,
             value=3,
@@ -138,7 +141,7 @@ def render() -> None:
     assumptions()
     if t is None:
         return
-    tabs = st.tabs(list(VIEWS), key="lrn_view", bind="query-params")
+    tabs = widgets.tabs(VIEWS, "lrn_view")
     views = (learning_noisy_gd.ngd_view, learning_dp_sgd.sgd_view, learning_fedavg.fed_view)
     for tab, view in zip(tabs, views):
         if tab.open:
@@ -146,7 +149,7 @@ def render() -> None:
                 try:
                     view(t)
                 except ValueError as exc:  # one sentence; the task, the other views and the session stay as they are
-                    st.error(md(sentence(exc)))
+                    st.error(md(plain_sentence(exc)))
 
 
 frame.run_page(render)

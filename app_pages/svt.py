@@ -32,7 +32,8 @@ def candidate_bounds(column: str) -> np.ndarray:
         st.session_state["svt_max_bound"] = default  # a new column gets its own default, not the last column's bound
     st.session_state["_svt_bounds_source"] = source
     given = {} if "svt_max_bound" in st.session_state else {"value": default}  # value= beside a set state warns
-    largest = st.number_input(
+    largest = widgets.bound(
+        st.number_input,
         "Largest candidate bound",
         max_value=1e12,
         key="svt_max_bound",
@@ -67,8 +68,8 @@ def render() -> None:
     if dropped:
         st.caption(f"{dropped:,} missing values were left out.")
     # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
-    tab_walk, tab_mean, tab_ranges = st.tabs(
-        ["Choosing a clipping bound", "Automatic mean", "Range queries"], key="svt_view", bind="query-params"
+    tab_walk, tab_mean, tab_ranges = widgets.tabs(
+        ["Choosing a clipping bound", "Automatic mean", "Range queries"], "svt_view"
     )
     views = (
         (tab_walk, lambda cand: svt_clipping_bound.clipping_walk(values, cand, eps, column)),

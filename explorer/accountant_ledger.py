@@ -76,7 +76,8 @@ def ledger_section(mech, label, k):
             )
     with st.expander("Change the total budget, the accounting or the neighbouring relation"):
         c1, c2, c3, c4 = st.columns(4)
-        eps = c1.number_input(
+        eps = widgets.bound(
+            c1.number_input,
             "Total ε",
             min_value=0.01,
             max_value=100.0,
@@ -85,7 +86,8 @@ def ledger_section(mech, label, k):
             bind="query-params",
             help="The ε the whole session may spend.",
         )
-        delta = c2.select_slider(
+        delta = widgets.bound(
+            c2.select_slider,
             "Total δ",
             widgets.DELTA_GRID,
             value=1e-5,
@@ -94,7 +96,8 @@ def ledger_section(mech, label, k):
             bind="query-params",
             help="The δ the whole session may spend.",
         )
-        method = c3.selectbox(
+        method = widgets.bound(
+            c3.selectbox,
             "Accounting",
             accounting.LEDGER_METHODS,
             index=0,

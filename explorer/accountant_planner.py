@@ -59,15 +59,18 @@ def planner(delta, k, conversion, zcdp_conversion):
         total = widgets.epsilon_slider(
             "acc_plan_epsilon", "Total ε for all k releases", help="The whole budget the k answers share."
         )
-    family = c2.selectbox(
+    family = widgets.bound(
+        c2.selectbox,
         "Noise",
         tuple(f.name for f in ADDITIVE),
         key="acc_plan_noise",
         bind="query-params",
         help="; ".join(f"{f.name}: {noise_words(f)} for {f.norm} sensitivity" for f in ADDITIVE) + ".",
     )
-    sens = c3.number_input(
+    sens = widgets.bound(
+        c3.number_input,
         "Sensitivity Δ of each query",
+        max_value=widgets.LARGEST_AMOUNT,
         value=1.0,
         key="acc_plan_sensitivity",
         bind="query-params",
@@ -120,10 +123,12 @@ def accuracy_plan(family, accuracy, k, delta, sensitivity, conversion, zcdp_conv
 
 def plan_from_accuracy(family, delta, k, sens, default, conversion, zcdp_conversion) -> None:
     st.markdown("**The other way round: from the accuracy you need to the total ε of the plan**")
-    target = st.number_input(
+    target = widgets.bound(
+        st.number_input,
         f"I need each of the {k:,} answers within ± (at 95%)",
         min_value=0.0,
-        value=float(f"{default:.2g}"),
+        max_value=widgets.LARGEST_AMOUNT,
+        value=widgets.within(float(f"{default:.2g}")),
         key="acc_plan_accuracy",
         bind="query-params",
         help="In the answers' units. The table gives the smallest total ε that allows it, under each accounting.",

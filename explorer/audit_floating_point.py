@@ -57,7 +57,8 @@ def floating_point_view() -> None:
     with c1:
         eps = widgets.epsilon_slider("aud_fp_epsilon", help="The Laplace noise has scale 1/ε (x and x′ are 1 apart).")
     with c2:
-        outputs = st.select_slider(
+        outputs = widgets.bound(
+            st.select_slider,
             "Outputs drawn on x = 0",
             FP_OUTPUTS,
             value=10_000,

@@ -18,7 +18,7 @@ from dpcore.audit.api import MAX_TRIALS
 from explorer import audit_background, jobs, widgets
 from explorer.audit_layout import CORRECT, CURVE_TRIALS, SALT, page_seed
 from explorer.audit_result import show_result
-from explorer.markup import md, sentence
+from explorer.markup import md, plain_sentence, words
 
 __all__ = [
     "TRIAL_CHOICES",
@@ -61,7 +61,19 @@ PARAMS = {
     "sampling_rate": ("Sampling rate q", "Each record joins the step's batch with probability q.", 0.01, 1.0),
     "client_rate": ("Client sampling rate q", "Each client joins the round with probability q.", 0.01, 1.0),
     "clip": ("Clipping norm C", "Each gradient (update) is clipped to this L2 norm.", 0.001, 1e6),
+    "q": ("Quantile q", "The quantile released: 0.5 is the median.", 0.0, 1.0),
+    "share": ("Place of x's record", "x's one record sits at L + share × (U − L) of the range.", 0.0, 1.0),
 }
+
+#: The range of a parameter an audit registered tomorrow takes before it has a row in PARAMS.
+UNLISTED_WHOLE = (0, 1_000_000)
+
+
+def _unlisted(key: str, integer: bool) -> tuple[str, str, float, float]:
+    """A parameter PARAMS does not list: named in words (never its key), with a bounded range."""
+    low, high = UNLISTED_WHOLE if integer else (-widgets.LARGEST_AMOUNT, widgets.LARGEST_AMOUNT)
+    return words(key).capitalize(), f"The audit's {words(key)}.", low, high
+
 
 EXAMPLES = (
     ("Correct Laplace count", "laplace_count", None),
@@ -125,7 +137,8 @@ def parameter_widgets(name: str, broken: str | None) -> tuple[float, dict]:
     if broken:
         defaults.update(BROKEN[name][broken].params)
     cols = st.columns(max(4, len(defaults) + 1))
-    epsilon = cols[0].number_input(
+    epsilon = widgets.bound(
+        cols[0].number_input,
         "Claimed ε",
         min_value=0.001,
         max_value=50.0,
@@ -144,18 +157,18 @@ def parameter_widgets(name: str, broken: str | None) -> tuple[float, dict]:
             if key == "delta":
                 params[key] = widgets.delta_slider(widget_key, default=default, help="δ of the (ε, δ) claim.")
                 continue
-            label, help_text, low, high = PARAMS.get(key, (key, None, None, None))
             integer = isinstance(default, int) and not isinstance(default, bool)
-            if integer and low is not None and high is not None:  # a link's 1e309 gets a sentence, not an overflow
+            label, help_text, low, high = PARAMS.get(key) or _unlisted(key, integer)
+            if integer:  # a link's 1e309 gets a sentence, not an overflow
                 params[key] = widgets.whole_number(label, int(low), int(high), int(default), widget_key, help_text)
                 continue
-            params[key] = st.number_input(
+            params[key] = widgets.bound(
+                st.number_input,
                 label,
-                min_value=None if low is None else (int(low) if integer else float(low)),
-                max_value=None if high is None else (int(high) if integer else float(high)),
-                value=int(default) if integer else float(default),
-                step=1 if integer else None,
-                format=None if integer else "%g",
+                min_value=float(low),
+                max_value=float(high),
+                value=float(default),
+                format="%g",
                 key=widget_key,
                 bind="query-params",
                 help=help_text,
@@ -167,7 +180,8 @@ def audit_view() -> None:
     examples()
     c1, c2, c3, c4 = st.columns([1.3, 1.2, 1, 1])
     with c1:
-        name = st.selectbox(
+        name = widgets.bound(
+            st.selectbox,
             "Mechanism",
             list(CATALOGUE),
             key=widgets.AUDIT_MECHANISM,
@@ -177,7 +191,8 @@ def audit_view() -> None:
     spec = CATALOGUE[name]
     variants = [CORRECT, *BROKEN.get(name, {})]
     with c2:
-        choice = st.selectbox(
+        choice = widgets.bound(
+            st.selectbox,
             "Implementation",
             variants,
             key="aud_broken",
@@ -190,7 +205,8 @@ def audit_view() -> None:
     broken = None if choice == CORRECT else choice
     exhibit = BROKEN[name][broken] if broken else None
     with c3:
-        trials = st.select_slider(
+        trials = widgets.bound(
+            st.select_slider,
             "Runs on each input",
             TRIAL_CHOICES,
             value=DEFAULT_TRIALS,
@@ -200,7 +216,8 @@ def audit_view() -> None:
             "simulated trials: an audit needs many more runs.",
         )
     with c4:
-        confidence = st.select_slider(
+        confidence = widgets.bound(
+            st.select_slider,
             "Confidence",
             CONFIDENCES,
             value=0.95,
@@ -230,7 +247,7 @@ def audit_view() -> None:
                 result = cached_audit(*args, seeds[0])
                 curve = cached_curve(*args, seeds[1])
         except ValueError as exc:
-            st.error(md(sentence(exc)))
+            st.error(md(plain_sentence(exc)))
             return
     actual = (
         exhibit.actual_epsilon(result.epsilon_claimed, result.params) if exhibit and exhibit.actual_epsilon else None

@@ -59,7 +59,8 @@ def condition_view(label: str, controls) -> None:
     with c3:
         if numeric:
             lo, hi = suggest_bounds(series)
-            value = st.number_input(
+            value = widgets.bound(
+                st.number_input,
                 "Value",
                 value=float(np.round((lo + hi) / 2, 1)),
                 key=f"cen_where_value_{column}",

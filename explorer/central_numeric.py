@@ -34,23 +34,30 @@ def _settings(q: Query, series, column: str) -> dict:
     lo, hi = suggest_bounds(series)
     b1, b2, b3 = st.columns(3)
     settings = {
-        "lower": b1.number_input(
+        "lower": widgets.bound(
+            b1.number_input,
             "Lower clipping bound",
-            value=float(lo),
+            min_value=-widgets.LARGEST_AMOUNT,
+            max_value=widgets.LARGEST_AMOUNT,
+            value=widgets.within(lo),
             key=f"cen_lower_{column}",
             bind="query-params",
             help="Values below are raised to it before the query. Fix it from domain knowledge.",
         ),
-        "upper": b2.number_input(
+        "upper": widgets.bound(
+            b2.number_input,
             "Upper clipping bound",
-            value=float(hi),
+            min_value=-widgets.LARGEST_AMOUNT,
+            max_value=widgets.LARGEST_AMOUNT,
+            value=widgets.within(hi),
             key=f"cen_upper_{column}",
             bind="query-params",
             help="Values above are lowered to it. The sum's sensitivity is max(|lower|, |upper|).",
         ),
     }
     if "bins" in q.settings:
-        settings["bins"] = b3.slider(
+        settings["bins"] = widgets.bound(
+            b3.slider,
             "Number of bins",
             2,
             50,
@@ -60,7 +67,8 @@ def _settings(q: Query, series, column: str) -> dict:
             help="Equal-width bins between the bounds; each bin count gets the noise of one count.",
         )
     if "split" in q.settings:
-        settings["split"] = b3.slider(
+        settings["split"] = widgets.bound(
+            b3.slider,
             "Share of ε (and δ) for the sum",
             0.05,
             0.95,

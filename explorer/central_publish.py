@@ -14,7 +14,7 @@ import streamlit as st
 
 from dpcore import families, publish
 from dpcore.families import Family
-from explorer import domains, publishing
+from explorer import domains, publishing, widgets
 from explorer.columns import condition_mask, is_numeric, numeric_values
 from explorer.markup import md, plain_sentence
 
@@ -36,14 +36,16 @@ def _not_published(family: Family, what: str) -> bool:
 
 def _bounds(column: str) -> tuple[float | None, float | None]:
     c1, c2 = st.columns(2)
-    lower = c1.number_input(
+    lower = widgets.bound(
+        c1.number_input,
         "Declared lower bound (public)",
         value=None,
         key=f"cen_pub_lower_{column}",
         bind="query-params",
         help="From what you know of the data (a questionnaire's range, a law, a plan), never from this file.",
     )
-    upper = c2.number_input(
+    upper = widgets.bound(
+        c2.number_input,
         "Declared upper bound (public)",
         value=None,
         key=f"cen_pub_upper_{column}",
@@ -82,17 +84,20 @@ def _plan_mean(column: str, declared: dict, family: Family, delta: float, split:
         "chosen with it depends on the data. Plan the publication's ε here from declared facts instead."
     )
     c1, c2 = st.columns(2)
-    planned = c1.number_input(
+    planned = widgets.bound(
+        c1.number_input,
         "Planned number of records (public)",
-        min_value=1,
-        max_value=10_000_000,
+        min_value=1.0,  # a float input: a link's -inf is out of range, not an overflow (widgets.whole_number)
+        max_value=10_000_000.0,
         value=None,
-        step=1,
+        step=1.0,
+        format="%.0f",
         key=f"cen_pub_plan_n_{column}",
         bind="query-params",
         help="The size the study was designed for, not the size of this file.",
     )
-    accuracy = c2.number_input(
+    accuracy = widgets.bound(
+        c2.number_input,
         "Accuracy you need (±, at 95%)",
         min_value=0.0,
         value=None,
@@ -101,6 +106,7 @@ def _plan_mean(column: str, declared: dict, family: Family, delta: float, split:
     )
     if planned is None or accuracy is None or declared.get("lower") is None or declared.get("upper") is None:
         return
+    planned = int(round(planned))
     try:
         needed = publish.plan_mean_epsilon(
             accuracy,
@@ -127,7 +133,8 @@ def condition_count(column: str, series, condition: str, family: Family, eps: fl
         if _not_published(family, what):
             return
         if is_numeric(series):
-            value = st.number_input(
+            value = widgets.bound(
+                st.number_input,
                 "Declared value of the condition (public)",
                 value=None,
                 key=f"cen_pub_value_{column}",
@@ -182,7 +189,8 @@ def category_counts(column: str, series, family: Family, eps: float, delta: floa
         if _not_published(family, what):
             return
         domain = _domain(f"cen_pub_domain_{column}")
-        other = st.checkbox(
+        other = widgets.bound(
+            st.checkbox,
             "Count values outside the list as (other)",
             key=f"cen_pub_other_{column}",
             bind="query-params",
@@ -220,7 +228,8 @@ def quantile(q, column: str, series, eps: float, quantile_q: float) -> None:
     values, _ = numeric_values(series)
     with publishing.section(what):
         lower, upper = _bounds(column)
-        grid = st.number_input(
+        grid = widgets.bound(
+            st.number_input,
             "Declared grid of the published value (optional)",
             min_value=0.0,
             value=None,

@@ -32,14 +32,16 @@ def _range(series, column: str) -> tuple[float, float]:
     """The declared range: the Sum's clipping bounds (the same keys, so a link and a switch of view keep them)."""
     lo, hi = suggest_bounds(series)
     b1, b2 = st.columns(2)
-    lower = b1.number_input(
+    lower = widgets.bound(
+        b1.number_input,
         "Lower end of the range",
         value=float(lo),
         key=f"cen_lower_{column}",
         bind="query-params",
         help="Values below are raised to it. The release is always inside the range.",
     )
-    upper = b2.number_input(
+    upper = widgets.bound(
+        b2.number_input,
         "Upper end of the range",
         value=float(hi),
         key=f"cen_upper_{column}",
@@ -81,7 +83,8 @@ def view(label: str, controls) -> None:
     with c2:
         eps = widgets.epsilon_slider("cen_epsilon")
     with c3:
-        q = st.slider(
+        q = widgets.bound(
+            st.slider,
             "Quantile q",
             0.01,
             0.99,

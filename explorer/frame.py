@@ -20,6 +20,7 @@ __all__ = [
     "run_page",
     "dataset_notices",
     "note_ignored_url_values",
+    "refused_link_value",
     "echo",
     "ECHO_LIMIT",
     "log_run_time",
@@ -73,7 +74,8 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
             "What the pages draw is **simulated, not private**: seeded noise anyone with the link can recompute. "
             "A view's Publish section draws what may be published."
         )
-        st.select_slider(
+        widgets.bound(
+            st.select_slider,
             "Simulated trials",
             options=widgets.TRIAL_CHOICES,
             value=state.DEFAULT_TRIALS,
@@ -102,10 +104,10 @@ def run_page(render: Callable[[], None]) -> None:
         render()
     except (ValueError, TypeError) as exc:
         st.error(md(plain_sentence(exc)))
-    except Exception as exc:  # noqa: BLE001 - the boundary: the user never sees a traceback
+    except Exception:  # noqa: BLE001 - the boundary: the user never sees a traceback
         log.exception("page failed")
         st.error(
-            f"Something unexpected went wrong while drawing this page ({type(exc).__name__}). "
+            "Something unexpected went wrong while drawing this page. "
             "Your data and settings are unchanged; try other settings."
         )
 
@@ -154,13 +156,23 @@ def note_ignored_url_values(raw: dict[str, str]) -> None:
         except (TypeError, ValueError):
             same = str(given).lower() == str(current).lower()
         if not same:
-            if isinstance(current, float) and current.is_integer():
-                current = int(current)
-            st.info(
-                f"The link set {md(echo(key))} = {md(echo(given))}, which is not allowed here; "
-                f"showing {md(echo(current))} instead.",
-                icon=":material/link:",
-            )
+            st.info(refused_link_value(key, given, current), icon=":material/link:")
+
+
+def refused_link_value(key: str, given: str, current) -> str:
+    """The notice about a link's value the widget ``key`` refused: the widget's label, the value, what it takes.
+
+    The words come from :func:`explorer.widgets.described` (the label the page shows and the range it takes, never
+    the URL key); a widget drawn without them is called "a setting of this page".
+    """
+    if isinstance(current, float) and current.is_integer():
+        current = int(current)
+    label, allowed = widgets.described(key) or ("a setting of this page", "")
+    what = f"left **{md(label)}** empty" if given == "" else f"set **{md(label)}** to {md(echo(given))}"
+    takes = f": it takes {md(allowed)}" if allowed else ""
+    # a choice named in code's form (an audit's key) is what its list shows, not words to repeat in a sentence
+    shown = "the default" if isinstance(current, str) and "_" in current else md(echo(current))
+    return f"The link {what}, which is not allowed here{takes}; showing {shown} instead."
 
 
 def log_run_time(page: str, started: float) -> None:

@@ -29,6 +29,8 @@ from explorer.training import Task
 
 __all__ = [
     "MAX_PLAN_STEPS",
+    "MIN_EPOCHS",
+    "MAX_EPOCHS",
     "MAX_TRAIN_STEPS",
     "DPSGD_CALIBRATIONS",
     "SGD_PARTS",
@@ -45,6 +47,8 @@ __all__ = [
 #: Steps this page plans or trains at most: the accountant's and the training's time grow with T.
 MAX_PLAN_STEPS = 50_000
 MAX_TRAIN_STEPS = 2_000
+#: The epochs the page takes (the steps they make are bounded above, by the plan and the training).
+MIN_EPOCHS, MAX_EPOCHS = 0.01, 1_000.0
 DPSGD_CALIBRATIONS = {
     "PLD": ("pld", "balle"),
     "RDP": ("rdp", "balle"),
@@ -90,7 +94,8 @@ def sgd_controls(t: Task) -> SGDSettings:
             "the classic conversion (Mironov 2017) is what the papers of 2016–2019 report.",
         )
     c1, c2, c3, c4, c5 = st.columns(5)
-    n_plan = c1.number_input(
+    n_plan = widgets.bound(
+        c1.number_input,
         "Dataset size n",
         min_value=1.0,
         max_value=1e9,
@@ -113,15 +118,19 @@ def sgd_controls(t: Task) -> SGDSettings:
         container=c2,
         step=32,
     )
-    epochs = c3.number_input(
+    epochs = widgets.bound(
+        c3.number_input,
         "Epochs E",
+        min_value=MIN_EPOCHS,
+        max_value=MAX_EPOCHS,
         value=1.0,
         step=0.5,
         key="lrn_sgd_epochs",
         bind="query-params",
-        help="Passes over the data: T = ⌈E n / B⌉ steps.",
+        help=f"Passes over the data: T = ⌈E n / B⌉ steps; from {MIN_EPOCHS:g} to {MAX_EPOCHS:,.0f}.",
     )
-    clip = c4.select_slider(
+    clip = widgets.bound(
+        c4.select_slider,
         "Clipping norm C",
         CLIPS,
         value=1.0,
@@ -129,7 +138,7 @@ def sgd_controls(t: Task) -> SGDSettings:
         bind="query-params",
         help="Each per-example gradient is clipped to norm C; the noise on the sum is σ·C.",
     )
-    lr = c5.select_slider("Step size η", RATES, value=2.0, key="lrn_sgd_lr", bind="query-params")
+    lr = widgets.bound(c5.select_slider, "Step size η", RATES, value=2.0, key="lrn_sgd_lr")
     n = None if n_plan is None else int(round(n_plan))
     return SGDSettings(eps, delta, calibration, n, int(batch), float(epochs), float(clip), float(lr))
 
@@ -140,7 +149,7 @@ SGD_SALT = "learning-sgd"
 
 def sgd_view(t: Task) -> None:
     s = sgd_controls(t)
-    parts = st.tabs(list(SGD_PARTS), key="lrn_sgd_part", bind="query-params")
+    parts = widgets.tabs(SGD_PARTS, "lrn_sgd_part", name="Part of DP-SGD")
     replanned = s.n not in (None, t.n_train)
     if parts[0].open:
         with parts[0]:

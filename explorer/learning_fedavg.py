@@ -31,6 +31,8 @@ from explorer.training import Task
 __all__ = [
     "MAX_ROUNDS",
     "MAX_LOCAL_STEPS",
+    "MIN_CLIP",
+    "MAX_CLIP",
     "ASSUMED_SENSITIVITIES",
     "FED_PARTS",
     "FED_SALT",
@@ -46,6 +48,8 @@ __all__ = [
 #: Rounds and local steps this page trains at most (time, not privacy).
 MAX_ROUNDS = 100
 MAX_LOCAL_STEPS = 20
+#: The update clipping norms the page takes (the Audit page's DP-FedAvg round takes the same).
+MIN_CLIP, MAX_CLIP = 0.001, 1e6
 ASSUMED_SENSITIVITIES = (0.001, 0.01, 0.1, 1.0)
 
 
@@ -95,7 +99,8 @@ def fed_controls(t: Task) -> FedSettings:
         step=50,
         disabled=source != "at random",
     )
-    rate = c3.number_input(
+    rate = widgets.bound(
+        c3.number_input,
         "Client sampling rate q",
         min_value=limits.MIN_SAMPLING_RATE,
         max_value=1.0,
@@ -126,15 +131,20 @@ def fed_controls(t: Task) -> FedSettings:
         "Full-batch gradient steps each sampled client takes on its own rows (step size 1).",
         container=c1,
     )
-    clip = c2.number_input(
+    clip = widgets.bound(
+        c2.number_input,
         "Update clipping norm S",
+        min_value=MIN_CLIP,
+        max_value=MAX_CLIP,
         value=1.0,
         step=0.5,
         key="lrn_fed_clip",
         bind="query-params",
-        help="Each client's update is scaled to norm at most S: one client's whole influence on the sum.",
+        help=f"Each client's update is scaled to norm at most S: one client's whole influence on the sum; from "
+        f"{MIN_CLIP:g} to {MAX_CLIP:,.0f}.",
     )
-    sigma = c3.number_input(
+    sigma = widgets.bound(
+        c3.number_input,
         "Noise multiplier σ",
         min_value=limits.MIN_NOISE_MULTIPLIER,
         max_value=limits.MAX_NOISE_MULTIPLIER,
@@ -157,7 +167,7 @@ FED_SALT = "learning-fed"
 
 def fed_view(t: Task) -> None:
     s = fed_controls(t)
-    parts = st.tabs(list(FED_PARTS), key="lrn_fed_part", bind="query-params")
+    parts = widgets.tabs(FED_PARTS, "lrn_fed_part", name="Part of federated averaging")
     for part, draw in zip(parts, (fed_training, fed_frontier_part, fed_tutorial)):
         if part.open:
             with part:
@@ -280,7 +290,8 @@ def fed_frontier_part(t: Task, s: FedSettings) -> None:
 def fed_tutorial(t: Task, s: FedSettings) -> None:
     seed = tuple(state.seed_words(FED_SALT))
     c1, c2, _ = st.columns([1, 1.3, 1])
-    assumed = c1.select_slider(
+    assumed = widgets.bound(
+        c1.select_slider,
         "Assumed sensitivity Δ",
         ASSUMED_SENSITIVITIES,
         value=0.01,

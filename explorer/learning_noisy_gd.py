@@ -72,7 +72,8 @@ def ngd_controls() -> NGDSettings:
     with c2:
         delta = widgets.delta_slider("lrn_ngd_delta")
     with c3:
-        iterations = st.select_slider(
+        iterations = widgets.bound(
+            st.select_slider,
             "Iterations T",
             NGD_ITERATIONS,
             value=20,
@@ -81,7 +82,8 @@ def ngd_controls() -> NGDSettings:
             help="Each iteration releases one noisy gradient sum; the budget is split over all of them.",
         )
     c1, c2, c3, c4 = st.columns([1, 1, 1, 1.4])
-    clip = c1.select_slider(
+    clip = widgets.bound(
+        c1.select_slider,
         "Clipping norm C",
         CLIPS,
         value=2.0,
@@ -89,8 +91,14 @@ def ngd_controls() -> NGDSettings:
         bind="query-params",
         help="Each example's gradient (or row) is scaled to norm at most C: the sensitivity of the gradient sum.",
     )
-    lr = c2.select_slider(
-        "Step size η", RATES, value=2.0, key="lrn_ngd_lr", bind="query-params", help="The gradient step."
+    lr = widgets.bound(
+        c2.select_slider,
+        "Step size η",
+        RATES,
+        value=2.0,
+        key="lrn_ngd_lr",
+        bind="query-params",
+        help="The gradient step.",
     )
     with c3:
         accounting = widgets.select(
@@ -101,7 +109,8 @@ def ngd_controls() -> NGDSettings:
             "is the tightest (μ-GDP, Dong, Roth, Su 2019); the others ask for more noise for the same ε.",
         )
     with c4:
-        clipping = st.radio(
+        clipping = widgets.bound(
+            st.radio,
             "Clip each example's",
             ("gradient", "example"),
             horizontal=True,
@@ -121,7 +130,7 @@ NGD_PARTS = ("Training run", "Gradient or example clipping", "Best T at this ε"
 def ngd_view(t: Task) -> None:
     s = ngd_controls()
     noise = learning.noisy_gd_noise(s.epsilon, s.delta, s.iterations, s.clip, accounting=s.accounting)
-    parts = st.tabs(list(NGD_PARTS), key="lrn_ngd_part", bind="query-params")
+    parts = widgets.tabs(NGD_PARTS, "lrn_ngd_part", name="Part of noisy gradient descent")
     for part, draw in zip(parts, (ngd_training, ngd_clipping, ngd_sweep_part, ngd_frontier_part)):
         if part.open:
             with part:

@@ -15,7 +15,7 @@ import streamlit as st
 
 from dpcore import publish
 from dpcore.learning.published import lattice_gd_noise
-from explorer import domains, publishing, state
+from explorer import domains, publishing, state, widgets
 from explorer.columns import is_numeric
 from explorer.features import CategoricalDeclaration, NumericDeclaration, declared_feature_names, declared_features
 from explorer.markup import md
@@ -30,7 +30,8 @@ KINDS = ("numeric, between declared bounds", "categorical, over declared categor
 def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str | None]:
     """One feature's declaration widgets: ``(declaration, None)`` when complete, ``(None, what is missing)`` else."""
     c0, c1, c2 = st.columns([1.1, 1, 1])
-    kind = c0.selectbox(
+    kind = widgets.bound(
+        c0.selectbox,
         f"{column}",
         KINDS,
         index=0 if numeric_by_default else 1,
@@ -39,14 +40,16 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
         help="What the codebook says this column is. The default follows how the file's column reads.",
     )
     if kind == KINDS[0]:
-        lower = c1.number_input(
+        lower = widgets.bound(
+            c1.number_input,
             f"Lower bound of {column} (public)",
             value=None,
             key=f"lrn_pub_lower_{column}",
             bind="query-params",
             help="Values below are clipped to it; the bounds map the column onto [−1, 1].",
         )
-        upper = c2.number_input(
+        upper = widgets.bound(
+            c2.number_input,
             f"Upper bound of {column} (public)",
             value=None,
             key=f"lrn_pub_upper_{column}",
@@ -66,7 +69,8 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
         bind="query-params",
         help="Every category the model has a coefficient for, from a codebook: absent ones get one too.",
     )
-    other = c2.checkbox(
+    other = widgets.bound(
+        c2.checkbox,
         "A column for (other)",
         key=f"lrn_pub_other_{column}",
         bind="query-params",
@@ -106,7 +110,8 @@ def section(t: Task, epsilon: float, delta: float, iterations: int, clip: float,
             ).strip()
             or None
         )
-        chosen = st.multiselect(
+        chosen = widgets.bound(
+            st.multiselect,
             "Features of the published model",
             list(t.columns),
             default=list(t.columns),

@@ -10,13 +10,14 @@ from __future__ import annotations
 import streamlit as st
 
 from dpcore import publish
-from explorer import domains, publishing, releases
+from explorer import domains, publishing, releases, widgets
 
 __all__ = ["clipping_bound", "automatic_mean", "range_counts"]
 
 
 def _largest(column: str):
-    return st.number_input(
+    return widgets.bound(
+        st.number_input,
         "Declared largest candidate bound (public)",
         min_value=1e-9,
         max_value=1e12,
@@ -54,13 +55,22 @@ def range_counts(column: str, values, n_queries: int, c: int, eps: float, seed) 
     what = f"range counts of {column}"
     with publishing.section(what):
         c1, c2, c3 = st.columns(3)
-        lower = c1.number_input(
-            "Declared lower end of the ranges", value=None, key=f"svt_pub_lower_{column}", bind="query-params"
+        lower = widgets.bound(
+            c1.number_input,
+            "Declared lower end of the ranges",
+            value=None,
+            key=f"svt_pub_lower_{column}",
+            bind="query-params",
         )
-        upper = c2.number_input(
-            "Declared upper end of the ranges", value=None, key=f"svt_pub_upper_{column}", bind="query-params"
+        upper = widgets.bound(
+            c2.number_input,
+            "Declared upper end of the ranges",
+            value=None,
+            key=f"svt_pub_upper_{column}",
+            bind="query-params",
         )
-        threshold = c3.number_input(
+        threshold = widgets.bound(
+            c3.number_input,
             "Declared threshold (rows)",
             min_value=0.0,
             max_value=1e12,

@@ -25,7 +25,8 @@ EPS_GRID = np.geomspace(0.01, 10, 60)
 
 def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int]:
     c1, c2, c3 = st.columns(3)
-    c = c1.slider(
+    c = widgets.bound(
+        c1.slider,
         "c, most positives",
         1,
         10,
@@ -34,7 +35,8 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         bind="query-params",
         help="Sparse stops after c queries pass; each of its c rounds runs at ε/(2c), each answer at ε/(2c).",
     )
-    share = c2.slider(
+    share = widgets.bound(
+        c2.slider,
         "Threshold T, % of the rows",
         1,
         99,
@@ -44,7 +46,8 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         help="Queries whose count is above T are the interesting ones. T is public; set as a share of the "
         "row count, which is treated as public here.",
     )
-    n_queries = c3.slider(
+    n_queries = widgets.bound(
+        c3.slider,
         "Number of random range queries",
         5,
         100,

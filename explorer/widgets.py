@@ -7,9 +7,15 @@ import streamlit as st
 
 from dpcore.audit import CATALOGUE
 from explorer import state
-from explorer.markup import md, plain_sentence
+from explorer.markup import md, number, plain_sentence
 
 __all__ = [
+    "WORDS",
+    "bound",
+    "tabs",
+    "described",
+    "LARGEST_AMOUNT",
+    "within",
     "EPSILON_GRID",
     "DELTA_GRID",
     "TRIAL_CHOICES",
@@ -33,6 +39,97 @@ DELTA_GRID = (1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 TRIAL_CHOICES = (100, 300, 1_000, 3_000, 10_000)
 
 
+# ---------------------------------------------------------------------- what each URL-bound widget is called
+
+#: Session-state key of what the page calls each URL-bound widget and what it takes, by the widget's key: the words
+#: of the notice the frame shows when a link carries a value the widget refused (never the key itself).
+WORDS = "_widget_words"
+#: The most choices a notice lists (a column picker may offer hundreds).
+LISTED_CHOICES = 6
+
+
+#: The largest magnitude a page takes for an amount in the data's units (a clipping bound, an accuracy, a
+#: sensitivity): beyond it a width, a sensitivity or a noise scale soon leaves a float's range, and a float's whole
+#: numbers end near 9·10¹⁵.
+LARGEST_AMOUNT = 1e15
+
+
+def within(x: float) -> float:
+    """``x`` brought within ±:data:`LARGEST_AMOUNT` (a default read from the data must be one the input takes)."""
+    return float(min(max(x, -LARGEST_AMOUNT), LARGEST_AMOUNT))
+
+
+def _describe(key: str, label: str, allowed: str) -> None:
+    st.session_state.setdefault(WORDS, {})[key] = (label, allowed)
+
+
+def described(key: str) -> tuple[str, str] | None:
+    """The label and the allowed values (in words) of the URL-bound widget ``key``, as it was last drawn."""
+    return st.session_state.get(WORDS, {}).get(key)
+
+
+def _limit(x) -> str:
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e15 else number(float(x))
+
+
+def _number_range(lo, hi, whole: bool) -> str:
+    what = "a whole number" if whole else "a number"
+    if lo is not None and hi is not None:
+        return f"{what} from {_limit(lo)} to {_limit(hi)}"
+    if lo is not None:
+        return f"{what} of at least {_limit(lo)}"
+    if hi is not None:
+        return f"{what} of at most {_limit(hi)}"
+    return f"{what} between {number(-1.7e308)} and {number(1.7e308)}"
+
+
+def _choices(options, format_func=str, steps: bool = False) -> str:
+    """The choices of a widget in words: a few listed; a slider's steps by their ends; a long list (or one of names
+    in code's form, which the list itself shows) by its length."""
+    shown = [str(format_func(o)) for o in options]
+    if steps and len(shown) > LISTED_CHOICES:
+        return f"one of its {len(shown):,} steps, from {shown[0]} to {shown[-1]}"
+    if len(shown) > LISTED_CHOICES or any("_" in s for s in shown):
+        return f"one of the {len(shown):,} in its list"
+    return "one of " + (f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else "".join(shown))
+
+
+def _allowed(kind: str, args: tuple, kw: dict) -> str:
+    """What a widget of ``kind`` made with these arguments takes, in words (read from its own limits)."""
+    if kind == "number_input":
+        lo = kw.get("min_value", args[0] if args else None)
+        hi = kw.get("max_value", args[1] if len(args) > 1 else None)
+        whole = str(kw.get("format", "")).endswith(".0f") or isinstance(kw.get("step", 0.5), int)
+        return _number_range(lo, hi, whole)
+    if kind == "slider":
+        lo = kw.get("min_value", args[0] if args else 0)
+        hi = kw.get("max_value", args[1] if len(args) > 1 else 100)
+        return _number_range(lo, hi, isinstance(lo, int) and isinstance(hi, int))
+    if kind in ("checkbox", "toggle"):
+        return "one of true or false"
+    options = kw.get("options", args[0] if args else ())
+    return _choices(options, kw.get("format_func", str), steps=kind == "select_slider")
+
+
+def bound(make, label: str, *args, key: str, name: str | None = None, **kw):
+    """``make(label, *args, key=key, bind="query-params", **kw)``: a Streamlit widget bound to the URL, whose label
+    and allowed values (read from its arguments) the frame's notice about a refused link value says.
+
+    ``make`` is the widget's function or a container's (``st.number_input``, ``c1.select_slider``); ``name`` is the
+    label said in the notice, when the widget's own is long.
+    """
+    kw.pop("bind", None)
+    kind = getattr(make, "__name__", "")
+    _describe(key, name or label, _allowed(kind, args, kw))
+    return make(label, *args, key=key, bind="query-params", **kw)
+
+
+def tabs(labels, key: str, name: str = "View"):
+    """``st.tabs`` bound to the URL by ``key`` (only the open tab runs); a refused link value is named as ``name``."""
+    _describe(key, name, _choices(labels))
+    return st.tabs(list(labels), key=key, bind="query-params")
+
+
 def _number_label(v: float) -> str:
     # the label is also what the URL carries: keep it the plain number
     return f"{v:g}"
@@ -40,8 +137,10 @@ def _number_label(v: float) -> str:
 
 def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1.0, help: str | None = None) -> float:
     """ε on a log scale from 0.01 (more private) to 10 (more accurate), bound to the URL."""
-    return st.select_slider(
+    return bound(
+        st.select_slider,
         f"{label}  ·  ← more private | more accurate →",
+        name=label,
         options=EPSILON_GRID,
         value=default,
         format_func=_number_label,
@@ -54,7 +153,8 @@ def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1
 
 
 def delta_slider(key: str, default: float = 1e-5, help: str | None = None) -> float:
-    return st.select_slider(
+    return bound(
+        st.select_slider,
         "δ, failure probability",
         options=DELTA_GRID,
         value=default,
@@ -82,7 +182,8 @@ def whole_number(
     (Streamlit's integer inputs fail on a link carrying a number beyond int range
     with an error box of their own; its float inputs treat it as out of range.)
     """
-    value = container.number_input(
+    value = bound(
+        container.number_input,
         label,
         min_value=float(minimum),
         max_value=float(maximum),
@@ -106,10 +207,12 @@ def epsilon_for_accuracy(
     the ε found: the accuracy is then met. ``what`` names the answer (e.g. "each count").
     """
     with st.popover("ε from the accuracy you need", icon=":material/target:", width="stretch"):
-        target = st.number_input(
+        target = bound(
+            st.number_input,
             f"I need {what} within ± (at {confidence:.0%})",
             min_value=0.0,
-            value=float(default),
+            max_value=LARGEST_AMOUNT,
+            value=within(default),
             key=f"{key}_accuracy",
             bind="query-params",
             help="In the answer's own units. The ε below is the smallest that gives this accuracy.",
@@ -143,7 +246,7 @@ def _set_state(key: str, value) -> None:
 def select(label: str, options, key: str, help: str, **kw):
     """A selectbox bound to the URL; falls back to the first option if the URL names none of them."""
     options = list(options)
-    return st.selectbox(label, options, key=key, bind="query-params", help=help, **kw)
+    return bound(st.selectbox, label, options, key=key, help=help, **kw)
 
 
 _NO_COLUMN = {
