@@ -163,6 +163,8 @@ def sgd_view(t: Task) -> None:
 
 
 def sgd_planner(t: Task, s: SGDSettings, plan) -> None:
+    if plan is None:  # a long plan is computed in the server's pool: the page shows where it is
+        return
     a, b, c, d = st.columns(4)
     a.metric("Noise multiplier σ", f"{plan.noise_multiplier:.4f}", help="The noise std on the clipped sum is σ·C.")
     b.metric(
@@ -204,16 +206,17 @@ def sgd_planner(t: Task, s: SGDSettings, plan) -> None:
         "covered by this analysis.",
         icon=":material/info:",
     )
-    curves = training.dpsgd_curves(plan.noise_multiplier, plan.sampling_rate, plan.steps, s.delta)
     with right:
-        epsilon_steps_chart(
-            curves,
-            plan.steps,
-            s.delta,
-            f"ε against the steps, σ = {plan.noise_multiplier:.3f}, q = {plan.sampling_rate:.3g}",
-            "steps (log)",
-            "lrn_sgd_curves",
-        )
+        curves = training.dpsgd_curves(plan.noise_multiplier, plan.sampling_rate, plan.steps, s.delta)
+        if curves is not None:  # long curves come from the server's pool; meanwhile the page shows where they are
+            epsilon_steps_chart(
+                curves,
+                plan.steps,
+                s.delta,
+                f"ε against the steps, σ = {plan.noise_multiplier:.3f}, q = {plan.sampling_rate:.3g}",
+                "steps (log)",
+                "lrn_sgd_curves",
+            )
     published = training.published_setting()
     right.caption(
         "To recognise a published figure: Abadi et al. (2016) report ε = 1.26 for q = 0.01, σ = 4, T = 10,000, "
