@@ -26,6 +26,11 @@ in a fresh Python process, so that one view's memory does not lie under the next
   runs that beat every earlier peak, and the table says so).
 
 Target (issue 13): a rerun after a move under about 2 s of CPU and 1 GB on every page and view.
+
+A view whose work is estimated above what a rerun may spend computes it in the server's pool of workers
+(:mod:`explorer.jobs`, issue 23): its timed run is the rerun that submits the job; the benchmark then reruns the
+page until the result is shown (not timed, as the page's polling fragment does) and the verdict says how long the
+result took. ``benchmarks/bench_attack.py`` measures the worst link of each heavy page, before and after the pool.
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ def _eps(key: str, values=_EPS) -> tuple[str, str, tuple]:
 
 
 _SEED_MOVE = ("number_input", "seed", _SEEDS)
-#: DP-SGD trains at most 2,000 steps (pages/learning.py MAX_TRAIN_STEPS): one epoch of the 800,000 training rows
+#: DP-SGD trains at most 2,000 steps (explorer/learning_dp_sgd.py MAX_TRAIN_STEPS): one epoch of the 800,000 training rows
 #: at the default batch of 256 is refused in one sentence, so the training views are opened at the largest run the
 #: page trains, batch 400 (T = 2,000).
 _SGD_AT_LIMIT = {"lrn_view": "DP-SGD", "lrn_sgd_batch": 400}
@@ -183,14 +188,30 @@ def timed_run(at, trace: bool = False) -> dict:
     traced = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
     tracemalloc.stop()
     assert not at.exception, [e.value for e in at.exception]
-    return {
+    figures = {
         "wall": wall,
         "cpu": cpu,
         "traced_mb": traced,
         "rss_rise_mb": max(0.0, _maxrss_mb() - before),
         "reset": reset,
-        "errors": [e.value for e in at.error],
     }
+    figures["pool_s"] = await_jobs(at)
+    figures["errors"] = [e.value for e in at.error]
+    return figures
+
+
+def await_jobs(at, timeout: float = RUN_TIMEOUT) -> float | None:
+    """Rerun a page whose work went to the server's pool until its result is shown: the seconds it took (``None``
+    when the rerun computed everything itself)."""
+    if not any(b.key and b.key.startswith("jobs_cancel_") for b in at.button):
+        return None
+    start = time.perf_counter()
+    while any(b.key and b.key.startswith("jobs_cancel_") for b in at.button):
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError("the background job did not finish")
+        time.sleep(0.5)
+        at.run()
+    return time.perf_counter() - start
 
 
 def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool = False):
@@ -277,6 +298,9 @@ def row(result: dict) -> tuple[str, bool]:
     ok = move_cpu < CPU_TARGET_S and peak < MEMORY_TARGET_MB
     shown = {e for r in runs for e in r["errors"]}
     verdict = "meets" if ok else "misses"
+    pooled = [r["pool_s"] for r in runs if r.get("pool_s") is not None]
+    if pooled:
+        verdict += f" (in the pool: the result {_s(statistics.median(pooled))} after the rerun, median)"
     if shown:
         verdict += " (the page says: " + " / ".join(e.replace("|", "\\|")[:90] for e in sorted(shown)) + ")"
     return (
