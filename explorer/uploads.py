@@ -35,19 +35,56 @@ Streamlit internals relied on (there is no public interface; ``tests/test_upload
   ``starlette.exceptions.HTTPException`` raised there becomes the response's status.
 * ``st.file_uploader`` reads its files with ``get_files``: a file dropped from the manager makes the widget
   return None (Streamlit's ``DeletedFile``), not fail.
+
+**Sessions that have ended.** When a tab closes, Streamlit keeps its session for a reconnect
+(``server.disconnectedSessionTTL``, 120 s by default), then only forgets it: its storage drops an expired session
+the next time another session disconnects, without shutting it down, so its uploaded files stay in the store
+for as long as the server runs, and its state (the dataset, what was prepared from it) until that next disconnect and
+a full garbage collection, which ``runner.postScriptGC = false`` leaves to chance. :func:`install` also starts a
+:class:`Reaper`, one thread per server process, that every :data:`REAP_SECONDS` closes, with Streamlit's own
+``Runtime.close_session`` (its files, media and state go), every session whose socket has been gone for
+:data:`RECONNECT_SECONDS` (a network blip reconnects well within it; a lower ``disconnectedSessionTTL`` wins),
+drops the files of sessions Streamlit no longer knows, then collects the garbage, drops the shared caches' results
+no session uses any more (:func:`explorer.cache.collect`) and hands the freed memory back to the system
+(glibc's ``malloc_trim``; Arrow, which holds pandas' text columns, is put on the system allocator when the reaper
+starts, since its own pool keeps freed pages). It learns of a session from its
+script runs (:func:`install` is called on each) and keeps its id and a weak reference to it, nothing of its data.
+With ``DPX_MEMORY_REPORT`` set to a file it appends, at each round, one JSON line of what the server holds (for
+``benchmarks/bench_memory.py`` and an operator; under ``PYTHONTRACEMALLOC=1`` also the lines that allocated what
+is still held).
+
+Also relied on for the reaper (``tests/test_uploads.py`` checks them): ``Runtime.is_active_session(session_id)``
+(thread-safe), ``Runtime.close_session(session_id)`` (to be called on the server's event loop, reached as
+``Runtime.stopped.get_loop()``; it shuts down a session that is connected or kept for a reconnect, and does
+nothing for one already forgotten), ``MemoryUploadedFileManager.remove_session_files(session_id)`` and
+``get_script_run_ctx().session_id``, and ``Runtime.get_app_session(session_id).session_state``, the session's
+``SessionState``, whose ``clear()`` the reaper calls once it has closed the session: Streamlit's run loop keeps the
+last session it sent messages to in a loop variable (``Runtime._loop_coroutine``'s ``active_session_info``) until
+another session is served, so a closed session's dataset would otherwise stay until the next visitor.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
+import json
 import logging
+import os
+import sys
 import threading
+import time
+import tracemalloc
+import weakref
 
 from starlette.exceptions import HTTPException
+from streamlit import config
 from streamlit.runtime import Runtime
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
+from explorer import cache
 from explorer.csv_reader import MAX_UPLOAD_BYTES
 
 __all__ = [
@@ -59,12 +96,25 @@ __all__ = [
     "install",
     "release",
     "release_older",
+    "REAP_SECONDS",
+    "RECONNECT_SECONDS",
+    "REPORT_VARIABLE",
+    "Reaper",
+    "reaper",
 ]
 
 #: Files one session may hold: the one in use and the one replacing it.
 MAX_SESSION_FILES = 2
 #: Bytes one session may hold: two files at the upload limit (2 x 25 MiB = 52,428,800 bytes).
 MAX_SESSION_BYTES = MAX_SESSION_FILES * MAX_UPLOAD_BYTES
+
+#: Seconds between two rounds of the reaper.
+REAP_SECONDS = 10.0
+#: Seconds a session whose socket has gone is kept for a reconnect before the reaper closes it (a network blip
+#: reconnects within seconds; a tab closed for good holds its dataset this long, not Streamlit's two minutes).
+RECONNECT_SECONDS = 60.0
+#: The environment variable naming a file the reaper appends one JSON line to at each round.
+REPORT_VARIABLE = "DPX_MEMORY_REPORT"
 
 _LOGGER = logging.getLogger(__name__)
 _INSTALLING = threading.Lock()
@@ -154,16 +204,18 @@ def guard(
 
 
 def install() -> SessionUploadGuard | None:
-    """Guard the running server's store of uploads (idempotent); None without a server (AppTest, ``python app.py``).
+    """Guard the running server's store of uploads and start its :class:`Reaper` (idempotent; the session running
+    this script is recorded for the reaper); None without a server (AppTest, ``python app.py``).
 
     A store of another kind (Streamlit changed) is logged as an error and left unguarded, rather than stopping
     the app; ``tests/test_uploads.py`` fails on it.
     """
     if not Runtime.exists():
         return None
-    manager = Runtime.instance().uploaded_file_mgr
+    runtime = Runtime.instance()
+    manager = runtime.uploaded_file_mgr
     try:
-        return guard(manager)
+        installed = guard(manager)
     except TypeError:
         if not _UNGUARDED:  # said once per process (AppTest's store is a mock on every run)
             _LOGGER.error(
@@ -171,6 +223,23 @@ def install() -> SessionUploadGuard | None:
             )
         _UNGUARDED.add(type(manager))
         return None
+    ctx = get_script_run_ctx()
+    if ctx is not None:  # a served session (AppTest's runtime is a mock, refused by the guard above)
+        reaper(runtime).seen(ctx.session_id, runtime.get_app_session(ctx.session_id))
+    return installed
+
+
+def _arrow_on_the_system_allocator() -> None:
+    """Make Arrow, which holds the text columns of pandas' ``str`` dtype, allocate with the system's ``malloc``.
+
+    Its default pool, mimalloc, keeps what the script threads freed in its own arenas (a 1 GiB reservation) even
+    after ``release_unused()``: 140 MB of a server's RSS after six 20 MB uploads had gone, against 6 MB with the
+    system allocator, whose free pages :func:`_give_back` returns (``benchmarks/bench_memory.py``). What was
+    allocated before is freed to the pool it came from.
+    """
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None and arrow.default_memory_pool().backend_name != "system":
+        arrow.set_memory_pool(arrow.system_memory_pool())
 
 
 #: Kinds of upload store found unguardable in this process (process-wide, not per user: only quiets the log).
@@ -203,3 +272,183 @@ def release_older(file_id: str) -> None:
     if file_id in stored:
         for older in stored[: stored.index(file_id)]:
             manager.remove_file(session_id, older)
+
+
+# --------------------------------------------------------------------------- sessions that have ended
+
+
+def _give_back() -> None:
+    """Give freed memory back to the system: glibc's heap (``malloc_trim``) and Arrow's pool, which holds the text
+    columns of pandas' ``str`` dtype (mimalloc keeps freed pages for reuse: 77 MB after three 20 MB uploads)."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
+
+
+def _load_libc():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+        return libc
+    except (OSError, AttributeError):  # not glibc (musl, macOS): its allocator returns memory its own way
+        return None
+
+
+_LIBC = _load_libc()
+
+
+class Reaper:
+    """Close the sessions whose socket has been gone for ``reconnect`` seconds, and give their memory back.
+
+    Parameters
+    ----------
+    runtime : streamlit.runtime.Runtime
+        The server's runtime (a stand-in with ``is_active_session``, ``close_session``, ``uploaded_file_mgr`` in
+        tests).
+    reconnect : float
+        Seconds a disconnected session is kept for a reconnect, in [0, inf).
+    close : callable, optional
+        ``close(session_id)``: how a session is closed (default: ``runtime.close_session`` on the server's event
+        loop, unless the session has reconnected meanwhile; it returns once that has run).
+    clock : callable, default time.monotonic
+    """
+
+    def __init__(self, runtime, reconnect: float = RECONNECT_SECONDS, close=None, clock=time.monotonic) -> None:
+        self.runtime, self.reconnect, self.clock = runtime, float(reconnect), clock
+        self.close = close if close is not None else self._close_on_event_loop
+        self.last_active: dict[str, float] = {}  # session id -> when it was last seen connected
+        self.sessions: dict[str, weakref.ref] = {}  # session id -> its AppSession, not kept alive by the reaper
+        self.lock = threading.Lock()
+        self.closed = 0
+        self.thread: threading.Thread | None = None
+
+    def seen(self, session_id: str, session=None) -> None:
+        """Record that ``session_id`` ran the script just now, and its ``AppSession`` (whose ``session_state`` is
+        emptied when it is closed)."""
+        with self.lock:
+            self.last_active[session_id] = self.clock()
+            if session is not None and session_id not in self.sessions:
+                self.sessions[session_id] = weakref.ref(session)
+
+    def _close_on_event_loop(self, session_id: str) -> None:
+        runtime, done = self.runtime, threading.Event()
+
+        def close_if_still_gone() -> None:  # on the event loop, where a reconnect happens too: no race with one
+            try:
+                if not runtime.is_active_session(session_id):
+                    runtime.close_session(session_id)
+            finally:
+                done.set()
+
+        loop = runtime.stopped.get_loop()  # the future of the server's run loop lives on its event loop
+        loop.call_soon_threadsafe(close_if_still_gone)
+        done.wait(REAP_SECONDS)  # closed before the reaper collects what it held
+
+    def tick(self) -> dict:
+        """One round: close the sessions gone for longer than ``reconnect``, drop the files of sessions nobody
+        knows, and, if anything went, collect the garbage, the caches' orphaned results and the free heap."""
+        now = self.clock()
+        ended = []
+        with self.lock:
+            for session_id, last in list(self.last_active.items()):
+                if self.runtime.is_active_session(session_id):
+                    self.last_active[session_id] = now
+                elif now - last >= self.reconnect:
+                    ended.append((session_id, self.sessions.pop(session_id, None)))
+                    del self.last_active[session_id]
+            known = set(self.last_active)
+        for session_id, session in ended:
+            self.close(session_id)
+            session = session() if session is not None else None
+            if session is not None:  # the closed session's data go even if something still holds the session
+                session.session_state.clear()
+        manager = self.runtime.uploaded_file_mgr
+        orphans = []
+        if isinstance(manager, MemoryUploadedFileManager):
+            with manager._lock:
+                holders = list(manager.file_storage)
+            orphans = [s for s in holders if s not in known and not self.runtime.is_active_session(s)]
+            for session_id in orphans:
+                manager.remove_session_files(session_id)
+        self.closed += len(ended)
+        if ended or orphans:
+            gc.collect()  # a session's state is held in cycles; without postScriptGC nothing else collects them soon
+        freed = cache.collect()  # the results whose every session has ended (their owner tokens went in the gc)
+        if ended or orphans or freed:
+            _give_back()
+        return {"closed": len(ended), "orphan_files": len(orphans), "cache_bytes_freed": freed}
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(REAP_SECONDS)
+            try:
+                done = self.tick()
+                path = os.environ.get(REPORT_VARIABLE)
+                if path:
+                    with open(path, "a", encoding="utf-8") as f:
+                        f.write(json.dumps(self.report(done)) + "\n")
+            except Exception:  # noqa: BLE001 - the reaper must outlive a bad round; said in the log
+                _LOGGER.exception("The session reaper's round failed")
+
+    def report(self, done: dict) -> dict:
+        """What the server holds now: sessions, uploaded files, the shared caches, the garbage collector."""
+        manager = self.runtime.uploaded_file_mgr
+        files = size = 0
+        if isinstance(manager, MemoryUploadedFileManager):
+            with manager._lock:
+                data = [len(r.data) for f in manager.file_storage.values() for r in f.values()]
+            files, size = len(data), sum(data)
+        caches = cache.stats()
+        with self.lock:
+            sessions = len(self.last_active)
+        return {
+            "time": time.time(),
+            **done,
+            "sessions_known": sessions,
+            "sessions_closed": self.closed,
+            "upload_files": files,
+            "upload_bytes": size,
+            "cache_entries": sum(n for n, _ in caches.values()),
+            "cache_bytes": sum(b for _, b in caches.values()),
+            "caches": {name.removeprefix("explorer."): kept for name, kept in caches.items() if kept[0]},
+            "cache_owners": cache.owners(),
+            "gc_objects": len(gc.get_objects()),
+            "sessions_alive": sum(type(o).__name__ == "AppSession" for o in gc.get_objects()),
+            "traced": _traced(),
+        }
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="dpx-session-reaper", daemon=True)
+        self.thread.start()
+
+
+def _traced(top: int = 12) -> dict:
+    """When the server runs under ``tracemalloc`` (``PYTHONTRACEMALLOC=1``): the MB it traces and the lines that
+    allocated most of what is still held (an operator's view of what holds memory); else {}."""
+    if not tracemalloc.is_tracing():
+        return {}
+    snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+    stats = snapshot.statistics("lineno")
+    return {
+        "mb": round(sum(s.size for s in stats) / 1e6, 1),
+        "top": [
+            f"{s.size / 1e6:.1f} MB {s.count} {s.traceback[0].filename}:{s.traceback[0].lineno}" for s in stats[:top]
+        ],
+    }
+
+
+_REAPERS: dict[int, Reaper] = {}  # one per runtime (per server process; keyed by the runtime's id)
+
+
+def reaper(runtime) -> Reaper:
+    """The reaper of ``runtime``, started on the first call."""
+    with _INSTALLING:
+        found = _REAPERS.get(id(runtime))
+        if found is None or found.runtime is not runtime:
+            _arrow_on_the_system_allocator()
+            ttl = float(config.get_option("server.disconnectedSessionTTL"))
+            found = _REAPERS[id(runtime)] = Reaper(runtime, reconnect=min(RECONNECT_SECONDS, ttl / 2))
+            found.start()
+        return found

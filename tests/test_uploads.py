@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import pathlib
 import re
+import subprocess
+import sys
 import threading
+import time
 import types
 import uuid
 
@@ -22,6 +26,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+from streamlit.runtime.state.session_state import SessionState
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from websockets.sync.client import connect
 
@@ -29,6 +34,7 @@ from explorer import uploads
 from explorer.csv_reader import MAX_UPLOAD_BYTES
 from tests.browser import running_app
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 GOOD = b"colour,score\n" + b"red,1\ngreen,2\nblue,3\n" * 50
 
 
@@ -277,3 +283,99 @@ def _more_files_than_the_cap(session: _Session) -> None:
     assert held == len(GOOD) + len(big) <= uploads.MAX_SESSION_BYTES, held
     assert session.http.delete(session.url(session.in_use), timeout=10).status_code == 204
     assert session.put("after_delete.csv", GOOD)[1] == 204  # a DELETE makes room again
+
+
+# --- sessions that have ended: the reaper -------------------------------------------------------------------------
+
+
+def test_streamlit_internals_the_reaper_relies_on_are_as_relied_on(manager):
+    from streamlit import config
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+
+    assert isinstance(Runtime.__dict__["stopped"], property)  # a future of the run loop: its get_loop() is the loop
+    for name in ("is_active_session", "close_session"):
+        assert list(inspect.signature(getattr(Runtime, name)).parameters) == ["self", "session_id"], name
+    assert "self._session_mgr.close_session(session_id)" in inspect.getsource(Runtime.close_session)
+    # Streamlit forgets an expired session without shutting it down: the reason for the reaper
+    assert "shutdown" not in inspect.getsource(MemorySessionStorage)
+    assert config.get_option("server.disconnectedSessionTTL") > 0
+    manager.add_file("s", _rec("a", 3))
+    manager.remove_session_files("s")
+    assert "s" not in manager.file_storage
+    # the session's state, reached from its AppSession (weakly referenced by the reaper), emptied once it is closed
+    assert isinstance(AppSession.__dict__["session_state"], property) and "__weakref__" in dir(AppSession)
+    assert list(inspect.signature(Runtime.get_app_session).parameters) == ["self", "session_id"]
+    state = SessionState()
+    state["x"] = 1
+    state.clear()
+    assert "x" not in state
+
+
+class _AppSession:
+    """A stand-in for an ``AppSession``: its ``session_state`` (a dict has the ``clear()`` the reaper calls)."""
+
+    def __init__(self, **state):
+        self.session_state = dict(state)
+
+
+class _Runtime:
+    """A stand-in for the server's runtime: which sessions are connected, and its store of uploads."""
+
+    def __init__(self, manager):
+        self.uploaded_file_mgr, self.active, self.closed = manager, set(), []
+
+    def is_active_session(self, session_id):
+        return session_id in self.active
+
+
+def test_the_reaper_closes_a_session_gone_past_the_reconnect_window_and_drops_files_nobody_knows(manager):
+    runtime, now = _Runtime(manager), [0.0]
+    reaper = uploads.Reaper(runtime, reconnect=60, close=runtime.closed.append, clock=lambda: now[0])
+    sessions = {session: _AppSession(dataset=session) for session in ("stays", "blip", "gone")}
+    for session in ("stays", "blip", "gone"):
+        reaper.seen(session, sessions[session])
+        runtime.active.add(session)
+        manager.add_file(session, _rec(f"{session}-file", 10))
+    manager.add_file("forgotten", _rec("old", 10))  # a session Streamlit dropped before the reaper knew it
+    runtime.active -= {"blip", "gone"}  # two tabs lose their socket
+    now[0] = 30.0
+    assert reaper.tick()["closed"] == 0 and runtime.closed == []
+    assert "forgotten" not in manager.file_storage  # no session owns it: dropped at once
+    assert set(manager.file_storage) == {"stays", "blip", "gone"}
+    runtime.active.add("blip")  # reconnected within the window
+    now[0] = 61.0
+    done = reaper.tick()
+    assert runtime.closed == ["gone"] and done["closed"] == 1
+    assert sessions["gone"].session_state == {} and sessions["blip"].session_state == {"dataset": "blip"}
+    now[0] = 200.0
+    reaper.tick()  # "gone" is closed (in Streamlit its files go with it); the others are kept while connected
+    assert runtime.closed == ["gone"] and set(reaper.last_active) == {"stays", "blip"}
+    assert set(manager.file_storage) == {"stays", "blip"}  # the stand-in close keeps files: the reaper dropped them
+
+
+def test_the_served_app_closes_a_closed_tab_and_gives_its_upload_back():
+    # Streamlit's reconnect window at 4 s: the reaper closes a session after half of it, at its next round
+    with running_app(env={"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": "4"}) as base:
+        with connect(base.replace("http://", "ws://", 1) + "/_stcore/stream", subprotocols=["streamlit"]) as ws:
+            session = _Session(base, ws)
+            file_id, status = session.put("good.csv", GOOD)
+            assert status == 204
+            assert any("Loaded good" in a for a in session.run(uploaded=(file_id, "good.csv", len(GOOD))))
+            assert session.held_bytes() == len(GOOD)
+        deadline = time.monotonic() + 3 * uploads.REAP_SECONDS
+        while session.held_bytes() and time.monotonic() < deadline:
+            time.sleep(1)
+        assert session.held_bytes() == 0  # closed by the reaper: Streamlit alone keeps it while the server runs
+
+
+def test_arrow_is_put_on_the_system_allocator_whose_free_pages_go_back():
+    # in a fresh interpreter: the pool is process-wide
+    code = (
+        "import pyarrow, pandas; from explorer import uploads; "
+        "before = pyarrow.default_memory_pool().backend_name; uploads._arrow_on_the_system_allocator(); "
+        "uploads._give_back(); print(before, pyarrow.default_memory_pool().backend_name)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.split()[-1] == "system", out
