@@ -106,8 +106,8 @@ def test_runs_after_an_upload():
 @pytest.mark.parametrize(
     "query, expected",
     [
-        ({"acc_epsilon": 0}, "acc_epsilon = 0, which is not allowed"),
-        ({"acc_categories": 1}, "acc_categories = 1, which is not allowed"),
+        ({"acc_epsilon": 0}, "**ε of one release** to 0, which is not allowed here: it takes one of its 31 steps"),
+        ({"acc_categories": 1}, "**GRR categories** to 1, which is not allowed here: it takes a whole number from 2"),
     ],
 )
 def test_impossible_link_values_are_reported_not_a_crash(query, expected):
@@ -120,7 +120,7 @@ def test_impossible_sensitivity_stops_only_the_planner():
     at = open_page("accountant", acc_plan_sensitivity=-1)
     assert not at.exception
     assert [e.value.replace("\\", "") for e in at.error] == [
-        "No plan for these inputs. The sensitivity must be above 0; this page was given -1.0."
+        "No plan for these inputs. The sensitivity must be above 0 (it was -1)."
     ]
     assert metric(at, "ε spent") == "0"  # the sections below still render
 

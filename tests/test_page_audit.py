@@ -353,6 +353,15 @@ def test_a_mechanism_view_links_to_the_audit_of_its_mechanism_with_its_settings(
 # ---------------------------------------------------------------------- bad input
 
 
+LABELS = {
+    "aud_mechanism": "Mechanism",
+    "aud_trials": "Runs on each input",
+    "aud_confidence": "Confidence",
+    "aud_laplace_count_epsilon": "Claimed ε",
+    "aud_broken": "Implementation",
+}
+
+
 @pytest.mark.parametrize(
     "link, key",
     [
@@ -372,7 +381,8 @@ def test_an_impossible_link_value_gets_one_sentence_and_the_page_still_renders(l
     at = open_page("audit", **link)
     assert not at.exception and not at.error
     notes = [plain(i.value) for i in at.info]
-    assert len(notes) == 1 and notes[0].startswith(f"The link set {key} = "), notes
+    label = LABELS[key]  # the input is named as the page labels it, never by its key
+    assert len(notes) == 1 and notes[0].startswith(f"The link set **{label}** to "), notes
     assert "which is not allowed here" in notes[0]
     assert metric(at, "Lower bound on ε")  # the audit still runs, with the widget's value
 
@@ -381,7 +391,7 @@ def test_parameters_dpcore_refuses_get_its_sentence_and_the_rest_still_renders()
     at = open_page("audit", aud_mechanism="laplace_sum", aud_laplace_sum_lower=20, aud_laplace_sum_upper=10)
     assert not at.exception
     (error,) = [plain(e.value) for e in at.error]
-    assert error == "Lower must be below upper, got lower=20.0 and upper=10.0."
+    assert error == "The lower bound must be below the upper bound (they were 20 and 10)."
     assert at.title[0].value == "Audit a privacy claim"
     assert at.number_input(key="aud_laplace_sum_upper").value == 10.0  # the widgets stay, to fix the value
 

@@ -78,7 +78,7 @@ def test_out_of_range_link_value_is_reported_not_a_crash():
     assert_clean(at)
     assert at.select_slider(key="ldp_epsilon").value == 1.0
     # the note is Markdown with user text escaped; compare it as rendered
-    assert any("ldp_epsilon = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+    assert any("**ε, privacy loss** to 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
 
 
 def test_bad_bounds_in_the_mean_tab_give_one_sentence():

@@ -102,13 +102,14 @@ def test_impossible_values_give_a_sentence_and_the_rest_still_renders():
         at = open_page("svt", **link, **({"svt_view": view} if view else {}))
         assert not at.exception
         errors = [e.value.replace("\\", "") for e in at.error]  # shown escaped: user text never becomes Markdown
-        assert (
-            len(errors) == 1 and "The largest candidate bound must be above 0; this page was given -5.0." in errors[0]
-        ), (view, errors)
-        assert any("svt_epsilon = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+        assert len(errors) == 1 and "The largest candidate bound must be above 0 (it was -5)." in errors[0], (
+            view,
+            errors,
+        )
+        assert any("**ε, privacy loss** to 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
     at = open_page("svt", **link, svt_view=RANGES)
     assert not at.exception and not at.error
-    assert any("svt_c = 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
+    assert any("**c, most positives** to 0, which is not allowed" in i.value.replace("\\", "") for i in at.info)
     assert metric(at, "Queries passed: SVT / naive")  # the range queries render with the default c
 
 
