@@ -40,6 +40,11 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "app.md": ("local |", "accountant |", "learning, every ε new", "learning · DP-SGD"),
     "browser.md": ("First chart page", "The same page, warm", "A new session landing"),
     "load.md": ("protocol clients, 5 pages",),
+    "memory.md": (
+        "baseline (after every page ran once)",
+        "peak while the sessions ran",
+        "120 s after the last session",
+    ),
     "heavy.md": (
         "data |",
         "local | Mean of a number",
