@@ -13,10 +13,11 @@ the same question share the answer, as they would with ``st.cache_data``.
 **A result follows the sessions that use it.** Each session that computes or reads a result is one of its owners
 (a small token kept in the session's ``st.session_state``, :data:`OWNER_KEY`); when the last of them has ended
 (its session state released, :mod:`explorer.uploads` closes sessions whose tab has gone), the result is dropped, so
-the server's memory goes back down when the class goes home rather than staying at every budget. A result computed
-outside a served session (tests, benchmarks, AppTest) has no owner and is only evicted by the budget. An upload is not cached here at all
-(:func:`explorer.state.read_upload`): it lives with its session, and a shared cache of parsed files would tell a
-session, by its speed, whether someone else had uploaded the same bytes.
+the server's memory goes back down when the class goes home rather than staying at every budget. An ``AppTest``
+is a session too (its results go once it is released); a result computed outside any Streamlit session (a test or
+a benchmark calling the function directly) has no owner and is only evicted by the budget. An upload is not cached
+here at all (:func:`explorer.state.read_upload`): it lives with its session, and a shared cache of parsed files
+would tell a session, by its speed, whether someone else had uploaded the same bytes.
 
 **The server's total.** Every budget together is at most :data:`SERVER_BUDGET`, 1 GiB, what an operator can count
 on the caches to hold however many sessions come and go (``tests/test_cache.py`` adds up every :func:`bounded`
@@ -87,7 +88,7 @@ class _Owner:
 
 
 def _current_owner() -> int | None:
-    """The owner id of the session running this script, or None outside a served session."""
+    """The owner id of the session running this script (served, or an ``AppTest``), or None outside a session."""
     if not st.runtime.exists():
         return None
     try:

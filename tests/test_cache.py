@@ -159,7 +159,7 @@ def test_a_result_computed_outside_a_session_has_no_owner_and_stays(monkeypatch)
     def f(x):
         return x
 
-    f(1)  # a test, a benchmark, AppTest: no session
+    f(1)  # a test or a benchmark calling it directly: no session
     sessions.current = "a"
     f(2)
     sessions.end("a")
@@ -183,7 +183,7 @@ def test_an_evicted_result_forgets_its_owners(monkeypatch):
     assert not f.store.items and not f.store.owners and f.store.size == 0
 
 
-def test_outside_a_served_session_there_is_no_owner():
+def test_outside_a_streamlit_session_there_is_no_owner():
     assert cache._current_owner() is None  # no Streamlit runtime in pytest
 
 

@@ -49,3 +49,18 @@ def test_a_new_dataset_drops_what_was_prepared_from_the_previous_one():
 
 def test_the_cache_owner_token_is_one_of_the_sessions_own_keys():
     assert cache.OWNER_KEY in state.INTERNAL_KEYS
+
+
+def _owner_script():
+
+    from explorer import state
+
+    state.init_session()  # reads the demo through the shared cache: the session becomes one of its owners
+
+
+def test_a_session_owns_what_it_read_from_the_shared_caches():
+    at = AppTest.from_function(_owner_script).run()
+    assert not at.exception
+    token = at.session_state[cache.OWNER_KEY]
+    store = state.cached_demo.store
+    assert any(token.id in owners for owners in store.owners.values())
