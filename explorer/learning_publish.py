@@ -32,7 +32,7 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
     c0, c1, c2 = st.columns([1.1, 1, 1])
     kind = widgets.bound(
         c0.selectbox,
-        f"{column}",
+        md(f"{column}"),
         KINDS,
         index=0 if numeric_by_default else 1,
         key=f"lrn_pub_kind_{column}",
@@ -42,7 +42,7 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
     if kind == KINDS[0]:
         lower = widgets.bound(
             c1.number_input,
-            f"Lower bound of {column} (public)",
+            md(f"Lower bound of {column} (public)"),
             value=None,
             key=f"lrn_pub_lower_{column}",
             bind="query-params",
@@ -50,7 +50,7 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
         )
         upper = widgets.bound(
             c2.number_input,
-            f"Upper bound of {column} (public)",
+            md(f"Upper bound of {column} (public)"),
             value=None,
             key=f"lrn_pub_upper_{column}",
             bind="query-params",
@@ -64,7 +64,7 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
             c1.warning(md(str(exc)[0].upper() + str(exc)[1:] + "."))
             return None, f"the bounds of {column}"
     text = c1.text_area(
-        f"Categories of {column} (public), one per line",
+        md(f"Categories of {column} (public), one per line"),
         key=f"lrn_pub_domain_{column}",
         bind="query-params",
         help="Every category the model has a coefficient for, from a codebook: absent ones get one too.",
@@ -103,7 +103,7 @@ def section(t: Task, epsilon: float, delta: float, iterations: int, clip: float,
         )
         positive = (
             st.text_input(
-                f"Value of {target} that is label 1 (public)",
+                md(f"Value of {target} that is label 1 (public)"),
                 key=f"lrn_pub_positive_{target}",
                 bind="query-params",
                 help="Typed, not picked from the file's values: every other value (and a missing one) is label 0.",
