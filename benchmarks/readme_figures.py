@@ -52,6 +52,11 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "learning | NGD · Gradient or example clipping",
         "learning | DP-SGD · Training run",
     ),
+    "attack.md": (
+        "audit | 10⁷ runs of the lattice Gaussian",
+        "learning | DP-SGD frontier",
+        "learning | FedAvg frontier",
+    ),
     "contributions.md": (
         "contribution bounding, 10⁶ rows, m = 10 rows per person",
         "group-by with partition selection, counts",
