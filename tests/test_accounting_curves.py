@@ -1,8 +1,11 @@
+import math
+import re
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from dpcore import GRR, Gaussian, Laplace
 from dpcore.accounting import (
@@ -17,6 +20,7 @@ from dpcore.accounting import (
     plan_noise,
     vectorised_vs_sequential,
 )
+from dpcore.limits import MAX_PLAN_NOISE, MIN_PLAN_NOISE
 
 MECHANISMS = [Laplace(scale=5.0), Gaussian(sigma=3.0), GRR(0.5, 4)]
 
@@ -287,3 +291,24 @@ def test_plan_epsilon_bad_input(kwargs, message):
     args = {"mechanism": "laplace", "accuracy": 1.0, "k": 5, "delta": 1e-6} | kwargs
     with pytest.raises(ValueError, match=message):
         plan_epsilon(**args)
+
+
+@pytest.mark.parametrize("family", ["laplace", "gaussian"])
+@pytest.mark.parametrize("accuracy", [1e-320, 5e-324, 1e-300, 1e300])
+@pytest.mark.parametrize("sensitivity", [1.0, 2.0])
+def test_plan_epsilon_states_its_range_for_any_accuracy(family, accuracy, sensitivity):
+    # The range of accuracies is the noise range [MIN_PLAN_NOISE, MAX_PLAN_NOISE] times the sensitivity, times the
+    # accuracy per unit of noise (ln 20 for Laplace, Φ⁻¹(0.975) for the Gaussian, at 95%), whatever accuracy was
+    # given: a subnormal one (1e-320) once garbled the range to [0, 2.99e+08] and 5e-324 gave "scale must be in
+    # (0, inf), got 0.0".
+    per_noise = math.log(20) if family == "laplace" else stats.norm.ppf(0.975)
+    low, high = MIN_PLAN_NOISE * sensitivity * per_noise, MAX_PLAN_NOISE * sensitivity * per_noise
+    with pytest.raises(ValueError, match=r"^accuracy must be in \[") as caught:
+        plan_epsilon(family, accuracy, 5, 1e-6, sensitivity=sensitivity)
+    stated = re.fullmatch(r"accuracy must be in \[(\S+), (\S+)\], got (\S+)", str(caught.value))
+    assert stated, str(caught.value)
+    lo, hi = float(stated[1]), float(stated[2])
+    assert low <= lo <= low * 1.01 and high * 0.99 <= hi <= high  # three digits, rounded inwards
+    assert float(stated[3]) == pytest.approx(accuracy, rel=1e-2)
+    for end in (lo, hi):  # the ends stated are accepted
+        plan_epsilon(family, end, 5, 1e-6, sensitivity=sensitivity, methods="basic" if family == "laplace" else "exact")

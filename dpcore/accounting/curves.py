@@ -506,6 +506,16 @@ def plan_noise(
     return planner.noise(planner.plans[method](target), sensitivity)
 
 
+def _three_digits(x: float, up: bool) -> float:
+    """``x`` rounded to three significant digits, up or down: a range stated inside itself (its ends are accepted)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - 2) if math.isfinite(x) and x > 0 else 0.0
+    if not 0 < step < math.inf:
+        return x
+    mantissa = round(x / step, 9)  # 299.99999999 is 300, not 299
+    rounded = (math.ceil(mantissa) if up else math.floor(mantissa)) * step
+    return rounded if math.isfinite(rounded) and rounded > 0 else x
+
+
 def plan_epsilon(
     mechanism: str,
     accuracy: float,
@@ -569,11 +579,20 @@ def plan_epsilon(
     k = check_int(k, "k", minimum=1, maximum=MAX_COMPOSITIONS)
     sensitivity = check_positive(sensitivity, "sensitivity")
     confidence = check_probability(confidence, "confidence")
-    noise, parameter = _PLANNERS[families.family(family)].for_accuracy(accuracy, confidence, sensitivity)
-    ratio = parameter / sensitivity
-    if not MIN_PLAN_NOISE <= ratio <= MAX_PLAN_NOISE:  # the accuracy is proportional to the noise
-        low, high = accuracy * MIN_PLAN_NOISE / ratio, accuracy * MAX_PLAN_NOISE / ratio
-        raise ValueError(f"accuracy must be in [{low:.3g}, {high:.3g}], got {accuracy:g}")
+    accuracy = check_positive(accuracy, "accuracy")
+    planner = _PLANNERS[families.family(family)]
+    # The noise is proportional to the accuracy: its parameter per unit of accuracy (1/ln 20 for Laplace, 1/1.96
+    # for the Gaussian at 95%) gives the range of accuracies without computing a noise from the accuracy given,
+    # which underflows to a subnormal or to 0 for accuracies like 1e-320 and would garble the range it states.
+    per_unit = planner.for_accuracy(1.0, confidence, 1.0)[1]
+    low, high = MIN_PLAN_NOISE * sensitivity / per_unit, MAX_PLAN_NOISE * sensitivity / per_unit
+    ratio = (accuracy / sensitivity) * per_unit  # the noise over the sensitivity; 0 or inf where it leaves floats
+    if not MIN_PLAN_NOISE * (1 - 1e-12) <= ratio <= MAX_PLAN_NOISE * (1 + 1e-12):
+        raise ValueError(
+            f"accuracy must be in [{_three_digits(low, up=True):.3g}, {_three_digits(high, up=False):.3g}], "
+            f"got {accuracy:.3g}"
+        )
+    noise, parameter = planner.for_accuracy(accuracy, confidence, sensitivity)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", OrderGridEdgeWarning)
         curve = epsilon_curve(
