@@ -1,4 +1,4 @@
-"""Write the SYNTHETIC demo datasets ``census.csv`` and ``survey.csv`` next to this script.
+"""Write the SYNTHETIC demo datasets ``census.csv``, ``survey.csv`` and ``visits.csv`` next to this script.
 
 Run ``python data/make_datasets.py`` from the repository root. Both tables are
 drawn from a fixed seed, so the files are reproducible byte for byte; no row
@@ -20,6 +20,10 @@ rates.
 exam?" (``cheated_on_exam``, yes/no, about 23% yes, more likely for students
 who study less), with age group, faculty, a 1-5 satisfaction score and hours
 studied per week.
+
+``visits.csv`` is about 19,500 clinic visits in 2024 by 3,000 patients (``patient_id``), with heavy-tailed visits
+per patient (half come once, a few dozen over a hundred times): the demo of a unit of privacy that is a person with
+many rows. Its ``visit_date`` column is a date.
 """
 
 from __future__ import annotations
@@ -233,10 +237,60 @@ def make_survey(seed: int = SEED, n: int = 2_000) -> pd.DataFrame:
     )
 
 
+CLINICS = {
+    "Northside": 0.22,
+    "Riverside": 0.18,
+    "Old Town": 0.16,
+    "Harbour": 0.12,
+    "Hillcrest": 0.11,
+    "Airport": 0.08,
+    "University": 0.08,
+    "Lakeside": 0.05,
+}
+REASONS = {"check-up": 0.34, "prescription": 0.22, "injury": 0.12, "chronic care": 0.18, "test": 0.10, "vaccine": 0.04}
+
+
+def make_visits(seed: int = SEED, persons: int = 3_000) -> pd.DataFrame:
+    """Synthetic clinic visits in 2024, many rows per person: the demo table of the unit of privacy.
+
+    Rows per person are heavy-tailed: ``min(Zipf(1.9), 400)`` visits (half the patients come once, a few hundred
+    times), so a row-level guarantee says little about a patient. Each visit has a date in 2024 (frequent visitors'
+    visits spread over the year), a clinic (each patient mostly uses one), a reason (chronic care more likely for
+    frequent visitors), its minutes and its cost.
+    """
+    rng = np.random.default_rng(seed + 2)
+    visits = np.minimum(rng.zipf(1.9, size=persons), 400)
+    person = np.repeat(np.arange(persons), visits)
+    n = person.size
+    home = _choice(rng, CLINICS, persons)
+    clinic = np.where(rng.random(n) < 0.8, home[person], _choice(rng, CLINICS, n))
+    reasons = np.array(list(REASONS), dtype=object)
+    reason_p = np.tile(np.array(list(REASONS.values())), (n, 1))
+    frequent = visits[person] >= 20
+    reason_p[frequent, 3] *= 4.0  # chronic care
+    reason = reasons[_rows_choice(rng, reason_p)]
+    day = rng.integers(0, 366, size=n)  # 2024 is a leap year
+    date = (np.datetime64("2024-01-01") + day.astype("timedelta64[D]")).astype(str)
+    minutes = np.clip(np.rint(rng.gamma(2.0, 12.0, size=n)), 5, 240).astype(int)
+    cost = np.round(25.0 + 1.6 * minutes + rng.lognormal(2.5, 1.0, size=n), 2)
+    order = np.lexsort((person, date))
+    return pd.DataFrame(
+        {
+            "patient_id": np.char.add("P", np.char.zfill(person.astype(str), 5))[order],
+            "visit_date": date[order],
+            "clinic": clinic[order],
+            "reason": reason[order],
+            "minutes": minutes[order],
+            "cost": cost[order],
+        }
+    )
+
+
 def main() -> None:
-    """Write both CSV files next to this script."""
+    """Write the three CSV files next to this script."""
     make_census().to_csv(HERE / "census.csv", index=False, lineterminator="\n")
     make_survey().to_csv(HERE / "survey.csv", index=False, lineterminator="\n")
+    make_visits().to_csv(HERE / "visits.csv", index=False, lineterminator="\n")
 
 
 if __name__ == "__main__":

@@ -87,6 +87,7 @@ __all__ = [
     "BoundedTable",
     "bound_contributions",
     "rows_per_person",
+    "person_codes",
 ]
 
 
@@ -473,3 +474,16 @@ def rows_per_person(persons) -> np.ndarray:
     check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
     codes, labels = _codes(persons, "persons", missing="refuse")
     return np.bincount(codes, minlength=labels.size)
+
+
+def person_codes(persons) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, labels)``: each row's person as an index into the distinct identifiers (a missing one refused).
+
+    Examples
+    --------
+    >>> codes, labels = person_codes(["a", "b", "a"])
+    >>> codes.tolist(), labels.tolist()
+    ([0, 1, 0], ['a', 'b'])
+    """
+    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+    return _codes(persons, "persons", missing="refuse")

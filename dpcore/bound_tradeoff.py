@@ -1,0 +1,253 @@
+"""The bias of a contribution bound against the noise it needs: choosing m, rows kept per person.
+
+A count or a clipped sum under add/remove one *person* (:mod:`dpcore.contributions`) keeps at most ``m`` rows of each
+person, chosen uniformly at random, and adds noise calibrated to ``m`` rows' worth. A small ``m`` drops many rows of
+the heavy contributors (bias); a large one needs noise proportional to it. Amin, Kulesza, Muñoz Medina &
+Vassilvitskii (2019), Sections 2–3, state the trade-off and its optimum for a sum of k-bounded contributions; this
+module computes it exactly for the table at hand, for every bound on a grid, so the explorer can draw it:
+
+* **count of rows**: the bounded count is ``Σ_p min(r_p, m)``, so its bias is ``−Σ_p (r_p − m)⁺`` (exact, no
+  randomness: which rows are kept does not change how many);
+* **sum of values clipped to [L, U]**: person ``p`` keeps a uniform random subset of size ``k = min(r_p, m)`` of their
+  ``r_p`` clipped values ``x_{p,1..r}``. Its sum has mean ``(k / r)·S_p`` and, for a sample drawn without
+  replacement, variance ``k (r − k) / (r − 1) · σ²_p`` (``σ²_p`` the population variance of the person's clipped
+  values; Cochran 1977, "Sampling Techniques", Theorem 2.2 for the mean, times k² for the sum), independent across
+  persons. The bias against the *unclipped* true sum adds the clipping bias ``Σ (clip(x) − x)``, which the declared
+  bounds fix whatever ``m`` is;
+* **noise**: the family's noise (:meth:`dpcore.families.Family.noise`) at the sensitivity of
+  :class:`dpcore.contributions.ContributionBounds` with ``max_rows = m`` (``m`` for a count, ``m·max(|L|, |U|)`` for a
+  sum), independent of the sampling.
+
+The root-mean-square error is ``√(bias² + sampling variance + noise variance)``, exact for every ``m``; its minimum
+over the grid is marked. ``tests/test_bound_tradeoff.py`` checks every term against the exact expectation over every
+subset of small tables.
+
+Choosing ``m`` by looking at this curve is **not private**: the curve is computed from the rows per person and the
+values. :func:`private_bound` chooses it privately, as a DP quantile of the rows per person (one value per person, so
+add/remove one person is add/remove one record of that table; Smith 2011's exponential mechanism,
+:class:`dpcore.quantiles.ExponentialQuantile`), to be charged like any release.
+
+References
+----------
+- Amin, Kulesza, Muñoz Medina & Vassilvitskii (2019), "Bounding User Contributions: A Bias-Variance Trade-off in
+  Differential Privacy", ICML, Sections 2–3. https://proceedings.mlr.press/v97/amin19a.html
+- Cochran (1977), "Sampling Techniques", 3rd ed., Wiley, Theorem 2.2 (variance of the mean of a simple random sample
+  drawn without replacement: ``(σ²/k)·(r − k)/(r − 1)`` with σ² the population variance, divisor r).
+- Smith (2011), "Privacy-preserving statistical estimation with optimal convergence rates", STOC (the exponential
+  mechanism for quantiles). https://doi.org/10.1145/1993636.1993743
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcore.contributions import ContributionBounds, person_codes
+from dpcore.families import family as _family
+from dpcore.limits import MAX_CURVE_POINTS, MAX_TABLE_ROWS
+from dpcore.publish import publish_quantile
+from dpcore.quantiles import ExponentialQuantile
+from dpcore.randomness import SecureGenerator
+from dpcore.validation import as_generator, check_bounds, check_elements, check_int, check_probability
+
+__all__ = ["BoundTradeoff", "count_tradeoff", "sum_tradeoff", "private_bound"]
+
+
+@dataclass(frozen=True)
+class BoundTradeoff:
+    """Bias, sampling and noise of a contribution bound, for every bound on a grid.
+
+    Attributes
+    ----------
+    bounds : numpy.ndarray of int
+        The bounds m (rows kept per person), increasing.
+    bias : numpy.ndarray
+        The expected bounded answer minus the true answer (≤ 0 for a count).
+    sampling_std : numpy.ndarray
+        The standard deviation from which rows are kept (0 for a count).
+    noise_std : numpy.ndarray
+        The standard deviation of the noise calibrated to each bound.
+    query : str
+        ``"count"`` or ``"sum"``.
+    """
+
+    bounds: np.ndarray
+    bias: np.ndarray
+    sampling_std: np.ndarray
+    noise_std: np.ndarray
+    query: str
+
+    @property
+    def rmse(self) -> np.ndarray:
+        """``√(bias² + sampling variance + noise variance)`` for each bound."""
+        return np.sqrt(self.bias**2 + self.sampling_std**2 + self.noise_std**2)
+
+    @property
+    def best_index(self) -> int:
+        """The index of the smallest error (the first one if tied)."""
+        return int(np.argmin(self.rmse))
+
+    @property
+    def best_bound(self) -> int:
+        """The bound of smallest error on the grid (not private: it was read from the data)."""
+        return int(self.bounds[self.best_index])
+
+
+def _grid(bounds, largest: int) -> np.ndarray:
+    if bounds is None:
+        top = max(1, min(int(largest), MAX_CURVE_POINTS))
+        return np.arange(1, top + 1, dtype=np.int64)
+    grid = np.asarray(bounds)
+    check_elements(int(grid.size), "bounds", MAX_CURVE_POINTS)
+    if grid.size == 0:
+        raise ValueError("bounds must hold at least one bound, got none")
+    if grid.dtype.kind not in "iu" and not (grid.dtype.kind == "f" and np.all(np.isfinite(grid))):
+        raise TypeError(f"bounds must be whole numbers in [1, {MAX_TABLE_ROWS:,}], got {grid.dtype} values")
+    if np.any(grid != np.floor(grid)) or grid.min() < 1 or grid.max() > MAX_TABLE_ROWS:
+        raise ValueError(
+            f"bounds must be whole numbers in [1, {MAX_TABLE_ROWS:,}], got values from {grid.min()} to {grid.max()}"
+        )
+    return np.unique(grid.astype(np.int64))
+
+
+def _noise_std(key: str, epsilon: float, delta, per_row: float, grid: np.ndarray) -> np.ndarray:
+    fam = _family(key)
+    stds = []
+    for m in grid:
+        sensitivity = ContributionBounds(max_rows=int(m)).count_sensitivity().l1 * per_row
+        stds.append(float(fam.noise(epsilon, sensitivity, delta).std))
+    return np.asarray(stds)
+
+
+def count_tradeoff(persons, epsilon: float, *, bounds=None, mechanism: str = "laplace", delta=None) -> BoundTradeoff:
+    """The bias/noise trade-off of a count of rows with at most m rows per person.
+
+    Parameters
+    ----------
+    persons : array_like, shape (n,)
+        Each row's person identifier, no missing value.
+    epsilon : float
+        The count's ε, in (0, inf).
+    bounds : array_like of int, optional
+        The bounds m to evaluate; default 1, 2, …, the largest rows per person (at most ``MAX_CURVE_POINTS``).
+    mechanism : str, default "laplace"
+        A central family of :mod:`dpcore.families` (its key or name).
+    delta : float, optional
+        For a family that takes δ (the Gaussian).
+
+    Examples
+    --------
+    >>> t = count_tradeoff(["a"] * 5 + ["b", "c", "d"], 1.0, bounds=[1, 2, 5])
+    >>> t.bias.tolist()  # a's 5 rows kept to 1, 2, 5
+    [-4.0, -3.0, 0.0]
+    >>> t.noise_std.round(3).tolist()  # Laplace at scale m/ε: std √2·m
+    [1.414, 2.828, 7.071]
+    """
+    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+    codes, labels = person_codes(persons)
+    rows = np.bincount(codes, minlength=labels.size)
+    grid = _grid(bounds, int(rows.max(initial=1)))
+    distinct, how_many = np.unique(rows, return_counts=True)
+    excess = np.clip(distinct[None, :] - grid[:, None], 0, None)
+    bias = 0.0 - (excess * how_many[None, :]).sum(axis=1).astype(float)
+    noise = _noise_std(mechanism, epsilon, delta, 1.0, grid)
+    return BoundTradeoff(grid, bias, np.zeros(grid.size), noise, "count")
+
+
+def sum_tradeoff(
+    persons, values, lower: float, upper: float, epsilon: float, *, bounds=None, mechanism: str = "laplace", delta=None
+) -> BoundTradeoff:
+    """The bias/noise trade-off of a sum of values clipped to ``[lower, upper]`` with at most m rows per person.
+
+    The bias is against the true sum of the *unclipped* values (it includes the clipping bias, the same for every
+    bound); the sampling term is the spread of which rows a person keeps (Cochran 1977, Thm 2.2).
+
+    Parameters
+    ----------
+    persons : array_like, shape (n,)
+        Each row's person identifier, no missing value.
+    values : array_like, shape (n,)
+        Finite numbers.
+    lower, upper : float
+        The declared clipping bounds, ``lower < upper``.
+    epsilon, bounds, mechanism, delta
+        As in :func:`count_tradeoff`.
+
+    Examples
+    --------
+    >>> t = sum_tradeoff(["a", "a", "b"], [1.0, 3.0, 2.0], 0.0, 10.0, 1.0, bounds=[1, 2])
+    >>> t.bias.tolist(), t.sampling_std.tolist()  # m = 1: a keeps 1 or 3 (mean 2, sd 1), so E = 4 against 6
+    ([-2.0, 0.0], [1.0, 0.0])
+    """
+    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+    lower, upper = check_bounds(lower, upper)
+    x = np.asarray(values, dtype=float).ravel()
+    if x.size != np.size(persons):
+        raise ValueError(f"values must have one entry per row ({np.size(persons):,}), got {x.size:,}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("values must be finite numbers, got a missing or infinite value")
+    codes, labels = person_codes(persons)
+    clipped = np.clip(x, lower, upper)
+    rows = np.bincount(codes, minlength=labels.size)
+    totals = np.bincount(codes, weights=clipped, minlength=labels.size)
+    squares = np.bincount(codes, weights=clipped**2, minlength=labels.size)
+    variances = np.maximum(squares / rows - (totals / rows) ** 2, 0.0)  # population variance, divisor r
+    grid = _grid(bounds, int(rows.max(initial=1)))
+
+    distinct, where = np.unique(rows, return_inverse=True)
+    total_by_r = np.bincount(where, weights=totals)
+    variance_by_r = np.bincount(where, weights=variances)
+    r = distinct[None, :].astype(float)
+    k = np.minimum(r, grid[:, None].astype(float))
+    kept_share = k / r
+    expected = (kept_share * total_by_r[None, :]).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        finite_population = np.where(r > 1, k * (r - k) / np.maximum(r - 1, 1), 0.0)
+    sampling_variance = (finite_population * variance_by_r[None, :]).sum(axis=1)
+    bias = expected - float(x.sum())
+    per_row = ContributionBounds().sum_sensitivity(lower, upper).l1
+    noise = _noise_std(mechanism, epsilon, delta, per_row, grid)
+    return BoundTradeoff(grid, bias, np.sqrt(sampling_variance), noise, "sum")
+
+
+def private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound: int, rng) -> int:
+    """Choose the bound m privately: the ``q``-quantile of the rows per person, by the exponential mechanism.
+
+    Each person is one value of the table of rows per person, so its neighbours under add/remove one person differ by
+    one record, and :class:`~dpcore.quantiles.ExponentialQuantile` over the declared range ``[1, max_bound]`` is ε-DP
+    for persons (Smith 2011). The released point is rounded up to a whole number of rows (post-processing). It costs
+    ``epsilon``, which the caller charges; ``rng`` is seeded in a simulation, a
+    :class:`~dpcore.randomness.SecureGenerator` in a publication.
+
+    Parameters
+    ----------
+    persons : array_like, shape (n,)
+        Each row's person identifier, no missing value.
+    epsilon : float
+        In (0, inf).
+    q : float, default 0.9
+        The quantile of rows per person to keep whole, in (0, 1).
+    max_bound : int
+        The declared largest bound, in [2, MAX_TABLE_ROWS] (public: not read from the data).
+    rng : numpy.random.Generator, SecureGenerator or int
+
+    Examples
+    --------
+    >>> persons = np.repeat(np.arange(1_000), np.arange(1_000) % 10 + 1)  # 1 to 10 rows each: median 5.5
+    >>> private_bound(persons, 1.0, q=0.5, max_bound=1_000, rng=0) in (5, 6, 7)
+    True
+    """
+    q = check_probability(q, "q")
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"q must be in (0, 1), got {q}")
+    max_bound = check_int(max_bound, "max_bound", minimum=2, maximum=MAX_TABLE_ROWS)
+    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+    codes, labels = person_codes(persons)
+    rows = np.bincount(codes, minlength=labels.size).astype(float)
+    if isinstance(rng, SecureGenerator):  # a publication: the secure draw of publish_quantile, on a grid of 1 row
+        point = float(np.asarray(publish_quantile(rows, q, 1.0, float(max_bound), epsilon, grid=1.0).value).ravel()[0])
+    else:
+        point = ExponentialQuantile(epsilon, 1.0, float(max_bound), q).intervals(rows).simulate(as_generator(rng))
+    return int(min(max_bound, max(1, math.ceil(point))))
