@@ -14,8 +14,8 @@ Each view (every page of ``tests/apptest.py``, and every tab, query or part a li
 in a fresh Python process, so that one view's memory does not lie under the next:
 
 * **first run**: a new session uploads the file, opens the view by its link and runs it, with every
-  ``st.cache_data`` emptied except the upload's (a visitor's first look; the Data page's first run is
-  the upload itself, parsed anew each time);
+  cache the sessions share emptied (``explorer.cache.clear``; the parsed upload lives with its session, never
+  in a shared cache: a visitor's first look; the Data page's first run is the upload itself, parsed anew each time);
 * **rerun after a move**: the view's main slider (ε, or the seed where there is none) set to a value
   not seen before in the session, so no cache answers it;
 * **CPU**: ``time.process_time`` over the run (every thread: Streamlit runs the script in one);
@@ -160,19 +160,20 @@ def _reset_peak_rss() -> bool:
         return False
 
 
-def _clear_caches(keep_upload: bool) -> None:
-    """Empty every ``st.cache_data`` of the process, except the parsed upload's when ``keep_upload``."""
-    import streamlit as st
-    from streamlit.runtime.caching import cache_data_api
+def _clear_caches() -> None:
+    """Empty every cache the sessions share: :mod:`explorer.cache`'s bounded caches (the demo tables among them,
+    :func:`explorer.cache.clear`) and any ``st.cache_data`` left.
 
-    registry = getattr(getattr(cache_data_api, "_data_caches", None), "_function_caches", None)
-    if registry is None or not keep_upload:  # Streamlit moved its registry: clear all, the upload is read again
-        st.cache_data.clear()
-        return
-    for caches in list(registry.values()):
-        for cache in list(caches.values()):
-            if getattr(cache, "display_name", "") != "explorer.state.cached_upload":
-                cache.clear()
+    The upload is not among them: :func:`explorer.state.read_upload` parses it for its session only (issue 23), so
+    there is no cached upload to drop: a view's first run keeps the session's own parsed file (as a visitor's would),
+    and the Data page's first run, the upload itself, reads the file anew.
+    """
+    import streamlit as st
+
+    from explorer import cache
+
+    cache.clear()
+    st.cache_data.clear()
 
 
 def timed_run(at, trace: bool = False) -> dict:
@@ -223,7 +224,7 @@ def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool =
     first = None
     if view.page == "data":  # the Data page's first run is the upload: parsed anew, nothing cached
         if first_timed:
-            _clear_caches(keep_upload=False)
+            _clear_caches()
             first = timed_run(at, trace)
         else:
             at.run()
@@ -232,7 +233,7 @@ def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool =
         for key, value in view.query.items():
             at.query_params[key] = str(value)
         at.switch_page(PAGES[view.page])
-        _clear_caches(keep_upload=True)
+        _clear_caches()
         if first_timed:
             first = timed_run(at, trace)
         else:

@@ -11,7 +11,7 @@ import streamlit as st
 from dpcore import Laplace
 from dpcore.audit import floating_point_attack
 from dpcore.lattice import lattice_mechanism
-from explorer import charts, widgets
+from explorer import cache, charts, widgets
 from explorer.audit_layout import SALT, page_seed
 from explorer.markup import md
 
@@ -39,7 +39,7 @@ LATTICE_IN_THE_EXPLORER = (
 )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.bounded(1 * cache.MIB)  # shares, intervals and five example outputs: under 1 kB a result
 def cached_attack(sampler: str, epsilon: float, outputs: int, seed: tuple):
     return floating_point_attack(sampler, epsilon, trials=outputs, rng=np.random.default_rng(list(seed)))
 

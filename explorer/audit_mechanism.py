@@ -15,7 +15,7 @@ import streamlit as st
 
 from dpcore.audit import BROKEN, CATALOGUE, audit, lower_bound_curve
 from dpcore.audit.api import MAX_TRIALS
-from explorer import audit_background, jobs, widgets
+from explorer import audit_background, cache, jobs, widgets
 from explorer.audit_layout import CORRECT, CURVE_TRIALS, SALT, page_seed
 from explorer.audit_result import show_result
 from explorer.markup import md, plain_sentence, words
@@ -83,7 +83,9 @@ EXAMPLES = (
 )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+#: An audit's result keeps the first 2,000 outputs of each input (33 to 41 kB pickled, whatever the runs): 4 MiB hold
+#: about a hundred; a curve is twelve points (under 1 kB).
+@cache.bounded(4 * cache.MIB)
 def cached_audit(name: str, epsilon: float, trials: int, broken, confidence: float, params: tuple, seed: tuple):
     """``dpcore.audit.audit`` with the page's generator; its parameters as a plain dict (a mapping proxy cannot be pickled)."""
     result = audit(
@@ -98,7 +100,7 @@ def cached_audit(name: str, epsilon: float, trials: int, broken, confidence: flo
     return dataclasses.replace(result, params=dict(result.params))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.bounded(1 * cache.MIB)
 def cached_curve(name: str, epsilon: float, trials: int, broken, confidence: float, params: tuple, seed: tuple):
     return lower_bound_curve(
         name,
