@@ -1,0 +1,408 @@
+"""Drawing a release plan on a table: every statistic of an :class:`~dpcore.plan.Allocation`, published or simulated.
+
+:func:`publish_plan` is the publication: each person's rows bounded by securely random sampling
+(:func:`dpcore.contributions.bound_contributions`), each statistic's true answer computed on the bounded rows with
+the declared facts alone (clipping bounds, bins, domains, group keys: nothing published is chosen by the data), and
+its noise drawn once from :class:`~dpcore.randomness.SecureGenerator` on a power-of-two lattice with exact discrete
+noise (:func:`dpcore.lattice.lattice_mechanism`); a quantile by :func:`dpcore.publish.publish_quantile`. It returns
+a :class:`PlanRelease`: one :class:`~dpcore.release.Release` per statistic and one for the whole plan at its
+composed (ε, δ), which is what a publication log is charged (:meth:`PlanRelease.combined`).
+
+:func:`simulate_plan` draws the same releases many times from a seeded generator, with the truth beside them, to
+check the plan's expected errors: a simulation, not private.
+
+Rules fixed before the data is read: a missing value of a numeric column leaves its row out of that statistic
+(infinite values are clipped to the bounds); a value outside a declared domain or key list is counted in "(other)"
+when declared, left out otherwise; a histogram clips values into its end bins; a mean is the noisy sum over the
+noisy count floored at 1 (or over the declared public n), clipped to the bounds (post-processing).
+
+References
+----------
+- Wilson, Zhang, Lam, Desfontaines, Simmons-Marengo & Gipson (2020), "Differentially Private SQL with Bounded User
+  Contribution", PoPETs 2020(2), Section 3 (bound each person's rows, then aggregate). https://arxiv.org/abs/1909.01917
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS, Section 5.
+  https://arxiv.org/abs/2004.00010
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+
+from dpcore.contributions import bound_contributions
+from dpcore.lattice import LatticeMechanism, lattice_mechanism
+from dpcore.neighbours import ADD_REMOVE
+from dpcore.plan import Allocation, PlanError, Share, Statistic, noise_parts
+from dpcore.publish import publish_quantile
+from dpcore.quantiles import ExponentialQuantile
+from dpcore.randomness import Randomness, SecureGenerator
+from dpcore.release import PublicFact, Release, as_tuple
+from dpcore.validation import as_generator, check_trials
+
+__all__ = ["PlanRelease", "SimulatedPlan", "publish_plan", "simulate_plan", "rounding_step", "check_columns"]
+
+
+def _frame(table) -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
+    return table
+
+
+def _listing(names) -> str:
+    names = [str(n) for n in names]
+    shown = ", ".join(repr(n) for n in names[:12])
+    return shown + (f" and {len(names) - 12:,} more" if len(names) > 12 else "")
+
+
+def check_columns(allocation: Allocation, table) -> None:
+    """Refuse, in one sentence, a plan reading a column the table does not have (the identifier included)."""
+    frame = _frame(table)
+    plan = allocation.plan
+    wanted = []
+    if plan.unit.identifier is not None:
+        wanted.append(("the unit of privacy", plan.unit.identifier))
+    for s in plan.statistics:
+        for col in (s.column, s.by):
+            if col is not None:
+                wanted.append((f"statistic {s.name!r}", col))
+    for who, col in wanted:
+        if col not in frame.columns:
+            raise PlanError(
+                f"{who} reads the column {col!r}, which the data does not have (its columns: {_listing(frame.columns)})"
+            )
+
+
+def _numbers(frame: pd.DataFrame, stat: Statistic) -> np.ndarray:
+    series = frame[stat.column]
+    if not (pd.api.types.is_numeric_dtype(series) or series.isna().all()) or pd.api.types.is_bool_dtype(series):
+        raise PlanError(f"statistic {stat.name!r} needs numbers in the column {stat.column!r}, which holds text")
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _category_codes(series: pd.Series, labels: tuple[str, ...], other: bool) -> np.ndarray:
+    """Each row's index in the declared ``labels`` (as text); outside: "(other)" when declared, else −1 (left out)."""
+    index = {label: i for i, label in enumerate(labels)}
+    outside = len(labels) if other else -1
+    present = series.notna().to_numpy()
+    text = series.astype(str).to_numpy()
+    codes = np.fromiter((index.get(t, outside) for t in text), dtype=np.int64, count=text.size)
+    codes[~present] = outside  # a missing value is outside every declared category
+    return codes
+
+
+def _bin_codes(values: np.ndarray, stat: Statistic) -> np.ndarray:
+    """Each value's bin of the declared edges (end bins take what is clipped into them); −1 for a missing value."""
+    inner = stat.edges[1:-1]
+    codes = np.searchsorted(inner, values, side="right").astype(np.int64)
+    codes[np.isnan(values)] = -1
+    return codes
+
+
+@dataclass(frozen=True, eq=False)
+class _Prepared:
+    """One statistic's truth on the bounded rows: its additive parts ``(true, lattice)`` or a quantile's values."""
+
+    share: Share
+    parts: tuple[tuple[np.ndarray, LatticeMechanism], ...]
+    counts: np.ndarray | None = None
+    quantile_values: np.ndarray | None = None
+
+
+def _kept(persons, present: np.ndarray, rng, bounds, groups=None) -> np.ndarray:
+    """The rows kept: every present row with one row per person; else each person's rows bounded (random sampling)."""
+    if persons is None:
+        return present
+    kept = np.zeros(present.size, dtype=bool)
+    table = bound_contributions(
+        persons[present], rng, bounds=bounds, groups=None if groups is None else groups[present]
+    )
+    kept[np.flatnonzero(present)[table.kept]] = True
+    return kept
+
+
+def _prepare(allocation: Allocation, table, rng) -> list[_Prepared]:
+    frame = _frame(table)
+    check_columns(allocation, frame)
+    plan = allocation.plan
+    unit = plan.unit
+    persons = None if unit.identifier is None else frame[unit.identifier].to_numpy()
+    out = []
+    n = len(frame)
+    for share in allocation.shares:
+        stat = share.statistic
+        if stat.kind == "quantile":
+            out.append(_Prepared(share, (), None, _numbers(frame, stat)))
+            continue
+        values = _numbers(frame, stat) if stat.kind in ("sum", "mean", "histogram") else None
+        if stat.kind == "histogram":
+            codes, k = _bin_codes(values, stat), stat.bins
+        elif stat.kind == "counts":
+            codes, k = _category_codes(frame[stat.column], stat.domain, stat.other), len(stat.labels)
+        elif stat.by is not None:
+            codes, k = _category_codes(frame[stat.by], stat.keys, stat.other), len(stat.labels)
+        else:
+            codes, k = np.zeros(n, dtype=np.int64), 1
+        present = codes >= 0
+        if values is not None and stat.kind != "histogram":
+            present &= ~np.isnan(values)
+        kept = _kept(persons, present, rng, unit.bounds, codes if stat.grouped else None)
+        counts = np.bincount(codes[kept], minlength=k).astype(np.float64)
+        sums = None
+        if stat.kind in ("sum", "mean"):
+            clipped = np.clip(values[kept], stat.lower, stat.upper)
+            sums = np.bincount(codes[kept], weights=clipped, minlength=k).astype(np.float64)
+        truths = {"count": [counts], "histogram": [counts], "counts": [counts], "sum": [sums]}.get(stat.kind)
+        if stat.kind == "mean":
+            truths = [sums] if stat.n_public is not None else [sums, counts]
+        lattices = [lattice_mechanism(noise) for _, noise in noise_parts(stat, unit, share.budget)]
+        out.append(_Prepared(share, tuple(zip(truths, lattices)), counts))
+    return out
+
+
+def _finish(stat: Statistic, noisy: list[np.ndarray]) -> np.ndarray:
+    """The released numbers from the noisy parts (a mean's ratio is post-processing)."""
+    if stat.kind != "mean":
+        return noisy[0]
+    denominator = float(stat.n_public) if stat.n_public is not None else np.maximum(noisy[1], 1.0)
+    return np.clip(noisy[0] / denominator, stat.lower, stat.upper)
+
+
+def _facts(stat: Statistic, plan) -> tuple[PublicFact, ...]:
+    from dpcore.publish import OTHER
+
+    facts = [PublicFact("statistic", stat.words(), "declared")]
+    if stat.lower is not None:
+        facts.append(PublicFact("clipping bounds", f"[{stat.lower:g}, {stat.upper:g}]", "declared"))
+    if stat.kind == "histogram":
+        facts.append(
+            PublicFact("bins", f"{stat.bins} equal bins; values outside the bounds in the end bins", "declared")
+        )
+    if stat.domain is not None or stat.keys is not None:
+        listed = stat.domain if stat.domain is not None else stat.keys
+        facts.append(
+            PublicFact("categories" if stat.domain is not None else "group keys", ", ".join(listed), "declared")
+        )
+        rule = f"counted in {OTHER}" if stat.other else "left out"
+        facts.append(PublicFact("values outside them (missing included)", rule, "fixed"))
+    if stat.kind == "mean":
+        if stat.n_public is not None:
+            facts.append(PublicFact("number of records n (divides the noisy sum)", f"{stat.n_public:,}", "declared"))
+        else:
+            facts.append(
+                PublicFact("planned number of records (for the expected error only)", f"{stat.planned_n:,}", "declared")
+            )
+            facts.append(PublicFact("share of the budget for the sum", f"{stat.split:g}", "declared"))
+    if stat.kind == "quantile":
+        facts.append(PublicFact("quantile q", f"{stat.q:g}", "declared"))
+        if stat.resolution is not None:
+            facts.append(PublicFact("resolution of the values", f"{stat.resolution:g}", "declared"))
+    if stat.kind in ("sum", "mean", "histogram", "quantile"):
+        facts.append(PublicFact("missing values", "left out", "fixed"))
+    if plan.unit.identifier is not None:
+        facts.append(PublicFact("person identifier", plan.unit.identifier, "declared"))
+        facts.append(PublicFact("contribution bounds", plan.unit.bounds.words(), "declared"))
+    return tuple(facts)
+
+
+@dataclass(frozen=True, eq=False)
+class PlanRelease:
+    """A published plan: one release per statistic, and the plan as one release at its composed (ε, δ).
+
+    Attributes
+    ----------
+    allocation : Allocation
+    releases : tuple of Release
+        One per statistic, in the plan's order; published numbers only.
+    combined : Release
+        Every number of the plan with the total (ε, δ) of :attr:`allocation` (what a log is charged).
+    created : str
+        UTC time of the draw, ISO 8601.
+    """
+
+    allocation: Allocation
+    releases: tuple[Release, ...]
+    combined: Release
+    created: str
+
+    def table(self, *, rounded: bool = True) -> pd.DataFrame:
+        """Statistic, label, released value (rounded to :func:`rounding_step`, post-processing) and the expected
+        error at the plan's confidence: the published numbers only."""
+        rows = []
+        for share, release in zip(self.allocation.shares, self.releases):
+            step = rounding_step(share) if rounded else None
+            for label, value in zip(release.labels, release.values):
+                rows.append(
+                    {
+                        "statistic": share.statistic.name,
+                        "label": label,
+                        "released value": _round(value, step),
+                        "expected error (±)": _significant(share.expected_error),
+                        "error unit": share.statistic.error_unit or "value",
+                    }
+                )
+        return pd.DataFrame(rows)
+
+
+def rounding_step(share: Share) -> float | None:
+    """The step a published number is rounded to: a power of ten at most a tenth of its expected error.
+
+    Digits far below the noise carry nothing but noise; rounding is post-processing (free). None for a quantile
+    (already on its grid) or when no expected error is known.
+    """
+    err = share.expected_error
+    if share.statistic.kind == "quantile" or err is None or not err > 0:
+        return None
+    return 10.0 ** (math.floor(math.log10(err)) - 1)
+
+
+def _significant(x: float | None, digits: int = 3) -> float | None:
+    """An expected error to ``digits`` significant digits (what a table shows)."""
+    if x is None or not x > 0:
+        return x
+    return round(x, digits - 1 - math.floor(math.log10(x)))
+
+
+def _round(value, step):
+    if step is None or not isinstance(value, float):
+        return value
+    decimals = max(0, -int(round(math.log10(step))))
+    return round(round(value / step) * step, decimals)
+
+
+def publish_plan(allocation: Allocation, table) -> PlanRelease:
+    """Publish every statistic of ``allocation`` on ``table`` once, with fresh secure noise (module notes).
+
+    Parameters
+    ----------
+    allocation : Allocation
+        From :func:`dpcore.plan.allocate`.
+    table : pandas.DataFrame
+        The private data, with every column the plan reads.
+
+    Raises
+    ------
+    PlanError
+        (A ``ValueError``.) A column the plan reads is missing, or a numeric statistic's column holds text.
+    """
+    if not isinstance(allocation, Allocation):
+        raise TypeError(f"allocation must be an Allocation, got {type(allocation).__name__}")
+    secure = SecureGenerator()
+    prepared = _prepare(allocation, table, secure)
+    plan = allocation.plan
+    unit = plan.unit
+    releases = []
+    for p in prepared:
+        stat, share = p.share.statistic, p.share
+        if stat.kind == "quantile":
+            drawn = publish_quantile(p.quantile_values, stat.q, stat.lower, stat.upper, share.budget)
+            releases.append(replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[2:])))
+            continue
+        noisy = [np.asarray(lat.draw(true, secure), dtype=np.float64).reshape(-1) for true, lat in p.parts]
+        grid = min(lat.grid for _, lat in p.parts)
+        mechanism = "; ".join(share.noise) + (
+            f"; drawn with secure noise on a lattice (grid {grid:g}, exact discrete noise)"
+        )
+        releases.append(
+            Release(
+                query=stat.name,
+                value=as_tuple(_finish(stat, noisy)) if stat.grouped else float(_finish(stat, noisy)[0]),
+                labels=stat.labels,
+                mechanism=mechanism,
+                noise_std=p.parts[0][1].noise_std if len(p.parts) == 1 else math.nan,
+                epsilon=share.epsilon,
+                delta=share.delta,
+                relation=ADD_REMOVE,
+                unit=unit.unit,
+                randomness=Randomness.PUBLICATION,
+                public=_facts(stat, plan),
+            )
+        )
+    values, labels = [], []
+    for r in releases:
+        values.extend(float(v) for v in r.values)
+        labels.extend(f"{r.query}: {label}" for label in r.labels)
+    combined = Release(
+        query="release plan" + (f": {plan.title}" if plan.title else ""),
+        value=tuple(values),
+        labels=tuple(labels),
+        mechanism=f"{len(releases)} statistics, each with its own noise; total by {allocation.accountant}",
+        noise_std=math.nan,
+        epsilon=allocation.epsilon,
+        delta=allocation.delta,
+        relation=ADD_REMOVE,
+        unit=unit.unit,
+        randomness=Randomness.PUBLICATION,
+        public=(
+            PublicFact("unit of privacy", unit.words(), "declared"),
+            PublicFact("split", plan.policy, "declared"),
+            PublicFact("accountant", allocation.accountant, "fixed"),
+        ),
+    )
+    created = datetime.now(UTC).isoformat(timespec="seconds")
+    return PlanRelease(allocation, tuple(releases), combined, created)
+
+
+@dataclass(frozen=True, eq=False)
+class SimulatedPlan:
+    """Seeded draws of a plan with the truth beside them: simulated, not private (for checking expected errors).
+
+    Attributes
+    ----------
+    allocation : Allocation
+    truths : tuple of numpy.ndarray
+        Per statistic, the exact answer on the bounded rows (a mean: the clipped mean; a quantile: its value).
+    draws : tuple of numpy.ndarray
+        Per statistic, shape ``(trials, numbers)``.
+    randomness : Randomness
+        Always SIMULATION.
+    """
+
+    allocation: Allocation
+    truths: tuple[np.ndarray, ...]
+    draws: tuple[np.ndarray, ...]
+    randomness: Randomness = Randomness.SIMULATION
+
+    def errors(self) -> tuple[np.ndarray, ...]:
+        """Per statistic, ``|draw − truth|`` of every number, shape ``(trials, numbers)`` (a quantile: in ranks)."""
+        return self._errors
+
+    @property
+    def _errors(self):
+        return tuple(np.abs(d - t) for d, t in zip(self.draws, self.truths))
+
+
+def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedPlan:
+    """``trials`` seeded draws of every statistic of the plan on ``table`` (exact lattice noise; not private).
+
+    The bounding of each person's rows is drawn once (from ``rng``); the noise anew in each trial. A quantile's error
+    is its rank shortfall from the best interval, ``|rank − q·n| − min |rank − q·n|`` (what its expected error
+    bounds), with truth 0.
+    """
+    rng = as_generator(rng)
+    prepared = _prepare(allocation, table, rng)
+    truths, draws = [], []
+    for p in prepared:
+        stat = p.share.statistic
+        if stat.kind == "quantile":
+            values = p.quantile_values[~np.isnan(p.quantile_values)]
+            mech = ExponentialQuantile(p.share.budget, stat.lower, stat.upper, stat.q, ADD_REMOVE)
+            law = mech.intervals(values)
+            k = law.sample_index(rng, check_trials(trials))
+            # the rank shortfall OPT − u of the interval drawn (what the quantile's expected error bounds)
+            truths.append(np.zeros(1))
+            draws.append((law.utility.max() - law.utility[k]).astype(np.float64).reshape(-1, 1))
+            continue
+        noisy = [
+            np.asarray(lat.simulate(true, rng, trials), dtype=np.float64).reshape(trials, -1) for true, lat in p.parts
+        ]
+        exact = [true for true, _ in p.parts]
+        if stat.kind == "mean":
+            truths.append(np.clip(exact[0] / np.maximum(p.counts, 1.0), stat.lower, stat.upper))
+        else:
+            truths.append(exact[0])
+        draws.append(_finish(stat, noisy))
+    return SimulatedPlan(allocation, tuple(truths), tuple(draws))

@@ -1,0 +1,117 @@
+"""The command line: ``python -m dpx_publish publish plan.json data.csv --out release.zip``.
+
+``publish`` reads the plan (:func:`dpcore.plan.plan_from_dict`) and the data file (:func:`explorer.dataset.load_csv`:
+the app's reader, and its fingerprint, so that the app and the command line charge the same budget for the same
+file), charges the persistent publication log (``--log``, default :func:`explorer.publication_log.default_path`)
+all or nothing, and writes the package (:mod:`dpx_publish.package`). ``plan`` shows the split of a plan without
+reading any data.
+
+Anything wrong with the plan, the data or the budget is said in one sentence on standard error, with exit code 2 and
+no traceback; nothing is charged and no file is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+from dpcore.plan import Plan, allocate, plan_from_dict
+
+__all__ = ["read_plan", "main", "EXIT_REFUSED"]
+
+#: The exit code of a refused plan, data file or budget.
+EXIT_REFUSED = 2
+
+
+class _Refused(Exception):
+    """One sentence for the user."""
+
+
+def read_plan(text: str) -> Plan:
+    """A plan from the text of a plan file (JSON); a syntax error is said with its line and column."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Refused(f"the plan file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    return plan_from_dict(data)
+
+
+def _read_file(path: str, what: str) -> bytes:
+    try:
+        return pathlib.Path(path).read_bytes()
+    except OSError as exc:
+        raise _Refused(f"the {what} {path!r} cannot be read ({exc.strerror or exc})") from None
+
+
+def _sentence(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    text = text.splitlines()[0]
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m dpx_publish", description="Publish a release plan.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    pub = sub.add_parser("publish", help="publish a plan on a data file, with fresh secure noise")
+    pub.add_argument("plan", help="the plan file (JSON)")
+    pub.add_argument("data", help="the data file (CSV)")
+    pub.add_argument("--out", required=True, help="the package to write (zip)")
+    pub.add_argument("--log", default=None, help="the publication log (SQLite); default: the app's")
+    show = sub.add_parser("plan", help="show how a plan splits its budget (reads no data)")
+    show.add_argument("plan", help="the plan file (JSON)")
+    return parser
+
+
+def _show(plan: Plan) -> str:
+    a = allocate(plan)
+    lines = [f"total ε = {a.epsilon:.6g}, δ = {a.delta:.3g} ({a.accountant})"]
+    if a.needed_epsilon is not None:
+        lines.append(f"smallest total meeting every target: ε = {a.needed_epsilon:.6g}")
+    for s in a.shares:
+        err = "—" if s.expected_error is None else f"±{s.expected_error:.4g} {s.statistic.error_unit}".rstrip()
+        rho = "" if s.rho is None else f", ρ = {s.rho:.4g}"
+        lines.append(f"  {s.statistic.name}: ε = {s.epsilon:.4g}, δ = {s.delta:.3g}{rho}, error {err}")
+    return "\n".join(lines)
+
+
+def _publish(args) -> str:
+    from dpx_publish.package import publish_package
+    from explorer.dataset import load_csv
+    from explorer.publication_log import PublicationLog, default_path
+
+    plan = read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace"))
+    allocate(plan)  # a plan refused before the data is read
+    data_path = pathlib.Path(args.data)
+    dataset = load_csv(_read_file(args.data, "data file"), data_path.name)
+    out = pathlib.Path(args.out)
+    if not out.parent.is_dir():
+        raise _Refused(f"the folder of --out {str(out)!r} does not exist")
+    log = PublicationLog(args.log if args.log else default_path())
+    package = publish_package(plan, dataset.frame, log=log, fingerprint=dataset.fingerprint, dataset=dataset.name)
+    out.write_bytes(package.zip_bytes)
+    a = package.release.allocation
+    return (
+        f"published {len(a.shares)} statistics at ε = {a.epsilon:.6g}, δ = {a.delta:.3g} (charged to {log.path}); "
+        f"package written to {out}"
+    )
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit code (0, or 2 with one sentence on standard error)."""
+    args = _parser().parse_args(argv)
+    try:
+        message = (
+            _show(read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace")))
+            if (args.command == "plan")
+            else _publish(args)
+        )
+    except (_Refused, ValueError, TypeError, OSError) as exc:
+        print(_sentence(exc), file=sys.stderr)
+        return EXIT_REFUSED
+    except Exception as exc:  # the boundary: a user never sees a traceback
+        print(f"The publication failed unexpectedly ({type(exc).__name__}); nothing was written.", file=sys.stderr)
+        return 1
+    print(message)
+    return 0

@@ -1,0 +1,307 @@
+"""The package of a published plan: one zip with the numbers, the privacy label, the plan and a script to re-run it.
+
+Contents of the zip (:func:`build_package`):
+
+* ``release.csv``: the published numbers only (statistic, label, released value rounded to a tenth of its expected
+  error, the expected error), spreadsheet-safe (:func:`explorer.export.to_safe_csv`);
+* ``report.json``: the privacy label (:func:`report_dict`): unit of privacy and neighbouring relation, total and
+  per-statistic ε, δ (and ρ), mechanism and noise scale, accountant, declared public facts with their source and
+  provenance, expected errors, date, software version, the dataset's fingerprint and the publication log charged;
+* ``report.html``: the same, self-contained (inline CSS, no script, no external resource: opening it makes no
+  request), every user string escaped;
+* ``plan.json``: the plan (:func:`dpcore.plan.plan_to_dict`);
+* ``rerun_plan.py``: re-runs the plan on a data file with fresh secure noise, a new publication charged again.
+
+Publishing (:func:`publish_package`) charges the persistent publication log
+(:class:`explorer.publication_log.PublicationLog`) all or nothing, before anything is returned: the plan's total
+(ε, δ) is checked against the dataset's budget, the noise is drawn inside the log's transaction, and a refusal or a
+failure leaves nothing charged and nothing drawn to show.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata
+
+import pandas as pd
+
+from dpcore.plan import Allocation, Plan, allocate, plan_to_dict
+from dpcore.plan_release import PlanRelease, check_columns, publish_plan
+from explorer.export import to_safe_csv
+
+__all__ = [
+    "FILES",
+    "Package",
+    "software_version",
+    "report_dict",
+    "report_html",
+    "release_csv",
+    "rerun_script",
+    "build_package",
+    "publish_package",
+]
+
+#: The files of a package, in the zip's order.
+FILES = ("release.csv", "report.html", "report.json", "plan.json", "rerun_plan.py")
+
+
+def software_version() -> str:
+    """The installed version of dp-explorer (``unknown`` when run from a checkout that was not installed)."""
+    try:
+        return metadata.version("dp-explorer")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _num(x):
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def report_dict(release: PlanRelease, *, dataset: str = "", fingerprint: str = "", log: str = "") -> dict:
+    """The privacy label of a published plan, JSON-ready: every parameter a reader needs to judge the numbers."""
+    a: Allocation = release.allocation
+    plan = a.plan
+    unit = plan.unit
+    statistics = []
+    for share, r in zip(a.shares, release.releases):
+        s = share.statistic
+        statistics.append(
+            {
+                "name": s.name,
+                "what": s.words(),
+                "kind": s.kind,
+                "column": s.column,
+                "by": s.by,
+                "epsilon": share.epsilon,
+                "delta": share.delta,
+                "rho": share.rho,
+                "mechanism": r.mechanism,
+                "noise": list(share.noise),
+                "noise_std": _num(r.noise_std),
+                "expected_error": share.expected_error,
+                "error_unit": s.error_unit or "the statistic's own unit",
+                "target": s.target,
+                "weight": s.weight,
+                "error_to_target": share.ratio,
+                "public_facts": [{"name": f.name, "value": f.value, "source": f.source} for f in r.public],
+                "provenance": s.provenance,
+                "labels": list(r.labels),
+                "values": [v if isinstance(v, str) else float(v) for v in r.values],
+            }
+        )
+    return {
+        "title": plan.title,
+        "created": release.created,
+        "software": {"name": "dp-explorer (dpx_publish)", "version": software_version()},
+        "randomness": release.combined.randomness.words,
+        "dataset": {"name": dataset, "fingerprint": fingerprint},
+        "unit_of_privacy": {
+            "unit": unit.unit,
+            "in_words": unit.words(),
+            "identifier": unit.identifier,
+            "max_rows": unit.bounds.max_rows,
+            "max_groups": unit.bounds.max_groups,
+            "max_rows_per_group": unit.bounds.max_rows_per_group,
+        },
+        "neighbouring_relation": a.relation.words(unit.unit),
+        "total": {"epsilon": a.epsilon, "delta": a.delta, "planned_epsilon": plan.epsilon, "planned_delta": plan.delta},
+        "accountant": a.accountant,
+        "split": {
+            "policy": plan.policy,
+            "confidence": plan.confidence,
+            "worst_error_to_target": a.worst_ratio,
+            "smallest_total_meeting_targets": a.needed_epsilon,
+        },
+        "statistics": statistics,
+        "publication_log": log,
+        "notes": [
+            "Each error is that of each published number: it lies within ± the error of its true value (on the "
+            "bounded, clipped rows) with the stated confidence. A mean's error is at its planned number of records, "
+            "with the mean at the bound of largest magnitude; a quantile's is a bound on its rank shortfall.",
+            "Published numbers are rounded to a tenth of their expected error (post-processing).",
+        ],
+    }
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:64em;color:#1b1b1b;
+line-height:1.45;padding:0 1em}
+h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.6em 0;width:100%}th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;
+vertical-align:top}th{background:#f2f2f2}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.label{background:#f7f9fc;border:1px solid #b9c7dd;padding:.8em 1em;border-radius:6px}
+small{color:#555}
+"""
+
+
+def _e(value) -> str:
+    """Any value as escaped text (nothing a user typed is rendered as markup)."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return html.escape(f"{value:.6g}")
+    return html.escape(str(value), quote=True)
+
+
+def _table(header, rows, numeric=()) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td class="n">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>" for i, c in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_html(report: dict, table: pd.DataFrame) -> str:
+    """The report as one self-contained HTML page (inline CSS; no script, link, image or font from anywhere)."""
+    total = report["total"]
+    unit = report["unit_of_privacy"]
+    title = report["title"] or "Differentially private release"
+    label_rows = [
+        ("unit of privacy", unit["in_words"]),
+        ("neighbouring relation", report["neighbouring_relation"]),
+        ("total ε", total["epsilon"]),
+        ("total δ", total["delta"]),
+        ("accountant", report["accountant"]),
+        ("split", report["split"]["policy"]),
+        ("confidence of every error", report["split"]["confidence"]),
+        ("randomness", report["randomness"]),
+        ("dataset", f"{report['dataset']['name']} (fingerprint {report['dataset']['fingerprint']})"),
+        ("publication log charged", report["publication_log"] or "none"),
+        ("date (UTC)", report["created"]),
+        ("software", f"{report['software']['name']} {report['software']['version']}"),
+    ]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        '<div class="label"><strong>Privacy label.</strong> ' + _table(("", ""), label_rows) + "</div>",
+        "<h2>Statistics</h2>",
+        _table(
+            ("statistic", "what", "ε", "δ", "ρ (zCDP)", "mechanism and noise", "expected error (±)", "target"),
+            [
+                (
+                    s["name"],
+                    s["what"],
+                    s["epsilon"],
+                    s["delta"],
+                    s["rho"],
+                    "; ".join(s["noise"]),
+                    s["expected_error"]
+                    if s["error_unit"] != "ranks"
+                    else f"{s['expected_error']:.6g} ranks"
+                    if s["expected_error"] is not None
+                    else None,
+                    s["target"],
+                )
+                for s in report["statistics"]
+            ],
+            numeric=(2, 3, 4, 6, 7),
+        ),
+        "<h2>Published numbers</h2>",
+        _table(list(table.columns), table.itertuples(index=False, name=None), numeric=(2, 3)),
+        "<h2>Declared public facts</h2>",
+        _table(
+            ("statistic", "fact", "value", "source", "where it came from"),
+            [
+                (s["name"], f["name"], f["value"], f["source"], s["provenance"] or "—")
+                for s in report["statistics"]
+                for f in s["public_facts"]
+            ],
+        ),
+        "<h2>Notes</h2>",
+        "".join(f"<p><small>{_e(n)}</small></p>" for n in report["notes"]),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def release_csv(release: PlanRelease) -> bytes:
+    """The published numbers only, rounded to what the noise allows, spreadsheet-safe."""
+    return to_safe_csv(release.table(rounded=True))
+
+
+def rerun_script() -> str:
+    """The script shipped in a package: the plan beside it, re-run on a data file with fresh secure noise."""
+    return '''"""Re-run the plan beside this script on a data file, with fresh secure noise: a new publication, charged again.
+
+    python rerun_plan.py data.csv --out new_release.zip [--log publications.sqlite3]
+
+Needs the dp-explorer checkout (or an installed copy) importable: run it from the checkout, or set PYTHONPATH to it.
+"""
+
+import pathlib
+import sys
+
+from dpx_publish.cli import main
+
+if __name__ == "__main__":
+    plan = pathlib.Path(__file__).resolve().parent / "plan.json"
+    sys.exit(main(["publish", str(plan), *sys.argv[1:]]))
+'''
+
+
+def build_package(release: PlanRelease, *, dataset: str = "", fingerprint: str = "", log: str = "") -> bytes:
+    """The zip of a published plan (module notes), as bytes."""
+    report = report_dict(release, dataset=dataset, fingerprint=fingerprint, log=log)
+    table = release.table(rounded=True)
+    files = {
+        "release.csv": to_safe_csv(table),
+        "report.html": report_html(report, table).encode("utf-8"),
+        "report.json": json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False).encode("utf-8"),
+        "plan.json": json.dumps(plan_to_dict(release.allocation.plan), ensure_ascii=False, indent=2).encode("utf-8"),
+        "rerun_plan.py": rerun_script().encode("utf-8"),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in FILES:
+            z.writestr(name, files[name])
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True, eq=False)
+class Package:
+    """A published plan and its zip."""
+
+    release: PlanRelease
+    zip_bytes: bytes
+
+
+def publish_package(plan: Plan, table: pd.DataFrame, *, log, fingerprint: str, dataset: str) -> Package:
+    """Allocate ``plan``, charge ``log`` (an :class:`explorer.publication_log.PublicationLog`) and publish, all or
+    nothing; return the release and its zip.
+
+    The plan and the columns are checked before the log is touched (a refusal costs nothing); the noise is drawn
+    inside the log's transaction (:meth:`~explorer.publication_log.PublicationLog.publish`), so a publication over
+    the dataset's budget is refused before anything is drawn.
+
+    Raises
+    ------
+    ValueError
+        One sentence: the plan (:class:`dpcore.plan.PlanError`), a missing column, a budget refused by the log.
+    """
+    allocation = allocate(plan)
+    check_columns(allocation, table)
+    drawn: list[PlanRelease] = []
+
+    def draw():
+        drawn.append(publish_plan(allocation, table))
+        return drawn[-1].combined
+
+    label = f"release plan: {len(plan.statistics)} statistics" + (f" ({plan.title})" if plan.title else "")
+    log.publish(fingerprint, dataset, (allocation.epsilon, allocation.delta), draw, label=label[:200])
+    release = drawn[-1]
+    zip_bytes = build_package(release, dataset=dataset, fingerprint=fingerprint, log=str(log.path))
+    return Package(release, zip_bytes)
