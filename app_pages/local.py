@@ -35,7 +35,7 @@ def render() -> None:
     )
     coin_flip_story()
     # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
-    tab_freq, tab_mean = st.tabs(["Frequencies of a category", "Mean of a number"], key="ldp_view", bind="query-params")
+    tab_freq, tab_mean = widgets.tabs(["Frequencies of a category", "Mean of a number"], "ldp_view")
     if tab_freq.open:
         with tab_freq:
             local_frequencies.frequencies_view()

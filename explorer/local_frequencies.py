@@ -31,6 +31,49 @@ def _name(family: Family) -> str:
     return family.name
 
 
+#: The picker's key (and the link's).
+MECHANISM = "ldp_mechanism"
+#: Session key: the user picked an oracle other than the one dpcore finds best (else the picker follows dpcore's).
+CHOSEN = "_ldp_mechanism_chosen"
+
+
+def _key(family) -> str | None:
+    return getattr(family, "key", None)
+
+
+def _picked(best: str) -> None:
+    """The user moved the picker: keep their oracle unless it is the one dpcore would pick anyway."""
+    st.session_state[CHOSEN] = _key(st.session_state.get(MECHANISM)) != best
+
+
+def mechanism_picker(k: int, eps: float) -> Family:
+    """The oracle picker, preselecting the oracle whose rare counts vary least at this ε and k
+    (:func:`dpcore.families.lowest_variance_local`, what "Which oracle, at which ε?" says below).
+
+    The preselection is the picker's default, so a link leaves it out and reproduces it from its column and ε; until
+    the user picks another oracle it follows the column and ε. A link naming another oracle counts as its choice.
+    """
+    best = families.lowest_variance_local(eps, k)
+    options = list(families.local())
+    if CHOSEN not in st.session_state:  # the first draw in this session: a link's oracle is the sender's choice
+        linked = st.query_params.get(MECHANISM)
+        st.session_state[CHOSEN] = linked in [f.name for f in options] and linked != best.name
+    if not st.session_state[CHOSEN] and _key(st.session_state.get(MECHANISM, best)) != best.key:
+        del st.session_state[MECHANISM]  # drawn anew at its default: dpcore's choice for this column and ε
+    return widgets.select(
+        "Mechanism",
+        options,
+        MECHANISM,
+        "All three are ε-LDP. GRR: k-ary randomized response, one value per report. SUE: basic RAPPOR, "
+        "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values. "
+        f"Preselected: {best.name}, the smallest variance of a rare count here (see “Which oracle, at which ε?”).",
+        format_func=_name,
+        index=options.index(best),
+        on_change=_picked,
+        args=(best.key,),
+    )
+
+
 def frequencies_view() -> None:
     state.dataset()
     columns = widgets.fitting_columns("categorical")
@@ -44,19 +87,12 @@ def frequencies_view() -> None:
             "ldp_column",
             "Categorical columns only; past 50 categories the rarest values merge into (other).",
         )
-    with c2:
-        family = widgets.select(
-            "Mechanism",
-            families.local(),
-            "ldp_mechanism",
-            "All three are ε-LDP. GRR: k-ary randomized response, one value per report. SUE: basic RAPPOR, "
-            "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values.",
-            format_func=_name,
-        )
+    codes, labels, note = state.encoded(column)
     with c3:
         eps = widgets.epsilon_slider("ldp_epsilon")
+    with c2:
+        family = mechanism_picker(len(labels), eps)
     kind = family.name
-    codes, labels, note = state.encoded(column)
     st.caption(domains.FROM_THE_DATA)
     if note:
         st.caption(md(note))
@@ -65,10 +101,10 @@ def frequencies_view() -> None:
     mech = answer.mechanism
     true = np.bincount(codes, minlength=k)
     bound = answer.error_bound(true, 0.95)
-    project = st.toggle(
+    project = widgets.bound(
+        st.toggle,
         "Show as a valid histogram (post-processing)",
         key="ldp_project",
-        bind="query-params",
         help="Projects the estimates onto non-negative counts summing to n (Norm-Sub). Free in privacy, but biased.",
     )
     with c3:

@@ -34,18 +34,22 @@ def mean_view() -> None:
     lo, hi = suggest_bounds(ds.frame[column])
     c1, c2, c3 = st.columns(3)
     # per-column keys: each column keeps its own bounds (and its own URL entry) when the picker moves
-    lower = c1.number_input(
+    lower = widgets.bound(
+        c1.number_input,
         "Lower bound",
-        value=float(lo),
+        min_value=-widgets.LARGEST_AMOUNT,
+        max_value=widgets.LARGEST_AMOUNT,
+        value=widgets.within(lo),
         key=f"ldpm_lower_{column}",
-        bind="query-params",
         help="Values below are clipped up to it.",
     )
-    upper = c2.number_input(
+    upper = widgets.bound(
+        c2.number_input,
         "Upper bound",
-        value=float(hi),
+        min_value=-widgets.LARGEST_AMOUNT,
+        max_value=widgets.LARGEST_AMOUNT,
+        value=widgets.within(hi),
         key=f"ldpm_upper_{column}",
-        bind="query-params",
         help="Values above are clipped down to it.",
     )
     with c3:

@@ -53,7 +53,9 @@ def test_slider_move_reruns_and_updates_the_shown_value():
     assert after == f"{mech.std(true)[int(np.argmax(true))]:,.1f}"
 
 
-@pytest.mark.parametrize("kind", ["SUE", "OUE"])  # GRR is the default, so a link must carry the others
+@pytest.mark.parametrize(
+    "kind", ["SUE", "OUE"]
+)  # at ε = 2 on workclass (k = 9) GRR is preselected: a link carries the others
 def test_a_shared_link_sets_the_mechanism_and_reproduces(kind):
     at = open_page("local", ldp_mechanism=kind, ldp_epsilon=2, seed=7)
     assert_clean(at)
@@ -121,3 +123,59 @@ def test_many_distinct_values_are_simulated_approximately_and_the_page_says_how_
     assert_clean(at)
     notes = [c.value for c in at.caption if "normal approximation" in c.value]
     assert notes and "at most" in notes[0]
+
+
+# ---------------------------------------------------------------------- the oracle preselected
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 6, 9, 15, 50, 200])
+def test_dpcore_picks_the_oracle_of_the_smallest_rare_variance_as_the_crossover_says(k):
+    # the decision is dpcore's; its crossover (Wang et al. 2017, Sec. 4.5) and the variances checked independently
+    cross = GRR.grr_crossover_epsilon(k)
+    for eps in np.geomspace(0.01, 10, 61):
+        best = families.lowest_variance_local(eps, k)
+        if abs(eps - cross) > 1e-9:
+            assert best.name == ("GRR" if eps > cross else "OUE"), (k, eps)
+        e = np.exp(eps)
+        rare = {"GRR": (e + k - 2) / (e - 1) ** 2, "SUE": e**0.5 / (e**0.5 - 1) ** 2, "OUE": 4 * e / (e - 1) ** 2}
+        assert rare[best.name] <= min(rare.values()) * (1 + 1e-9)
+
+
+def _picker(at):
+    return at.selectbox(key="ldp_mechanism").value.name
+
+
+def test_the_page_preselects_the_oracle_its_own_sentence_says_is_better_and_follows_the_column_and_epsilon():
+    at = open_page("local", ldp_column="occupation", ldp_epsilon=1)  # k = 15: OUE wins below ln(13/3) = 1.47
+    assert_clean(at)
+    k = len(_true_counts("occupation")[1])
+    assert _picker(at) == families.lowest_variance_local(1.0, k).name == "OUE"
+    assert any("below it OUE wins" in m.value for m in at.markdown)  # the page's sentence says the same
+    at.select_slider(key="ldp_epsilon").set_value(2.0).run()
+    assert _picker(at) == "GRR"
+    at.selectbox(key="ldp_column").set_value("sex").run()  # k = 2: GRR at every ε
+    assert _picker(at) == "GRR"
+
+
+def test_the_user_can_still_choose_and_the_choice_stays():
+    at = open_page("local", ldp_column="occupation", ldp_epsilon=1)
+    at.selectbox(key="ldp_mechanism").set_value(families.family("SUE")).run()
+    assert_clean(at)
+    assert _picker(at) == "SUE"
+    at.select_slider(key="ldp_epsilon").set_value(2.0).run()
+    assert _picker(at) == "SUE"  # a choice is kept when ε moves
+    kind = "SUE"
+    true, _ = _true_counts("occupation")
+    assert (
+        metric(at, "Theoretical std (exact variance)") == f"{SUE(2.0, len(true)).std(true)[int(np.argmax(true))]:,.1f}"
+    )
+    assert kind in at.selectbox(key="ldp_mechanism").options
+
+
+def test_a_link_naming_another_oracle_keeps_it():
+    at = open_page("local", ldp_column="occupation", ldp_epsilon=1, ldp_mechanism="GRR")  # OUE would be preselected
+    assert_clean(at)
+    assert _picker(at) == "GRR"
+    assert not [i.value for i in at.info if i.value.startswith("The link")]  # the link's value was taken
+    at.select_slider(key="ldp_epsilon").set_value(0.5).run()
+    assert _picker(at) == "GRR"

@@ -260,11 +260,8 @@ def _links(page: str) -> list[tuple[dict, tuple[str, ...]]]:
 
 
 #: Pages with sentences known not to be plain yet, and why: this list may only shrink (strict: a page that passes
-#: fails here until its entry is removed).
-KNOWN = {
-    "local": "ldpm_lower_*, ldpm_upper_* (number inputs), ldp_project (a toggle) and ldp_view (the tabs) are drawn "
-    "without widgets.bound / widgets.tabs, so a link value they refuse is called 'a setting of this page', with no range",
-}
+#: fails here until its entry is removed). Empty: every page's widgets are drawn through widgets.bound / widgets.tabs.
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
