@@ -4,17 +4,18 @@ One release of each next to the truth, the distribution of each one's error over
 simulated releases (one box per mechanism, on one axis), a verdict computed from
 those errors, and the error against ε.
 
-This script keeps the controls both queries share (the query, ε, δ), the switch between them and the note on
+This script keeps the controls the queries share (the query, ε, δ), the switch between them and the note on
 fairness; each query's view lays itself out in its own module of the app package: ``explorer.compare_counts``
-(every family of ``dpcore.families`` on a histogram) and ``explorer.compare_means``; their shared pieces are in
+(every family of ``dpcore.families`` on a histogram), ``explorer.compare_means`` and ``explorer.compare_quantiles``
+(the exponential mechanism against quantiles read off noisy histograms); their shared pieces are in
 ``explorer.compare_layout``.
 """
 
 import streamlit as st
 
-from explorer import compare_counts, compare_means, frame, widgets
+from explorer import compare_counts, compare_means, compare_quantiles, frame, widgets
 
-QUERIES = ("Counts of a category", "Mean of a number")
+QUERIES = ("Counts of a category", "Mean of a number", "Quantile or median")
 
 
 def render() -> None:
@@ -29,15 +30,20 @@ def render() -> None:
         delta = widgets.delta_slider("cmp_delta", help="Only the Gaussian mechanisms use δ.")
     if query == QUERIES[0]:
         compare_counts.counts_view(eps, delta)
-    else:
+    elif query == QUERIES[1]:
         compare_means.means_view(eps, delta)
+    else:
+        compare_quantiles.quantiles_view(eps, delta)
     with st.expander("How the comparison is fair"):
         st.markdown(
             "All mechanisms get the same ε (and δ for the Gaussian ones). Counts compare under the replace-one "
             "neighbouring relation, the one local DP protects, so a central histogram has L1 sensitivity 2 and "
-            "L2 sensitivity √2. The curves of counts are exact standard deviations (closed forms); the boxes, the "
-            "verdicts and every number of the mean are the 95th percentile (or quartiles) of the error over "
-            "simulated releases, drawn from each mechanism's exact law. One colour per mechanism on every page."
+            "L2 sensitivity √2. Means: the LDP mean holds under replace one record, the central means under "
+            "add/remove one record. Quantiles: both ways under add/remove one record, over the range you declare. "
+            "Every file row names the relation its noise was calibrated for. The curves of counts are exact standard "
+            "deviations (closed forms); the boxes, the verdicts and every number of the mean and the quantile are the "
+            "95th percentile (or quartiles) of the error over simulated releases, drawn from each mechanism's exact "
+            "law. One colour per mechanism on every page."
         )
 
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace
-from dpcore.neighbours import REPLACE_ONE, NeighbouringRelation
+from dpcore.neighbours import REPLACE_ONE, NeighbouringRelation, check_relation
 from dpcore.randomized_response import GRR
 from dpcore.staircase import Staircase
 from dpcore.unary_encoding import OUE, SUE
@@ -66,11 +66,17 @@ class Counts:
 
     ``mechanism`` is the dpcore object itself (what accountants, audits and the
     ledger accept); the methods read alike for an additive noise and an oracle.
+    ``relation`` is the neighbouring relation its ε holds under: the one whose
+    histogram sensitivity calibrated a central family's noise, replace one record
+    for a local family (each device randomizes its own value). It is set where the
+    noise is calibrated (:meth:`Family.counts`), so a label that reads it states the
+    relation the noise was calibrated for.
     """
 
     family: Family
     mechanism: object
     k: int
+    relation: NeighbouringRelation
 
     @property
     def epsilon(self) -> float:
@@ -188,8 +194,9 @@ class Family:
         """
         k = check_int(k, "k", minimum=2)
         if self.model == LOCAL:
-            return Counts(self, self.build(epsilon, k), k)
-        return Counts(self, self.noise(epsilon, self.histogram_sensitivity(relation), delta), k)
+            return Counts(self, self.build(epsilon, k), k, REPLACE_ONE)
+        relation = check_relation(relation)
+        return Counts(self, self.noise(epsilon, self.histogram_sensitivity(relation), delta), k, relation)
 
     # ------------------------------------------------------------------ privacy
     def _delta(self, delta: float | None) -> float | None:
@@ -348,6 +355,7 @@ def central() -> tuple[Family, ...]:
 def local() -> tuple[Family, ...]:
     """The local (frequency oracle) families, in registry order."""
     return tuple(FAMILIES[k] for k in keys(LOCAL))
+
 
 def lowest_variance_local(epsilon: float, k: int) -> Family:
     """The local family whose estimate of a rare value's count has the smallest variance at ``epsilon`` for ``k`` values.

@@ -61,7 +61,7 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import logsumexp, softmax
@@ -209,24 +209,27 @@ class ExponentialQuantile:
         ranks = np.searchsorted(clipped, left, side="right")  # #{x ≤ e_k}, the rank of every y inside (e_k, e_k+1)
         n = clipped.size
         utility = -np.abs(ranks - self.q * n)
-        best = utility.max()
-        with np.errstate(over="ignore", invalid="ignore"):  # (u − OPT)·scale may be −inf for a huge ε: weight 0
-            shifted = (utility - best) * self.scale
-        shifted[utility == best] = 0.0  # guards 0·inf
-        log_weights = np.log(right - left) + shifted  # right > left: distinct floats differ (gradual underflow)
         return QuantileIntervals(
             mechanism=self,
             left=left,
             right=right,
             ranks=ranks,
             utility=utility,
-            log_weights=log_weights,
+            log_weights=self._log_weights(left, right, utility),
             sorted_values=clipped,
             n=n,
             dropped_nan=dropped,
             clipped_below=int(np.count_nonzero(arr < self.lower)),
             clipped_above=int(np.count_nonzero(arr > self.upper)),
         )
+
+    def _log_weights(self, left: np.ndarray, right: np.ndarray, utility: np.ndarray) -> np.ndarray:
+        """``ln|I_k| + ε (u_k − OPT)/(2Δu)``, each interval's unnormalised log-probability."""
+        best = utility.max()
+        with np.errstate(over="ignore", invalid="ignore"):  # (u − OPT)·scale may be −inf for a huge ε: weight 0
+            shifted = (utility - best) * self.scale
+        shifted[utility == best] = 0.0  # guards 0·inf
+        return np.log(right - left) + shifted  # right > left: distinct floats differ (gradual underflow)
 
     def simulate(self, values, rng, trials: int | None = None, nan: str = "raise"):
         """Draw the release on ``values`` ``trials`` times (vectorised; one float when ``trials`` is None).
@@ -320,6 +323,20 @@ class QuantileIntervals:
     dropped_nan: int = 0
     clipped_below: int = 0
     clipped_above: int = 0
+
+    def at_epsilon(self, epsilon: float) -> QuantileIntervals:
+        """The law on the same data of the same mechanism at another ``epsilon``: the intervals and ranks are kept
+        (no sort), only the log-weights change.
+
+        >>> m = ExponentialQuantile(1.0, 0.0, 100.0)
+        >>> law = m.intervals([20.0, 30.0, 40.0])
+        >>> bool(np.allclose(law.at_epsilon(0.3).log_weights, replace(m, epsilon=0.3).intervals([20.0, 30.0, 40.0]).log_weights))
+        True
+        """
+        mechanism = replace(self.mechanism, epsilon=epsilon)
+        return replace(
+            self, mechanism=mechanism, log_weights=mechanism._log_weights(self.left, self.right, self.utility)
+        )
 
     @property
     def target(self) -> float:

@@ -3,8 +3,11 @@ counts by each chosen family beside the truth, the error of the most common valu
 and the std of a rare value's count against ε.
 
 Every family of :mod:`dpcore.families` is offered under its label (``"GRR (local)"``, ``"Laplace (central)"``, the
-values a link carries) and answers through its :class:`~dpcore.families.Counts` under replace one record, the
-relation local DP protects (its std, its simulation); no privacy fact is decided here.
+values a link carries) and answers through its :class:`~dpcore.families.Counts` under
+:data:`explorer.compare_layout.RELATION` (replace one record, the relation local DP protects): its std, its
+simulation, and the relation its file states, read from the same ``Counts``. The one release is drawn from each
+family's exact law given the true counts (:func:`explorer.releases.compare_counts`), O(k) work however many rows; no
+privacy fact is decided here.
 """
 
 from __future__ import annotations
@@ -16,22 +19,35 @@ import streamlit as st
 from dpcore import families
 from dpcore.empirical import empirical_error_bound
 from dpcore.families import Counts
-from dpcore.neighbours import REPLACE_ONE
 from explorer import charts, export, releases, snippets, state, widgets
-from explorer.compare_layout import CONFIDENCE, GRID, SALT, thin_boxes, verdict
+from explorer.compare_layout import CONFIDENCE, GRID, RELATION, SALT, count_label, labelled_file, thin_boxes, verdict
 from explorer.export import to_safe_csv
 from explorer.markup import md
 
-__all__ = ["DEFAULT", "count_answers", "count_std", "count_errors", "counts_view"]
+__all__ = ["DEFAULT", "count_answers", "count_std", "count_errors", "counts_file", "counts_view"]
 
 #: The families chosen when a link names none (the staircase and SUE are offered, not chosen).
 DEFAULT = ("GRR (local)", "OUE (local)", "Laplace (central)", "Gaussian (central)")
 
 
 def count_answers(names, eps: float, delta: float, k: int) -> dict[str, Counts]:
-    """Each labelled family answering a k-category histogram at ε (δ for an (ε, δ) family) under replace one."""
+    """Each labelled family answering a k-category histogram at ε (δ for an (ε, δ) family) under the page's relation."""
     labelled = families.labelled()
-    return {name: labelled[name].counts(eps, k, delta=delta, relation=REPLACE_ONE) for name in names}
+    return {name: labelled[name].counts(eps, k, delta=delta, relation=RELATION) for name in names}
+
+
+def counts_file(release: pd.DataFrame, answers: dict[str, Counts], column: str) -> pd.DataFrame:
+    """The simulated releases' file: one block of rows per mechanism, each with the label of the ``Counts`` whose
+    noise drew it (the relation it was calibrated for included)."""
+    return labelled_file(
+        {
+            name: (
+                pd.DataFrame({"column": column, "value": release["value"], "noisy count": release[name]}),
+                count_label(answer, f"counts of {column}"),
+            )
+            for name, answer in answers.items()
+        }
+    )
 
 
 def count_std(answer: Counts, true: np.ndarray, j: int | None = None) -> float:
@@ -72,7 +88,7 @@ def counts_view(eps: float, delta: float) -> None:
     codes, labels, _ = state.encoded(column)
     true = np.bincount(codes, minlength=len(labels))
     seed = state.seed_words(SALT)
-    release = releases.compare_counts(codes, labels, chosen, eps, delta, seed)
+    release = releases.compare_counts(codes, labels, chosen, eps, delta, seed, RELATION.value)
     st.plotly_chart(
         charts.releases_against_truth(
             labels, true, {m: release[m] for m in chosen}, f"{column}: the true counts and one release of each"
@@ -122,10 +138,11 @@ def counts_view(eps: float, delta: float) -> None:
     cols = st.columns(3)
     cols[0].download_button(
         "Simulated releases (CSV), not private",
-        to_safe_csv(export.simulated(release.rename(columns={"value": column}))),
+        to_safe_csv(counts_file(release, answers, column)),
         file_name="compare_simulated_releases.csv",
         mime="text/csv",
-        help="One simulated release of each mechanism, no true counts: " + export.SIMULATED_HELP,
+        help="One simulated release of each mechanism, no true counts, each row with its mechanism's label (ε, δ, "
+        "the neighbouring relation its noise was calibrated for): " + export.SIMULATED_HELP,
     )
     cols[1].download_button(
         "Errors and curves (CSV)",
@@ -134,5 +151,5 @@ def counts_view(eps: float, delta: float) -> None:
         mime="text/csv",
         help="The std of a count at each ε of the chart.",
     )
-    code = snippets.compare_counts(state.dataset(), column, chosen, eps, delta, seed)
+    code = snippets.compare_counts(state.dataset(), column, chosen, eps, delta, seed, RELATION.value)
     cols[2].download_button("Python snippet", code, file_name="compare_snippet.py", mime="text/x-python")

@@ -4,7 +4,11 @@ mean by each chosen mechanism beside the truth, the error over simulated release
 
 The mechanisms are the LDP mean, a clipped mean with the noise of each central family of :mod:`dpcore.families`
 (``"Laplace mean (central)"``, …, the values a link carries) and the SVT automatic mean; every number is the
-empirical bound of simulated errors (:func:`dpcore.empirical.empirical_error_bound`). No privacy fact is decided here.
+empirical bound of simulated errors (:func:`dpcore.empirical.empirical_error_bound`). Each row of the simulated
+releases' file carries the label of the mechanism that drew it (:func:`dpcore.simulation.simulated`): the LDP mean's
+ε holds under replace one record, the central means' under add/remove one record (their clipped sum and count are
+calibrated under :data:`dpcore.queries.RELATION`), the SVT mean's as every SVT release of the app. The curves are
+cached for every session within a budget in bytes (:func:`explorer.cache.bounded`). No privacy fact is decided here.
 """
 
 from __future__ import annotations
@@ -14,15 +18,18 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import LDPMean, auto_mean, dp_mean, families
+from dpcore.accounting import PureDP
 from dpcore.clipping import LADDER_CANDIDATES
 from dpcore.empirical import empirical_error_bound
-from explorer import charts, export, releases, snippets, state, widgets
+from dpcore.release import Release
+from dpcore.simulation import simulated
+from explorer import cache, charts, export, releases, snippets, state, widgets
 from explorer.columns import numeric_values, suggest_bounds
-from explorer.compare_layout import CONFIDENCE, GRID, SALT, thin_boxes, verdict
+from explorer.compare_layout import CONFIDENCE, GRID, SALT, labelled_file, thin_boxes, verdict
 from explorer.export import to_safe_csv
 from explorer.markup import md
 
-__all__ = ["LDP_MEAN", "SVT_MEAN", "DEFAULT", "means_view", "mean_curves", "mean_estimates"]
+__all__ = ["LDP_MEAN", "SVT_MEAN", "DEFAULT", "means_view", "mean_curves", "mean_estimates", "mean_label"]
 
 #: The two means that are not a central family's noise on a clipped mean (labels as in releases.MEAN_MECHANISMS).
 LDP_MEAN, SVT_MEAN = "LDP mean (local)", "SVT automatic mean (central)"
@@ -67,7 +74,10 @@ def means_view(eps: float, delta: float) -> None:
         ),
         key="cmp_mean_release",
     )
-    errors = {m: mean_estimates(m, eps, delta, values, lower, upper) - truth for m in chosen}
+    trials = state.trials()
+    errors = {
+        m: mean_estimates(m, eps, delta, values, lower, upper, state.rng(f"cmp-{m}"), trials) - truth for m in chosen
+    }
     bounds = {m: empirical_error_bound(e, CONFIDENCE) for m, e in errors.items()}
     left, right = st.columns([1.6, 1])
     left.plotly_chart(
@@ -95,8 +105,8 @@ def means_view(eps: float, delta: float) -> None:
         delta,
         lower,
         upper,
-        state.trials(),
-        state.seed(),
+        trials,
+        tuple(tuple(state.seed_words(f"cmp-{m}")) for m in chosen),
         _values=values,
     )
     st.plotly_chart(
@@ -114,15 +124,27 @@ def means_view(eps: float, delta: float) -> None:
         f"Every number here is the 95th percentile of |noisy − true mean| over {state.trials():,} simulated "
         "releases, against the column's true mean, so clipping bias counts. The SVT mean spends a third of ε "
         "finding its bound; when its walk overshoots the data the sum gets very noisy, which gives its error a "
-        "heavy tail."
+        "heavy tail. The LDP mean's ε holds under replace one record, the central means' under add/remove one record "
+        "(each row of the file says which)."
     )
     cols = st.columns(3)
     cols[0].download_button(
         "Simulated releases (CSV), not private",
-        to_safe_csv(export.simulated(release)),
+        to_safe_csv(
+            labelled_file(
+                {
+                    m: (
+                        release[release["mechanism"] == m].drop(columns="mechanism"),
+                        mean_label(m, eps, delta, values, lower, upper, column),
+                    )
+                    for m in chosen
+                }
+            )
+        ),
         file_name="compare_means_simulated.csv",
         mime="text/csv",
-        help="One simulated release of each mechanism, no true mean: " + export.SIMULATED_HELP,
+        help="One simulated release of each mechanism, no true mean, each row with its mechanism's label (ε, δ, the "
+        "neighbouring relation): " + export.SIMULATED_HELP,
     )
     cols[1].download_button(
         "Curves (CSV)",
@@ -134,24 +156,42 @@ def means_view(eps: float, delta: float) -> None:
     cols[2].download_button("Python snippet", code, file_name="compare_means_snippet.py", mime="text/x-python")
 
 
-@st.cache_data(max_entries=32, show_spinner="Simulating…")
-def mean_curves(dataset_key, column, chosen, grid, delta, lower, upper, trials, seed, *, _values) -> dict:
+@cache.bounded(cache.MIB, spinner="Simulating…")  # a few numbers per mechanism and ε: a few kilobytes each
+def mean_curves(dataset_key, column, chosen, grid, delta, lower, upper, trials, seeds, *, _values) -> dict:
     # keyed by the dataset's unique key and the column; the values themselves are not hashed. Sorted once here, so
-    # that each of the ε points below skips the sorts of the LDP mean and the SVT mean (the mean is order-free)
+    # that each of the ε points below skips the sorts of the LDP mean and the SVT mean (the mean is order-free). Each
+    # mechanism's draws start from its own seed words at every ε (the view's, common random numbers across ε)
     _values = np.sort(_values)
     truth = float(np.mean(_values))
     return {
-        m: [empirical_error_bound(mean_estimates(m, e, delta, _values, lower, upper) - truth) for e in grid]
-        for m in chosen
+        m: [
+            empirical_error_bound(
+                mean_estimates(m, e, delta, _values, lower, upper, np.random.default_rng(list(words)), trials) - truth
+            )
+            for e in grid
+        ]
+        for m, words in zip(chosen, seeds)
     }
 
 
-def mean_estimates(name, eps, delta, values, lower, upper) -> np.ndarray:
-    """Simulated noisy means of one mechanism (the session's trials)."""
-    gen, trials = state.rng(f"cmp-{name}"), state.trials()
+def mean_estimates(name, eps, delta, values, lower, upper, gen, trials) -> np.ndarray:
+    """``trials`` simulated noisy means of one mechanism, drawn from ``gen``."""
     if name == LDP_MEAN:
         return LDPMean(eps, lower, upper).simulate(values, gen, trials=trials)
     if name == SVT_MEAN:
         return auto_mean(values, LADDER_CANDIDATES, eps, gen, trials=trials).noisy_value
     family = families.labelled(" mean", "central")[name]  # a clipped mean with this family's noise
     return dp_mean(values, lower, upper, eps, gen, mechanism=family.key, delta=delta).simulate(trials, gen)
+
+
+def mean_label(name, eps, delta, values, lower, upper, column) -> Release:
+    """The label of one mechanism's simulated mean: the mechanism (or query result) that drew it says its ε, δ and
+    relation (:func:`dpcore.simulation.simulated`); the SVT mean, a composite ε-DP release, as a ``PureDP`` event."""
+    query = f"mean of {column}"
+    if name == LDP_MEAN:
+        return simulated(LDPMean(eps, lower, upper), query=query)
+    if name == SVT_MEAN:
+        return simulated(PureDP(eps), query=query)
+    family = families.labelled(" mean", "central")[name]
+    result = dp_mean(values, lower, upper, eps, 0, mechanism=family.key, delta=family.delta(delta))
+    return simulated(result, query=query)

@@ -32,7 +32,7 @@ from dpcore import (
     project_to_histogram,
     range_query_svt,
 )
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
+from dpcore.neighbours import ADD_REMOVE, NeighbouringRelation
 
 __all__ = [
     "local_counts",
@@ -162,18 +162,20 @@ def automatic_mean(values, largest, n_candidates, epsilon, seed):
     return auto_mean(values, candidates, epsilon, np.random.default_rng(seed), lattice=True)
 
 
-def compare_counts(codes, labels, mechanisms, epsilon, delta, seed):
-    """One release of a categorical column's counts by each mechanism, at the same ε (replace-one neighbours).
+def compare_counts(codes, labels, mechanisms, epsilon, delta, seed, relation):
+    """One release of a categorical column's counts by each mechanism, at the same ε, under ``relation`` (its words).
 
-    Local oracles randomize every person's value; the central ones add noise to
-    the true histogram, calibrated to its sensitivity under replace-one (dpcore.families).
+    Local oracles hold under replace one record; the central ones add noise to the true histogram, calibrated to its
+    sensitivity under ``relation`` (dpcore.families). Each is drawn from its exact law given the true counts (for an
+    oracle, the sum of every person's randomized report, drawn in aggregate): O(k) work however many rows.
     """
     rng = np.random.default_rng(seed)
+    true = np.bincount(codes, minlength=len(labels))
     table = pd.DataFrame({"value": labels})
     for name in mechanisms:
         family = families.labelled()[name]
-        answer = family.counts(epsilon, len(labels), delta=family.delta(delta), relation=REPLACE_ONE)
-        table[name] = answer.release(codes, rng)
+        answer = family.counts(epsilon, len(labels), delta=family.delta(delta), relation=NeighbouringRelation(relation))
+        table[name] = answer.simulate(true, rng, 1)[0]
     return table
 
 

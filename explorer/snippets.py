@@ -196,13 +196,13 @@ def range_queries(ds: Dataset, column: str, lower, upper, n_queries, threshold_s
     )
 
 
-def compare_counts(ds: Dataset, column: str, mechanisms, epsilon: float, delta: float, seed) -> str:
+def compare_counts(ds: Dataset, column: str, mechanisms, epsilon: float, delta: float, seed, relation: str) -> str:
     """The snippet of :func:`explorer.releases.compare_counts`."""
     return _build(
         ds,
         f"codes, labels, _ = encode_categories({_column(column)})\n",
         releases.compare_counts,
-        f"compare_counts(codes, labels, {_args(list(mechanisms), epsilon, delta, list(seed))})",
+        f"compare_counts(codes, labels, {_args(list(mechanisms), epsilon, delta, list(seed), relation)})",
         "print(release.to_csv(index=False))",
     )
 

@@ -139,14 +139,20 @@ def test_a_snippet_on_an_upload_reads_the_uploaded_file():
 def test_compare_snippet_prints_the_releases_the_chart_shows(query, downloads, tmp_path):
     at = open_page("compare", cmp_query=query, cmp_epsilon=0.5)
     assert_clean(at)
-    page = simulated_csv(downloads["Simulated releases (CSV), not private"])
+    # the file: one block of rows per mechanism, each with its own label (tests/test_compare_files.py checks them)
+    page = csv(downloads["Simulated releases (CSV), not private"])
+    assert (page.pop("randomness") == SIMULATED_NOTE).all()
     printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
-    numbers = page.select_dtypes("number").columns
-    assert printed.select_dtypes("number").to_numpy().tolist() == page[numbers].to_numpy().tolist()
+    released = "noisy count" if query.startswith("Counts") else "noisy mean"
+    per_mechanism = {name: page.loc[page["released by"] == name, released].tolist() for name in page["released by"]}
+    if query.startswith("Counts"):
+        assert {name: printed[name].tolist() for name in per_mechanism} == per_mechanism
+    else:
+        assert dict(zip(printed["mechanism"], printed["noisy mean"].map(lambda v: [v]))) == per_mechanism
     traces = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
     traces = traces[1:] if query.startswith("Counts") else traces  # the counts chart starts with the grey truth
     shown = np.concatenate([chart_values(trace["y"]) for trace in traces])
-    assert shown.tolist() == page[numbers].to_numpy().T.ravel().tolist()
+    assert shown.tolist() == [v for values in per_mechanism.values() for v in values]
 
 
 @pytest.mark.parametrize(
@@ -387,9 +393,11 @@ HOSTILE_CASES = {
         ),
     ),
     "compare_counts": (
-        lambda ds: snippets.compare_counts(ds, TEXT, releases.COUNT_MECHANISMS, 1.0, 1e-6, SEED),
+        lambda ds: snippets.compare_counts(ds, TEXT, releases.COUNT_MECHANISMS, 1.0, 1e-6, SEED, "replace one record"),
         lambda ds: table_printed(
-            releases.compare_counts(*codes_of(ds, TEXT), releases.COUNT_MECHANISMS, 1.0, 1e-6, SEED)
+            releases.compare_counts(
+                *codes_of(ds, TEXT), releases.COUNT_MECHANISMS, 1.0, 1e-6, SEED, "replace one record"
+            )
         ),
     ),
     "compare_means": (

@@ -38,6 +38,7 @@ VIEWS = [
     ("accountant", {}),
     ("compare", {}),
     ("compare", {"cmp_query": "Mean of a number"}),
+    ("compare", {"cmp_query": "Quantile or median"}),
     *[("audit", {"aud_mechanism": name}) for name in CATALOGUE],
     ("learning", {}),
     ("learning", {"lrn_ngd_part": "Training run"}),
