@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from explorer import frame, state, uploads
+from explorer import frame, state, uploads, widgets
 
 started = time.perf_counter()
 
@@ -32,4 +32,5 @@ fill_sidebar()
 with notices:
     frame.dataset_notices()
     frame.note_ignored_url_values(link_values)
+widgets.sync_link()  # the link is the screen: every bound widget of this run at the value it holds
 frame.log_run_time(page.url_path, started)

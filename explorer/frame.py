@@ -113,10 +113,14 @@ def run_page(render: Callable[[], None]) -> None:
 
 
 def dataset_notices() -> None:
-    """Put the active dataset's identity in the link, and say so when a link was made on other data."""
+    """Put the active dataset's identity and the tab's token in the link, and say so when a link was made on other
+    data."""
     ds = state.dataset()
     if st.query_params.get(state.DATA_PARAM) != ds.identity:
         st.query_params[state.DATA_PARAM] = ds.identity
+    token = state.tab_token()
+    if token and st.query_params.get(state.TAB_PARAM) != token:
+        st.query_params[state.TAB_PARAM] = token  # a reload of this tab finds this session by it
     linked = state.linked_data()
     if linked and linked != ds.identity:
         name, _, fingerprint = linked.rpartition("~")
@@ -143,10 +147,13 @@ def note_ignored_url_values(raw: dict[str, str]) -> None:
     """Say when a link carried a value a widget refused (it was out of range or unknown).
 
     Only widget values are compared: a link's key that names the session's own state (the dataset, the ledger) is
-    not a setting, and its value is never shown.
+    not a setting, and its value is never shown. Nor a widget the last run drew: its value came from the browser, and
+    a link that says otherwise lags behind the screen (:func:`explorer.widgets.sync_link` brings it up to date at the
+    end of this run); only a widget drawn for the first time reads its value from the link.
     """
+    drawn = st.session_state.get(state.DRAWN_LAST_RUN, frozenset())
     for key, given in raw.items():
-        if key not in st.session_state or key in state.INTERNAL_KEYS or key.startswith("_"):
+        if key not in st.session_state or key in state.INTERNAL_KEYS or key.startswith("_") or key in drawn:
             continue
         current = st.session_state[key]
         if not isinstance(current, (bool, int, float, str)):

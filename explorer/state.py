@@ -14,6 +14,8 @@ for a minute, with its files.
 
 from __future__ import annotations
 
+import copy
+import secrets
 import uuid
 from collections.abc import Callable
 
@@ -23,7 +25,7 @@ import streamlit as st
 
 from dpcore import accounting
 from dpcore.neighbours import ADD_REMOVE
-from explorer import cache, columns
+from explorer import cache, columns, uploads
 from explorer.dataset import Dataset, load_csv, load_demo
 
 __all__ = [
@@ -41,6 +43,10 @@ __all__ = [
     "LINKED_DATA",
     "INTERNAL_KEYS",
     "DATA_PARAM",
+    "TAB_PARAM",
+    "TAB",
+    "tab_token",
+    "DRAWN_LAST_RUN",
     "init_session",
     "linked_data",
     "activate",
@@ -81,13 +87,22 @@ LAST_UPLOAD = "_last_upload"
 LINKED_DATA = "_linked_data"
 #: The URL parameter that carries the active dataset's identity (``name~fingerprint``).
 DATA_PARAM = "data"
+#: The URL parameter that carries the tab's token, by which a reload finds the session it replaces.
+TAB_PARAM = "tab"
+#: The session's tab token (:data:`TAB_PARAM`), an unguessable random string; written by :func:`init_session`.
+TAB = "_tab"
+#: The keys of the URL-bound widgets the last run drew (their values came from the browser, not from the link, in
+#: this run); written by :func:`explorer.widgets.sync_link`.
+DRAWN_LAST_RUN = "_bound_drawn_last_run"
 #: Widget keys of the shared sidebar (written by their widgets).
 SEED = "seed"
 TRIALS = "trials"
 #: Prefix of the per-dataset caches written by :func:`per_dataset`.
 _CACHE_PREFIX = "_per_dataset_"
 #: The session's own keys (not widgets): a link that names one is not a setting, and its value is never shown.
-INTERNAL_KEYS = frozenset({DATASET, DATASET_KEY, LEDGER, UPLOAD_ERROR, LAST_UPLOAD, LINKED_DATA, cache.OWNER_KEY})
+INTERNAL_KEYS = frozenset(
+    {DATASET, DATASET_KEY, LEDGER, UPLOAD_ERROR, LAST_UPLOAD, LINKED_DATA, DRAWN_LAST_RUN, TAB, cache.OWNER_KEY}
+)
 
 DEFAULT_DEMO = "census"
 DEFAULT_SEED = 2017
@@ -101,13 +116,44 @@ LEDGER_MAX_ENTRIES = 2_000
 
 
 def init_session() -> None:
-    """Give a new session its demo dataset and an empty privacy-budget ledger."""
+    """Give a new session its dataset and ledger: those of the session this one replaces after a reload of the
+    same tab in the same browser (:func:`explorer.uploads.earlier_session`), else the demo dataset and an empty
+    ledger; and a tab token of its own, which the frame puts in the link.
+
+    A reload carries the tab's token in its link; a link shared with someone else carries it too, but their browser
+    is another, so they get the demo and their own empty ledger (and the frame says the link was made on other data).
+    """
     if DATASET not in st.session_state:
         linked = st.query_params.get(DATA_PARAM)  # a shared link names the data its numbers came from
-        activate(cached_demo(DEFAULT_DEMO))
+        browser = uploads.browser_id()
+        earlier = uploads.earlier_session(st.query_params.get(TAB_PARAM), browser)
+        restored = _restore(earlier) if earlier is not None else None
+        activate(restored[0] if restored else cached_demo(DEFAULT_DEMO))
+        if restored and restored[1] is not None:
+            replace_ledger(restored[1])
         st.session_state[LINKED_DATA] = linked
+        st.session_state[TAB] = secrets.token_urlsafe(16)
+        uploads.answer_to(st.session_state[TAB], browser)
     if LEDGER not in st.session_state:
         replace_ledger(new_ledger(5.0, 1e-5, "best"))
+
+
+def _restore(earlier) -> tuple[Dataset, accounting.BudgetLedger | None] | None:
+    """The dataset (the same object) and a copy of the ledger of an earlier session's state, if it has a dataset."""
+    try:
+        ds = earlier[DATASET]
+    except KeyError:
+        return None
+    try:
+        led = copy.deepcopy(earlier[LEDGER])
+    except KeyError:
+        led = None
+    return (ds, led) if isinstance(ds, Dataset) else None
+
+
+def tab_token() -> str | None:
+    """This session's tab token (for the link)."""
+    return st.session_state.get(TAB)
 
 
 def activate(ds: Dataset) -> None:

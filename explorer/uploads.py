@@ -53,6 +53,18 @@ With ``DPX_MEMORY_REPORT`` set to a file it appends, at each round, one JSON lin
 ``benchmarks/bench_memory.py`` and an operator; under ``PYTHONTRACEMALLOC=1`` also the lines that allocated what
 is still held).
 
+**A reload.** A reload is a new Streamlit session with an empty state. Each session answers to a tab token, an
+unguessable random string (:func:`secrets.token_urlsafe`, 128 bits; never the content's fingerprint, which anyone
+holding the same file could compute) that :mod:`explorer.state` puts in the link (``?tab=``), and is recorded here
+with the browser it came from (a hash of the token of Streamlit's own XSRF cookie, which the browser sends with the
+socket of each of its tabs and which another browser does not have). A new session whose link carries a token
+recorded from the same browser takes, through :func:`earlier_session`, the earlier session's dataset and ledger (the
+same objects, no copy of the file) and gets a token of its own. Nothing is written to disk and nothing is held
+beside the sessions: the earlier session is what holds the file, until the reaper closes it once its socket has
+been gone for :data:`RECONNECT_SECONDS` (a reload takes a second) and forgets its token. A link shared with another
+person carries the token, but their browser's cookie differs, so nothing comes back to them; without XSRF
+protection (``server.enableXsrfProtection = false``) no browser can be told apart and nothing comes back at all.
+
 Also relied on for the reaper (``tests/test_uploads.py`` checks them): ``Runtime.is_active_session(session_id)``
 (thread-safe), ``Runtime.close_session(session_id)`` (to be called on the server's event loop, reached as
 ``Runtime.stopped.get_loop()``; it shuts down a session that is connected or kept for a reconnect, and does
@@ -68,6 +80,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -77,12 +91,15 @@ import time
 import tracemalloc
 import weakref
 
+import streamlit as st
 from starlette.exceptions import HTTPException
 from streamlit import config
 from streamlit.runtime import Runtime
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+from streamlit.web.server.starlette.starlette_app_utils import decode_xsrf_token_string
+from streamlit.web.server.starlette.starlette_server_config import XSRF_COOKIE_NAME
 
 from explorer import cache
 from explorer.csv_reader import MAX_UPLOAD_BYTES
@@ -101,6 +118,10 @@ __all__ = [
     "REPORT_VARIABLE",
     "Reaper",
     "reaper",
+    "browser_id",
+    "browser_of",
+    "answer_to",
+    "earlier_session",
 ]
 
 #: Files one session may hold: the one in use and the one replacing it.
@@ -320,6 +341,7 @@ class Reaper:
         self.close = close if close is not None else self._close_on_event_loop
         self.last_active: dict[str, float] = {}  # session id -> when it was last seen connected
         self.sessions: dict[str, weakref.ref] = {}  # session id -> its AppSession, not kept alive by the reaper
+        self.tabs: dict[str, tuple[str, str]] = {}  # tab token -> (session id, browser id) of the session it names
         self.lock = threading.Lock()
         self.closed = 0
         self.thread: threading.Thread | None = None
@@ -358,6 +380,9 @@ class Reaper:
                 elif now - last >= self.reconnect:
                     ended.append((session_id, self.sessions.pop(session_id, None)))
                     del self.last_active[session_id]
+            gone = {session_id for session_id, _ in ended}
+            for token in [t for t, (session_id, _) in self.tabs.items() if session_id in gone]:
+                del self.tabs[token]  # a reload now starts anew
             known = set(self.last_active)
         for session_id, session in ended:
             self.close(session_id)
@@ -452,3 +477,69 @@ def reaper(runtime) -> Reaper:
             found = _REAPERS[id(runtime)] = Reaper(runtime, reconnect=min(RECONNECT_SECONDS, ttl / 2))
             found.start()
         return found
+
+
+# --------------------------------------------------------------------------- a reload finds its earlier session
+
+
+def browser_id() -> str | None:
+    """A name of the browser running this session: a hash of the token of Streamlit's XSRF cookie (the same in
+    every tab of one browser, kept across reloads, unknown to another browser), or None without that cookie (XSRF
+    protection off, AppTest).
+
+    Relied on: ``st.context.cookies`` (the cookies of the socket's opening request), the cookie's name
+    ``streamlit.web.server.starlette.starlette_server_config.XSRF_COOKIE_NAME`` and
+    ``starlette_app_utils.decode_xsrf_token_string`` (a masked cookie to its token bytes; Streamlit keeps the token
+    and re-masks it on each page load).
+    """
+    try:
+        cookie = st.context.cookies.get(XSRF_COOKIE_NAME)
+    except Exception:  # noqa: BLE001 - no request behind this run (AppTest, a bare script)
+        return None
+    return browser_of(cookie)
+
+
+def browser_of(cookie: str | None) -> str | None:
+    """The browser named by the value of Streamlit's XSRF cookie (the same for every masking of its token), or
+    None for a missing or unreadable cookie."""
+    if not isinstance(cookie, str) or not cookie:
+        return None
+    try:
+        token, _ = decode_xsrf_token_string(cookie)
+    except Exception:  # noqa: BLE001 - a cookie the browser made up: no browser known
+        return None
+    return hashlib.sha256(b"dpx-browser:" + token).hexdigest() if token else None
+
+
+def answer_to(token: str, browser: str | None) -> None:
+    """Record that the session running this script answers to the tab token ``token``, opened in ``browser``."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists() or browser is None:
+        return
+    runtime = Runtime.instance()
+    if not isinstance(runtime.uploaded_file_mgr, MemoryUploadedFileManager):
+        return  # AppTest's runtime: no server, no reload
+    keeper = reaper(runtime)
+    keeper.seen(ctx.session_id, runtime.get_app_session(ctx.session_id))
+    with keeper.lock:
+        keeper.tabs[token] = (ctx.session_id, browser)
+
+
+def earlier_session(token: str, browser: str | None):
+    """The session state (``SafeSessionState``) of the earlier session of this tab: the one that answered to
+    ``token`` in the same ``browser`` and that the server still holds; None otherwise (another browser, a token
+    never given or forgotten, no server)."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists() or browser is None or not isinstance(token, str):
+        return None
+    runtime = Runtime.instance()
+    keeper = _REAPERS.get(id(runtime))
+    if keeper is None:
+        return None
+    with keeper.lock:
+        session_id, owner = keeper.tabs.get(token, (None, ""))
+        ref = keeper.sessions.get(session_id) if session_id else None
+    if ref is None or session_id == ctx.session_id or not hmac.compare_digest(owner, browser):
+        return None
+    session = ref()
+    return session.session_state if session is not None else None

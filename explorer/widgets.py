@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.state.query_params import parse_url_param
 
 from dpcore.audit import CATALOGUE
 from explorer import state
@@ -20,6 +24,9 @@ __all__ = [
     "DELTA_GRID",
     "TRIAL_CHOICES",
     "epsilon_slider",
+    "epsilon_options",
+    "TYPED",
+    "EPSILON_DIGITS",
     "delta_slider",
     "select",
     "epsilon_for_accuracy",
@@ -29,6 +36,7 @@ __all__ = [
     "AUDIT_MECHANISM",
     "audit_key",
     "audit_link",
+    "sync_link",
 ]
 
 # eps on a log scale: 1-1.25-1.5-2-2.5-3-4-5-6-8 per decade, 0.01 .. 10
@@ -135,13 +143,50 @@ def _number_label(v: float) -> str:
     return f"{v:g}"
 
 
+#: Suffix of the key of the box beside each ε slider where ε is typed (not in the link: the slider's key is).
+TYPED = "_typed"
+#: Significant digits of a typed ε (the slider's label, and so the link, shows it exactly).
+EPSILON_DIGITS = 4
+
+
+def _epsilon_value(v) -> float | None:
+    """``v`` (a link's text or a session value) as an ε the slider takes beside its grid, or None: a number from
+    the grid's least to its largest with at most :data:`EPSILON_DIGITS` significant digits, written as the slider
+    writes it (a link's ``0.70`` is refused as ``1.0`` is: the slider's label is ``0.7``)."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    if not (EPSILON_GRID[0] <= x <= EPSILON_GRID[-1]) or x != float(f"{x:.{EPSILON_DIGITS}g}"):
+        return None
+    if isinstance(v, str) and v != _number_label(x):
+        return None
+    return x
+
+
+def epsilon_options(key: str) -> tuple[float, ...]:
+    """The ε slider ``key``'s options: the grid, and the ε it holds or its link carries when that is off the grid
+    (typed, or a link made from a typed ε)."""
+    extra = {_epsilon_value(v) for v in (st.session_state.get(key), st.query_params.get(key))} - {None}
+    return tuple(sorted(set(EPSILON_GRID) | extra))
+
+
+def _typed(key: str) -> None:
+    """The box's callback: its ε, rounded to :data:`EPSILON_DIGITS` significant digits, becomes the slider's."""
+    typed = st.session_state.get(key + TYPED)
+    if typed is not None and math.isfinite(typed):
+        st.session_state[key] = float(f"{min(max(typed, EPSILON_GRID[0]), EPSILON_GRID[-1]):.{EPSILON_DIGITS}g}")
+
+
 def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1.0, help: str | None = None) -> float:
-    """ε on a log scale from 0.01 (more private) to 10 (more accurate), bound to the URL."""
-    return bound(
+    """ε on a log scale from 0.01 (more private) to 10 (more accurate), bound to the URL, and a box beside it where
+    ε is typed (any value in that range, to 4 significant digits; the box follows the slider, and the link carries
+    the slider's key alone)."""
+    eps = bound(
         st.select_slider,
         f"{label}  ·  ← more private | more accurate →",
         name=label,
-        options=EPSILON_GRID,
+        options=epsilon_options(key),
         value=default,
         format_func=_number_label,
         key=key,
@@ -150,6 +195,30 @@ def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1
         or "Smaller ε means more noise and stronger privacy: an observer's odds about any one person "
         "change by at most a factor e^ε.",
     )
+    _describe(
+        key,
+        label,
+        f"a number from {EPSILON_GRID[0]:g} to {EPSILON_GRID[-1]:g} with at most {EPSILON_DIGITS} significant digits",
+    )
+    if st.session_state.get(key + TYPED) != eps:
+        st.session_state[key + TYPED] = float(eps)  # the box shows the slider's ε (moved, or set by a link)
+    st.number_input(
+        f"Type {label}",
+        value=float(eps),
+        min_value=EPSILON_GRID[0],
+        max_value=EPSILON_GRID[-1],
+        step=0.01,
+        format="%g",
+        key=key + TYPED,
+        on_change=_typed,
+        args=(key,),
+        icon=":material/keyboard:",
+        width=170,
+        label_visibility="collapsed",
+        help=f"Any ε from {EPSILON_GRID[0]:g} to {EPSILON_GRID[-1]:g}, kept to {EPSILON_DIGITS} significant "
+        "digits; the slider moves to it.",
+    )
+    return float(eps)
 
 
 def delta_slider(key: str, default: float = 1e-5, help: str | None = None) -> float:
@@ -310,3 +379,83 @@ def audit_link(name: str, epsilon: float, *, label: str = "Audit this mechanism"
         help=f"Runs {spec.title} many times on two neighbouring inputs with these settings and measures a lower "
         "bound on its ε: a bound above the claim would refute it.",
     )
+
+
+# ---------------------------------------------------------------------- the link is the screen
+
+
+def _url_holds(meta, raw, value) -> bool:
+    """Whether the link's ``raw`` value of a widget described by ``meta`` reads back as ``value``."""
+    try:
+        if raw == _url_form(meta, value):
+            return True
+        return bool(meta.deserializer(parse_url_param(raw, meta.value_type)) == value)
+    except Exception:  # noqa: BLE001 - a value the widget cannot read is not the widget's value
+        return False
+
+
+def _url_form(meta, value):
+    """``value`` as Streamlit writes it into the link (its serializer, then numbers without a trailing .0)."""
+    out = meta.serializer(value)
+    if isinstance(out, (list, tuple)):
+        return [_plain(v) for v in out]
+    return _plain(out)
+
+
+def _plain(v) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float) and np.isfinite(v) and v == int(v):
+        return str(int(v))
+    return str(v)
+
+
+def sync_link() -> list[str]:
+    """Make the link carry every URL-bound widget of this run at the value it holds; returns the keys it rewrote.
+
+    Streamlit's browser side writes a bound widget's value into the link when the user moves it, through a binding
+    it registers when the widget is mounted and drops when that widget's element is unmounted, both by the widget's
+    id, which a keyed widget keeps wherever it is drawn. When a rerun draws the widget at another place in the page
+    (a view switch lays the same ε slider out in another row), the new element mounts while the old one is still on
+    screen, and the old one's removal at the end of the run drops the binding the new one has just made: from then
+    on the widget's moves no longer reach the link (issue 24: Central DP's ε after a switch to "Category counts"). The
+    server still knows every binding; at the end of each full run (``app.py``) this compares each bound widget of
+    the run with the link the browser sent and, where they differ, writes the widget's value (or removes a value at
+    the widget's default, which Streamlit leaves out of the link), as Streamlit itself does when it corrects a value.
+
+    Streamlit internals relied on (``tests/test_widgets.py`` checks each): ``get_script_run_ctx().session_state``
+    (``SafeSessionState``) with ``query_params()``, a context manager yielding the session's ``QueryParams`` (its
+    ``_query_params`` dict is the link the browser sent at the start of this run, with the run's corrections);
+    ``QueryParams.set_corrected_value(key, value, value_type)`` and ``remove_param(key)``, which send the browser
+    the new link; ``ctx.shared.widget_ids_this_run``; and the ``SessionState`` (``_state``) methods
+    ``get_widget_metadata(id)`` (``.bind``, ``.serializer``, ``.deserializer``, ``.value_type``),
+    ``get_widget_value(id)`` and its key map ``_key_id_mapper.get_key_from_id(id)``.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return []
+    safe = ctx.session_state
+    session = safe._state
+    rewritten, drawn = [], set()
+    with safe.query_params() as qp:
+        for wid in sorted(ctx.shared.widget_ids_this_run.snapshot()):
+            meta = session.get_widget_metadata(wid)
+            if meta is None or meta.bind != "query-params":
+                continue
+            try:
+                key = session._key_id_mapper.get_key_from_id(wid)
+                value = session.get_widget_value(wid)
+                at_default = bool(meta.deserializer(None) == value)
+            except Exception:  # noqa: BLE001 - a widget without a key or a value has nothing to put in the link
+                continue
+            drawn.add(key)
+            raw = qp._query_params.get(key)
+            if at_default:
+                if raw is not None and not _url_holds(meta, raw, value):
+                    qp.remove_param(key)
+                    rewritten.append(key)
+            elif raw is None or not _url_holds(meta, raw, value):
+                qp.set_corrected_value(key, _url_form(meta, value), meta.value_type)
+                rewritten.append(key)
+    st.session_state[state.DRAWN_LAST_RUN] = frozenset(drawn)
+    return rewritten

@@ -64,3 +64,43 @@ def test_a_session_owns_what_it_read_from_the_shared_caches():
     token = at.session_state[cache.OWNER_KEY]
     store = state.cached_demo.store
     assert any(token.id in owners for owners in store.owners.values())
+
+
+def _tab_script():
+    import streamlit as st
+
+    from explorer import state
+
+    state.init_session()
+    st.session_state["link_tab"] = st.query_params.get(state.TAB_PARAM)
+
+
+def test_every_session_gets_an_unguessable_tab_token_of_its_own():
+    tokens = set()
+    for _ in range(3):
+        at = AppTest.from_function(_tab_script).run()
+        token = at.session_state[state.TAB]
+        assert isinstance(token, str) and len(token) >= 22  # 16 random bytes, URL-safe
+        tokens.add(token)
+    assert len(tokens) == 3
+    assert state.TAB in state.INTERNAL_KEYS
+
+
+def test_a_link_carrying_another_sessions_token_gives_nothing_without_the_same_browser():
+    at = AppTest.from_function(_tab_script)
+    at.query_params[state.TAB_PARAM] = "someone-elses-token"
+    at.query_params[state.DATA_PARAM] = "mine.csv~1234"
+    at.run()
+    assert at.session_state[state.DATASET].name.startswith(state.DEFAULT_DEMO)  # the demo, not anyone's upload
+    assert at.session_state[state.TAB] != "someone-elses-token"
+    assert at.session_state[state.LINKED_DATA] == "mine.csv~1234"  # the frame says the link was made on other data
+
+
+def test_a_reload_takes_the_earlier_sessions_dataset_itself_and_a_copy_of_its_ledger():
+    ds = state.read_upload(GOOD, "mine.csv")
+    led = state.new_ledger(2.0, 1e-6)
+    restored = state._restore({state.DATASET: ds, state.LEDGER: led})
+    assert restored[0] is ds  # the same object: the file is not held twice
+    assert restored[1] is not led and restored[1].epsilon == 2.0 and restored[1].delta == 1e-6
+    assert state._restore({state.LEDGER: led}) is None  # an earlier session already emptied by the reaper
+    assert state._restore({state.DATASET: ds})[1] is None

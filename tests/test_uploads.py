@@ -379,3 +379,53 @@ def test_arrow_is_put_on_the_system_allocator_whose_free_pages_go_back():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.split()[-1] == "system", out
+
+
+# --- a reload finds its earlier session ----------------------------------------------------------------------------
+
+
+def test_streamlit_internals_a_reload_relies_on_are_as_relied_on():
+    import streamlit as st
+    from streamlit.web.server.starlette import starlette_app_utils, starlette_routes
+    from streamlit.web.server.starlette.starlette_server_config import XSRF_COOKIE_NAME
+
+    assert XSRF_COOKIE_NAME == "_streamlit_xsrf" and hasattr(type(st.context), "cookies")
+    token = b"0123456789abcdef"
+    cookie = starlette_app_utils.generate_xsrf_token_string(token)
+    assert starlette_app_utils.decode_xsrf_token_string(cookie)[0] == token
+    # the server keeps a browser's token and masks it anew on each page load
+    assert "decode_xsrf_token_string" in inspect.getsource(starlette_routes._ensure_xsrf_cookie)
+
+
+def test_a_browser_is_named_by_its_xsrf_token_whatever_its_masking():
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    mine, theirs = b"a" * 16, b"b" * 16
+    first, again = generate_xsrf_token_string(mine, 1), generate_xsrf_token_string(mine, 1)
+    assert first != again  # masked anew
+    assert uploads.browser_of(first) == uploads.browser_of(again) is not None
+    assert uploads.browser_of(generate_xsrf_token_string(theirs, 1)) != uploads.browser_of(first)
+    assert mine.hex() not in uploads.browser_of(first)  # a hash, not the cookie's token
+    for bad in (None, "", "2|zz|yy|1", "garbage", 5):
+        assert uploads.browser_of(bad) is None
+
+
+def test_outside_a_server_no_earlier_session_is_found_and_nothing_is_recorded():
+    assert uploads.browser_id() is None
+    uploads.answer_to("token", "browser")
+    assert uploads.earlier_session("token", "browser") is None
+
+
+def test_the_reaper_forgets_the_tab_token_of_a_session_it_closes(manager):
+    runtime, now = _Runtime(manager), [0.0]
+    reaper = uploads.Reaper(runtime, reconnect=60, close=runtime.closed.append, clock=lambda: now[0])
+    for session in ("reloaded", "open"):
+        reaper.seen(session, _AppSession(dataset=session))
+        reaper.tabs[f"token-{session}"] = (session, "browser")
+    runtime.active.add("open")
+    now[0] = 30.0
+    reaper.tick()
+    assert set(reaper.tabs) == {"token-reloaded", "token-open"}  # within the window a reload still finds it
+    now[0] = 61.0
+    reaper.tick()
+    assert runtime.closed == ["reloaded"] and set(reaper.tabs) == {"token-open"}

@@ -1,0 +1,297 @@
+"""The link is the screen (issue 24): every page driven in Chromium through view switches and slider moves, its link
+then opened in a new browser context, which must show the same widgets and the same numbers.
+
+One server and one browser for the module, one walk per page. Every interaction waits for Streamlit's own idle
+state: the app root's ``data-test-script-state`` counted by a MutationObserver (a run that started after the
+interaction and has finished), no stale element, every chart drawn and no background job of the page unfinished;
+never a fixed sleep. Simulated numbers are seeded (the seed is in the link), so the receiver's page must show the
+sender's numbers exactly.
+
+Also here: ε typed as well as slid (one key in the link), and the session that survives a reload (the upload and
+the budget come back to the same browser, not to another browser opening the same link).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.browser import NAV_LINK, chromium_path, launch_browser, running_app
+
+REQUIRED = os.environ.get("DPX_REQUIRE_BROWSER") == "1"
+
+try:
+    import playwright.sync_api  # noqa: F401
+
+    HAVE_PLAYWRIGHT = True
+except ImportError:
+    HAVE_PLAYWRIGHT = False
+
+if not (HAVE_PLAYWRIGHT and chromium_path()):
+    reason = "browser tests need Debian's chromium and Playwright's Python client (pip install -r requirements-dev.txt)"
+    if REQUIRED:
+        raise RuntimeError(reason + "; DPX_REQUIRE_BROWSER=1 makes them mandatory")
+    pytest.skip(reason, allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+
+#: Every page of app.py by its URL path, with the switch between its views the walk uses: None (the page has no
+#: views), "tab" (the second tab of the page's first row of tabs), ("radio", label) (that option of the page's radio
+#: switch) or ("select", key) (the second option of the selectbox ``key``).
+PAGES = {
+    "": None,
+    "data": None,
+    "local": "tab",
+    "central": ("radio", "Category counts"),  # the issue's walk
+    "svt": "tab",
+    "accountant": None,
+    "compare": ("select", "cmp_query"),
+    "audit": "tab",
+    "learning": "tab",
+}
+TIMEOUT = 120_000
+
+#: The page is drawn: no stale element or skeleton, every chart drawn, no background job of the page unfinished.
+DRAWN = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+    if (app.getAttribute('data-test-script-state') === 'running') return false;
+    if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
+    if (document.querySelector('[class*="st-key-jobs_cancel_"]')) return false;
+    const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+    return charts.every(c => c.querySelector('.main-svg'));
+}"""
+
+
+#: Every keyed widget's value as the page shows it, and every number on the page: metrics, tables and text.
+SNAPSHOT = """() => {
+    const widgets = {};
+    for (const el of document.querySelectorAll('[class*="st-key-"]')) {
+        const key = [...el.classList].find(c => c.startsWith('st-key-')).slice(7);
+        if (key.startsWith('dpx_nav') || key.startsWith('jobs_')) continue;
+        const range = el.querySelector('input[type="range"]');
+        const input = el.querySelector('input[type="number"], input[type="text"], textarea');
+        const select = el.querySelector('[data-testid="stSelectbox"]');
+        const checked = el.querySelector('input[type="radio"]:checked, input[type="checkbox"]');
+        const tab = el.querySelector('[role="tab"][aria-selected="true"]');
+        if (range) widgets[key] = range.getAttribute('aria-valuetext') || range.value;
+        else if (select) widgets[key] = select.innerText;
+        else if (input) widgets[key] = input.value;
+        else if (checked && checked.type === 'radio') widgets[key] = checked.closest('label').innerText;
+        else if (checked) widgets[key] = String(checked.checked);
+        else if (tab) widgets[key] = tab.innerText;
+    }
+    const main = document.querySelector('[data-testid="stMain"]');
+    const metrics = [...main.querySelectorAll('[data-testid="stMetric"]')].map(m => m.innerText);
+    const text = main.innerText;
+    return {widgets, metrics, text};
+}"""
+
+#: Text that may differ between two correct sessions: clock times and durations.
+VOLATILE = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?(\.\d+)?|\d+(\.\d+)? ?(s|ms|seconds?)\b")
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with running_app() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with launch_browser() as b:
+        yield b
+
+
+class Runs:
+    """Counts the full script runs a page's server has finished (its ``script_finished`` messages over the socket)."""
+
+    def __init__(self, page) -> None:
+        self.finished = 0
+        page.on("websocket", lambda ws: ws.on("framereceived", self.frame))
+
+    def frame(self, payload) -> None:
+        if not isinstance(payload, (bytes, bytearray)):
+            return
+        msg = ForwardMsg()
+        try:
+            msg.ParseFromString(bytes(payload))
+        except Exception:  # noqa: BLE001 - not a message of the app's protocol
+            return
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+            self.finished += 1
+
+
+RUNS: dict = {}
+
+
+def new_page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    RUNS[page] = Runs(page)
+    return page
+
+
+def runs(p) -> int:
+    return RUNS[p].finished
+
+
+def settle(p, before: int) -> None:
+    """Wait until a full run that ended after ``before`` runs has been drawn (and any job it started has ended)."""
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while runs(p) <= before:
+        assert time.monotonic() < deadline, "no script run finished"
+        p.wait_for_timeout(25)  # lets Playwright deliver the socket's frames
+    p.wait_for_function(DRAWN, timeout=TIMEOUT, polling=100)
+
+
+def open_url(p, url: str) -> None:
+    before = runs(p)
+    p.goto(url)
+    settle(p, before)
+
+
+def act(p, action) -> None:
+    """Do ``action`` (a callable on the page) and wait for the rerun it starts to finish."""
+    before = runs(p)
+    action()
+    settle(p, before)
+
+
+def epsilon_thumb(p):
+    """The first ε slider of the page's body (a widget whose key names an epsilon)."""
+    return p.locator('[data-testid="stMain"] [class*="st-key-"][class*="epsilon"] input[type="range"]').first
+
+
+def press(thumb, key: str):
+    def do():
+        thumb.focus()
+        thumb.press(key)
+
+    return do
+
+
+def switch_view(p, how) -> None:
+    main = p.locator('[data-testid="stMain"]')
+    if how == "tab":
+        act(p, main.locator('[role="tablist"]').first.locator('[role="tab"]').nth(1).click)
+    elif how[0] == "radio":
+        act(p, main.get_by_text(how[1], exact=True).first.click)
+    else:
+        main.locator(f".st-key-{how[1]} [data-testid='stSelectbox']").click()
+        act(p, p.locator('[role="option"]').nth(1).click)
+
+
+def snapshot(p) -> dict:
+    shot = p.evaluate(SNAPSHOT)
+    shot["text"] = VOLATILE.sub("·", shot["text"])
+    return shot
+
+
+def query(url: str) -> dict:
+    """The link's parameters but the tab's token (each session has its own)."""
+    pairs = [kv.partition("=") for kv in (url.split("?", 1)[1] if "?" in url else "").split("&") if kv]
+    return {k: v for k, _, v in pairs if k != "tab"}
+
+
+@pytest.mark.parametrize("path", list(PAGES), ids=[p or "home" for p in PAGES])
+def test_the_link_after_view_switches_and_slider_moves_reproduces_the_page(browser, app_url, path):
+    sender = new_page(browser)
+    open_url(sender, f"{app_url}/{path}?trials=100")  # the fewest simulated trials: a quick walk
+    view = PAGES[path]
+    if epsilon_thumb(sender).count():
+        act(sender, press(epsilon_thumb(sender), "ArrowLeft"))
+    else:
+        trials = sender.locator('[data-testid="stSidebar"] .st-key-trials input[type="range"]')
+        act(sender, press(trials, "ArrowRight"))  # a page without ε: its simulations change with the trials
+    if view is not None:
+        switch_view(sender, view)
+        if epsilon_thumb(sender).count():
+            act(sender, press(epsilon_thumb(sender), "ArrowLeft"))
+    shown = snapshot(sender)
+    receiver = new_page(browser)
+    open_url(receiver, sender.url)
+    got = snapshot(receiver)
+    try:
+        assert got["widgets"] == shown["widgets"], (query(sender.url), got["widgets"], shown["widgets"])
+        assert got["metrics"] == shown["metrics"]
+        assert got["text"] == shown["text"]
+        # the receiver's link says what it shows (a value at the receiver's default is left out of it)
+        assert query(receiver.url).items() <= query(sender.url).items(), (query(receiver.url), query(sender.url))
+    finally:
+        sender.context.close()
+        receiver.context.close()
+
+
+def test_central_epsilon_after_a_view_switch_is_in_the_link(browser, app_url):
+    """The issue's steps: ε one step left, "Category counts", ε again: the link says what the page computes with."""
+    p = new_page(browser)
+    open_url(p, f"{app_url}/central")
+    thumb = p.locator('.st-key-cen_epsilon input[type="range"]')
+    act(p, press(thumb, "ArrowLeft"))
+    assert "cen_epsilon=0.8" in p.url
+    switch_view(p, ("radio", "Category counts"))
+    act(p, press(thumb, "ArrowLeft"))
+    assert thumb.get_attribute("aria-valuetext") == "0.6"
+    assert "cen_epsilon=0.6" in p.url, p.url
+    p.context.close()
+
+
+def test_sidebar_navigation_keeps_the_link_equal_to_the_screen(browser, app_url):
+    p = new_page(browser)
+    open_url(p, f"{app_url}/local")
+    act(p, press(epsilon_thumb(p), "ArrowRight"))
+    act(p, lambda: p.locator(NAV_LINK, has_text="Central DP").first.click())
+    act(p, press(epsilon_thumb(p), "ArrowRight"))
+    shown = snapshot(p)
+    q = new_page(browser)
+    open_url(q, p.url)
+    assert snapshot(q)["widgets"] == shown["widgets"]
+    p.context.close()
+    q.context.close()
+
+
+UPLOAD = (
+    "colour,score\n" + "\n".join(f"{c},{i % 5}" for i, c in enumerate(["red", "blue", "green"] * 40)) + "\n"
+).encode()
+
+
+def sidebar(p) -> str:
+    return p.locator('[data-testid="stSidebarContent"]').inner_text()
+
+
+def test_a_reload_brings_back_the_upload_and_the_budget_and_a_shared_link_gives_neither(browser, app_url):
+    p = new_page(browser)
+    open_url(p, f"{app_url}/data")
+    before = runs(p)
+    p.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        {"name": "mine.csv", "mimeType": "text/csv", "buffer": UPLOAD}
+    )
+    p.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stSidebarContent\"]').innerText.includes('mine.csv')",
+        timeout=TIMEOUT,
+    )
+    settle(p, before)
+    act(p, lambda: p.locator(NAV_LINK, has_text="Accountant").first.click())
+    p.get_by_text("Change the total budget", exact=False).first.click()
+    total = p.locator(".st-key-acc_budget_epsilon input")
+    total.fill("2")
+    act(p, lambda: total.press("Enter"))
+    act(p, p.locator(".st-key-acc_new_ledger button").first.click)
+    assert "mine.csv" in sidebar(p) and "ε spent 0 of 2" in sidebar(p)
+    token = dict(kv.split("=", 1) for kv in p.url.split("?")[1].split("&"))["tab"]
+    before = runs(p)
+    p.reload()
+    settle(p, before)
+    assert "mine.csv" in sidebar(p) and "ε spent 0 of 2" in sidebar(p)  # the same tab, reloaded: both are back
+    assert f"tab={token}" not in p.url  # the new session answers to a token of its own
+    other = new_page(browser)  # another browser (its own cookies) opening the same link
+    open_url(other, p.url)
+    assert "mine.csv" not in sidebar(other) and "ε spent 0 of 5" in sidebar(other)
+    assert "This link was made on" in other.locator('[data-testid="stMain"]').inner_text()
+    p.context.close()
+    other.context.close()
