@@ -1,9 +1,10 @@
 """Data: choose a demo table or upload a CSV; see a profile of every column."""
 
+import pandas as pd
 import streamlit as st
 
 from explorer import dataset, frame, state, uploads
-from explorer.markup import md
+from explorer.markup import md, number
 
 
 def choose_dataset() -> None:
@@ -36,18 +37,36 @@ def choose_dataset() -> None:
             st.error(state.upload_error())
 
 
+def shown_profile(profile: pd.DataFrame) -> pd.DataFrame:
+    """The profile as the page shows it: a text column's min and max blank (not "None"), numbers as the pages write
+    them, and the note column only when a column has a note (the table then fits the page at 1400 pixels)."""
+    shown = profile.copy()
+    for bound in ("min", "max"):
+        shown[bound] = ["" if pd.isna(v) else number(float(v)) for v in shown[bound]]
+    if "note" in shown and not shown["note"].astype(bool).any():
+        shown = shown.drop(columns="note")
+    return shown
+
+
 def show_profile() -> None:
     ds = state.dataset()
     st.subheader(f"{md(ds.name)}: {ds.n_rows:,} rows × {ds.frame.shape[1]:,} columns")
     for note in ds.notes:
         st.caption(md(note))
     st.dataframe(
-        state.profile(),
+        shown_profile(state.profile()),
         hide_index=True,
         key="data_profile",
-        column_config={
-            "top_values": st.column_config.TextColumn("top values"),
-            "fits": st.column_config.TextColumn("fits"),
+        column_config={  # in pixels: the table fits the page at 1400 pixels (a long list of top values is cut)
+            "column": st.column_config.TextColumn("column", width=120),
+            "kind": st.column_config.TextColumn("kind", width=90),
+            "missing": st.column_config.NumberColumn("missing", width=65),
+            "distinct": st.column_config.NumberColumn("distinct", width=65),
+            "min": st.column_config.TextColumn("min", width=60),
+            "max": st.column_config.TextColumn("max", width=60),
+            "top_values": st.column_config.TextColumn("top values", width=265),
+            "fits": st.column_config.TextColumn("fits", width=200),
+            "note": st.column_config.TextColumn("note", width="medium"),
         },
     )
     st.markdown("**Preview** (first 20 rows)")

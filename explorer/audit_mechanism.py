@@ -16,7 +16,17 @@ import streamlit as st
 from dpcore.audit import BROKEN, CATALOGUE, audit, lower_bound_curve
 from dpcore.audit.api import MAX_TRIALS
 from explorer import audit_background, cache, jobs, widgets
-from explorer.audit_layout import CORRECT, CURVE_TRIALS, SALT, page_seed
+from explorer.audit_layout import (
+    CORRECT,
+    CURVE_TRIALS,
+    SALT,
+    implementation_name,
+    keyed_select,
+    mechanism_name,
+    mechanism_title,
+    page_seed,
+    set_pick,
+)
 from explorer.audit_result import show_result
 from explorer.markup import md, plain_sentence, words
 
@@ -113,9 +123,19 @@ def cached_curve(name: str, epsilon: float, trials: int, broken, confidence: flo
     )
 
 
+#: URL key of the implementation picker (dpcore's correct code or a broken exhibit).
+BROKEN_KEY = "aud_broken"
+
+
 def _pick(name: str, broken: str | None) -> None:
-    st.session_state[widgets.AUDIT_MECHANISM] = name
-    st.session_state["aud_broken"] = broken or CORRECT
+    set_pick(widgets.AUDIT_MECHANISM, name, next(iter(CATALOGUE)))
+    set_pick(BROKEN_KEY, broken or CORRECT, CORRECT)
+
+
+def _mechanism_picked(name: str) -> None:
+    """Another mechanism: an exhibit of the previous one is dropped, from the link too."""
+    if st.session_state.get(BROKEN_KEY, CORRECT) not in BROKEN.get(name, {}):
+        set_pick(BROKEN_KEY, CORRECT, CORRECT)
 
 
 def examples() -> None:
@@ -180,29 +200,28 @@ def parameter_widgets(name: str, broken: str | None) -> tuple[float, dict]:
 
 def audit_view() -> None:
     examples()
-    c1, c2, c3, c4 = st.columns([1.3, 1.2, 1, 1])
+    c1, c2, c3, c4 = st.columns([1.5, 1.4, 1, 0.9])  # an exhibit is named by the start of its bug
     with c1:
-        name = widgets.bound(
-            st.selectbox,
+        name = keyed_select(
             "Mechanism",
-            list(CATALOGUE),
-            key=widgets.AUDIT_MECHANISM,
-            bind="query-params",
-            help="Each audit runs dpcore's own code on the neighbouring pair where the mechanism is at its worst.",
+            CATALOGUE,
+            widgets.AUDIT_MECHANISM,
+            mechanism_name,
+            "Each audit runs dpcore's own code on the neighbouring pair where the mechanism is at its worst.",
+            on_change=_mechanism_picked,
         )
     spec = CATALOGUE[name]
     variants = [CORRECT, *BROKEN.get(name, {})]
     with c2:
-        choice = widgets.bound(
-            st.selectbox,
+        choice = keyed_select(
             "Implementation",
             variants,
-            key="aud_broken",
-            bind="query-params",
-            disabled=len(variants) == 1,
-            help="dpcore's correct code, or a broken exhibit: the same code with one line changed."
+            BROKEN_KEY,
+            lambda broken: implementation_name(name, broken),
+            "dpcore's correct code, or a broken exhibit: the same code with one line changed."
             if len(variants) > 1
             else "This mechanism has no broken exhibit.",
+            disabled=len(variants) == 1,
         )
     broken = None if choice == CORRECT else choice
     exhibit = BROKEN[name][broken] if broken else None
@@ -228,7 +247,7 @@ def audit_view() -> None:
             bind="query-params",
             help="The probability that the bound is below the true ε, whatever the mechanism.",
         )
-    line = f"**{spec.title}**, claimed {spec.claim}."
+    line = f"**{mechanism_title(name)}**, claimed {spec.claim}."  # dpcore's own words, as the title was
     if exhibit is not None:
         tag = ":red[**Broken exhibit:**]" if exhibit.violates else "**Control:**"
         line += f" {tag} {exhibit.bug}."

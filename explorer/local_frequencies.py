@@ -79,7 +79,7 @@ def frequencies_view() -> None:
     columns = widgets.fitting_columns("categorical")
     if not columns:
         return
-    c1, c2, c3 = st.columns([1, 1, 1.4])
+    c1, c2, c3 = st.columns([1, 0.7, 1.7])  # the ε slider and its typed box want the room; GRR, SUE, OUE little
     with c1:
         column = widgets.select(
             "Column",

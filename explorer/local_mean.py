@@ -32,7 +32,7 @@ def mean_view() -> None:
     )
     values, dropped = numeric_values(ds.frame[column])
     lo, hi = suggest_bounds(ds.frame[column])
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3 = st.columns([1, 1, 1.5])  # the ε slider beside the box where ε is typed
     # per-column keys: each column keeps its own bounds (and its own URL entry) when the picker moves
     lower = widgets.bound(
         c1.number_input,

@@ -21,6 +21,7 @@ from streamlit.delta_generator import DeltaGenerator
 from dpcore import families
 from dpcore.audit import CATALOGUE, audit, catalogue, floating_point_attack, lower_bound_curve
 from explorer import audit_background, charts
+from explorer.audit_layout import implementation_name, mechanism_name, mechanism_title
 from explorer.columns import encode_categories, suggest_bounds
 from explorer.dataset import load_demo
 from tests.apptest import assert_clean, metric, open_page
@@ -181,10 +182,32 @@ def test_the_shown_audit_is_dpcores_for_the_same_arguments_and_seed(link, args, 
 
 def test_the_picker_lists_the_catalogue_in_its_order_with_every_familys_audit():
     at = open_page("audit")
-    options = at.selectbox(key="aud_mechanism").options
-    assert options == list(CATALOGUE)  # the page keeps no list of its own
-    assert {f.audit for f in families.FAMILIES.values()} <= set(options)  # the staircase's count among them
-    assert options[:3] == ["laplace_count", "laplace_sum", "laplace_mean"]  # the first, and the default, as before
+    picker = at.selectbox(key="aud_mechanism")
+    assert picker.options == [mechanism_name(k) for k in CATALOGUE]  # the page keeps no list of its own
+    assert {mechanism_name(f.audit) for f in families.FAMILIES.values()} <= set(picker.options)  # the staircase's
+    assert picker.value == "laplace_count"  # the first, and the default, as before
+
+
+def test_the_pickers_show_plain_names_and_the_link_carries_the_keys():
+    # issue 24: 'laplace_count' on screen; the names come from the catalogue's titles, one per audit
+    names = [mechanism_name(k) for k in CATALOGUE]
+    assert len(set(names)) == len(names) and not [n for n in names if "_" in n or "dpcore" in n]
+    assert mechanism_name("laplace_count") == "Laplace noise on a count" and mechanism_name("grr").startswith("General")
+    at = open_page("audit", aud_mechanism="sue", aud_broken="swapped_pq")
+    assert_clean(at)
+    assert at.selectbox(key="aud_mechanism").value == "sue"
+    assert at.selectbox(key="aud_mechanism").format_func("sue") == "SUE: unary encoding"
+    shown = at.selectbox(key="aud_broken").options
+    assert shown == [implementation_name("sue", b) for b in ("correct", "rr_probabilities", "swapped_pq")]
+    assert shown[0].startswith("Correct") and shown[2] == "Control: SUE with p and q swapped"
+    assert not [o for o in shown if "_" in o]
+    at.selectbox(key="aud_mechanism").set_value("above_threshold").run()  # the user picks: the link follows
+    assert_clean(at)
+    assert at.query_params["aud_mechanism"] == "above_threshold" and "aud_broken" not in at.query_params
+    at.selectbox(key="aud_broken").set_value("shared_query_noise").run()
+    assert at.query_params["aud_broken"] == "shared_query_noise"
+    at.selectbox(key="aud_mechanism").set_value("laplace_count").run()  # the default: left out of the link
+    assert "aud_mechanism" not in at.query_params and "aud_broken" not in at.query_params
 
 
 def test_the_staircase_audit_is_dpcores_and_stays_below_its_claim():
@@ -194,7 +217,8 @@ def test_the_staircase_audit_is_dpcores_and_stays_below_its_claim():
     result = audit(name, 1.0, trials=TRIALS, rng=page_rng("audit"), n=100)
     assert not result.violated
     assert_shows(at, result)
-    assert any(f"**{CATALOGUE[name].title}**" in m.value for m in at.markdown)
+    assert any(f"**{mechanism_title(name)}**" in m.value for m in at.markdown)
+    assert mechanism_title(name) == "Staircase (optimal pure ε-DP noise) noise on a count"  # its title, less dp_count
 
 
 def test_an_audit_registered_in_dpcore_appears_without_a_change_to_the_page(monkeypatch):
@@ -203,7 +227,8 @@ def test_an_audit_registered_in_dpcore_appears_without_a_change_to_the_page(monk
     monkeypatch.setitem(catalogue._REGISTRY, spec.name, spec)
     at = open_page("audit", aud_mechanism=spec.name, aud_tomorrows_count_n=7)
     assert_clean(at)
-    assert at.selectbox(key="aud_mechanism").options[-1] == spec.name
+    assert at.selectbox(key="aud_mechanism").options[-1] == "Tomorrow's noise on a count"
+    assert at.selectbox(key="aud_mechanism").value == spec.name
     assert_shows(at, audit(spec.name, 1.0, trials=TRIALS, rng=page_rng("audit"), n=7))
     assert any("**Tomorrow's noise on a count**" in m.value for m in at.markdown)
 
@@ -225,10 +250,17 @@ def test_the_python_shown_reproduces_the_audit(tmp_path):
     assert done.stdout.strip() == audit("oue", 1.0, trials=30_000, rng=page_rng("audit", 11), k=5).summary
 
 
+#: The pickers that show plain names and write their key into the link themselves (explorer.audit_layout.keyed_select).
+KEYED = ("aud_mechanism", "aud_broken")
+
+
 def bound_widgets(at) -> dict:
     """Every widget of the page body by key, with the URL key it is bound to ('' when it is not bound)."""
     widgets = [*at.main.selectbox, *at.main.select_slider, *at.main.number_input, *at.main.tabs]
-    return {w.key: w.proto.query_param_key for w in widgets if w.key}
+    # the box where ε is typed beside its slider (key ending "_typed") follows the slider, whose key the link carries
+    return {
+        w.key: w.proto.query_param_key for w in widgets if w.key and w.key not in KEYED and not w.key.endswith("_typed")
+    }
 
 
 @pytest.mark.parametrize("link", [{}, {"aud_mechanism": "sparse", "aud_broken": "no_cutoff"}, {"aud_view": FLOATING}])
@@ -236,6 +268,9 @@ def test_every_pick_is_bound_to_the_url(link):
     at = open_page("audit", **link)
     bound = bound_widgets(at)
     assert len(bound) >= 2 and all(key == url for key, url in bound.items()), bound
+    for key in KEYED:  # in the link by its own key whenever it is not at its default
+        if link.get(key):
+            assert at.query_params[key] == link[key]
 
 
 def test_a_link_with_every_pick_reproduces_the_view():
@@ -284,7 +319,8 @@ def test_a_mechanism_without_broken_exhibits_cannot_pick_one_and_a_switch_drops_
     at.selectbox(key="aud_mechanism").set_value("grr").run()
     assert_clean(at)
     broken = at.selectbox(key="aud_broken")
-    assert broken.value == "correct" and broken.disabled and broken.options == ["correct"]
+    assert broken.value == "correct" and broken.disabled and broken.options == [implementation_name("grr", "correct")]
+    assert "aud_broken" not in at.query_params  # the exhibit left the link with the picker
 
 
 # ---------------------------------------------------------------------- links from the mechanism pages

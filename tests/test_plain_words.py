@@ -48,11 +48,12 @@ VIEWS = [
     ("learning", {"lrn_view": "DP-SGD", "lrn_sgd_part": SGD_PARTS[2]}),
     *[("learning", {"lrn_view": "Federated averaging", "lrn_fed_part": part}) for part in FED_PARTS[1:]],
 ]
-#: The switches between views: tabs are containers, not widgets, so the discovery does not see them.
+#: The switches between views: tabs are containers, not widgets, so the discovery does not see them; nor the Audit
+#: page's pickers, which show plain names and write their key into the link themselves (audit_layout.keyed_select).
 SWITCHES = {
     "local": ("ldp_view",),
     "svt": ("svt_view",),
-    "audit": ("aud_view",),
+    "audit": ("aud_view", "aud_mechanism", "aud_broken"),
     "learning": ("lrn_view", "lrn_ngd_part", "lrn_sgd_part", "lrn_fed_part"),
 }
 #: Parameters of the sidebar, the same on every page: swept on the Overview.
