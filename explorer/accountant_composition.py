@@ -19,7 +19,7 @@ from explorer import budget, cache, charts
 from explorer.accountant_layout import ADDITIVE, K_GRID, NAMES, accounting_of, one_release
 from explorer.export import to_safe_csv
 
-__all__ = ["curve", "composition_chart", "explain", "rdp_orders", "vectorised"]
+__all__ = ["curve", "composition_chart", "coincidences", "explain", "rdp_orders", "vectorised"]
 
 
 @cache.bounded(16 * cache.MIB, spinner="Composing privacy loss distributions…")  # tens of kB a curve
@@ -70,6 +70,7 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
         ),
         key="acc_curve",
     )
+    coincidences(series)
     at_k = df[df["k"] == k].set_index("method")["epsilon"]
     best = at_k[tight]
     table = pd.DataFrame(
@@ -114,6 +115,16 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
     for note in notes:
         st.caption(f":material/info: {note.replace('rdp:', 'RDP:', 1)}.")
     return vec
+
+
+def coincidences(series: dict) -> None:
+    """Say which curves of a chart lie on top of each other (:func:`explorer.charts.coinciding`), and how close."""
+    for earlier, later, gap in charts.coinciding(series):
+        apart = "equal to four digits" if gap < 5e-5 else f"at most {gap:.2%} apart"
+        st.caption(
+            f":material/stacked_line_chart: **{later}** and **{earlier}** coincide on this chart: at every k drawn they "
+            f"are {apart}, so the {later} line is drawn broken (dots) over a wider {earlier} line."
+        )
 
 
 def rdp_orders(mech, delta, k, conversion):
@@ -179,6 +190,7 @@ def vectorised(kind, vec: pd.DataFrame | None, k):
         ),
         key="acc_vector",
     )
+    coincidences(series)
     if accounting_of(family).tight_method == "exact":
         st.markdown(
             f"The vectorised line and the exact sequential line coincide: k {kind} answers composed exactly "

@@ -19,7 +19,7 @@ from explorer.accountant_layout import ADDITIVE, NAMES, accounting_of, noise_wor
 from explorer.export import to_safe_csv
 from explorer.markup import md, plain_sentence
 
-__all__ = ["plan", "planner", "accuracy_plan", "plan_from_accuracy"]
+__all__ = ["ACCURACY_DEFAULT", "plan", "planner", "accuracy_plan", "plan_from_accuracy"]
 
 
 @cache.bounded(4 * cache.MIB, spinner="Planning the noise…")  # one row per accounting
@@ -95,7 +95,7 @@ def planner(delta, k, conversion, zcdp_conversion):
     st.download_button(
         "The plan (CSV)", to_safe_csv(shown), file_name="accountant_plan.csv", mime="text/csv", key="acc_plan_csv"
     )
-    plan_from_accuracy(family, delta, k, sens, best["95% error bound per query"], conversion, zcdp_conversion)
+    plan_from_accuracy(family, delta, k, sens, conversion, zcdp_conversion)
 
 
 @cache.bounded(4 * cache.MIB, spinner="Planning…")
@@ -121,14 +121,20 @@ def accuracy_plan(family, accuracy, k, delta, sensitivity, conversion, zcdp_conv
     )
 
 
-def plan_from_accuracy(family, delta, k, sens, default, conversion, zcdp_conversion) -> None:
+#: The accuracy the planner's inverse starts from. A constant, not the plan above's error: a keyed widget keeps its
+#: value when its default moves, so a default read from the other inputs showed the sender the error of an earlier
+#: plan and whoever opened the link the error of the current one (issue 24: 110 and 47 on one link).
+ACCURACY_DEFAULT = 10.0
+
+
+def plan_from_accuracy(family, delta, k, sens, conversion, zcdp_conversion) -> None:
     st.markdown("**The other way round: from the accuracy you need to the total ε of the plan**")
     target = widgets.bound(
         st.number_input,
         f"I need each of the {k:,} answers within ± (at 95%)",
         min_value=0.0,
         max_value=widgets.LARGEST_AMOUNT,
-        value=widgets.within(float(f"{default:.2g}")),
+        value=ACCURACY_DEFAULT,
         key="acc_plan_accuracy",
         bind="query-params",
         help="In the answers' units. The table gives the smallest total ε that allows it, under each accounting.",

@@ -28,6 +28,7 @@ MECHANISM_COLOURS = {
     "central Laplace": "#3b5bdb",
     "Gaussian, classic": "#862e9c",
     "SVT": "#e67700",
+    "Exponential mechanism": "#8d5524",
     "naive": "#868e96",
 }
 
@@ -40,9 +41,34 @@ def colour_of(name: str, fallback: int = 0) -> str:
     return PALETTE[fallback % len(PALETTE)]
 
 
-LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0}
-# long category names rotate under the axis: such charts keep their legend above the plot
-LEGEND_ABOVE = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1}
+# Chart chrome never over data or text (issue 24). Positions in the container (the whole figure), not in the plot:
+# - the legend sits on the figure's bottom edge and pushes the margin up by its own height, so the plot, its tick
+#   labels and axis title (each pushing the margin too: automargin) stay above it however many rows it wraps to
+#   (a legend at a fraction of the plot's height below it met the tick labels when a rerun shrank the plot);
+# - the title sits under a band as tall as Plotly's toolbar (which shows on hover at the top right), and pushes the
+#   top margin by its own height; its bottom pad leaves a line for the labels of marks drawn above the plot.
+LEGEND_BELOW = {
+    "orientation": "h",
+    "xref": "container",
+    "x": 0,
+    "xanchor": "left",
+    "yref": "container",
+    "y": 0,
+    "yanchor": "bottom",
+}
+TOOLBAR_PX = 30  # Plotly's modebar: 25 px buttons 2 px below the figure's top edge
+TITLE = {
+    "x": 0,
+    "xanchor": "left",
+    "xref": "container",
+    "y": 1,
+    "yanchor": "top",
+    "yref": "container",
+    "pad": {"t": TOOLBAR_PX, "b": 22, "l": 6},
+    "automargin": True,
+    "font": {"size": 15},
+}
+MARGIN = {"l": 10, "r": 20, "t": TOOLBAR_PX + 10, "b": 10, "autoexpand": True}  # r: room for the last x tick label
 MARK = {"color": "#212529", "dash": "dash", "width": 1.5}
 
 
@@ -140,12 +166,12 @@ def _figure(traces: list, title: str, x: str, y: str, height: int = 420, xaxis=N
     paths, ``add_vline``) cost 10-15 ms a chart, most of a page's rerun under load.
     """
     spec = {
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+        "title": TITLE | {"text": title},
         # no SI suffixes (a density of 0.0004 would read "400μ"): plain numbers unless an axis asks otherwise
-        "xaxis": {"title": {"text": x}, "exponentformat": "none", **(xaxis or {})},
-        "yaxis": {"title": {"text": y}, "exponentformat": "none", **(yaxis or {})},
+        "xaxis": {"title": {"text": x}, "exponentformat": "none", "automargin": True, **(xaxis or {})},
+        "yaxis": {"title": {"text": y}, "exponentformat": "none", "automargin": True, **(yaxis or {})},
         "height": height,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "margin": MARGIN,
         "legend": LEGEND_BELOW,
         # per figure, not pio.templates.default: Streamlit sets that global to its own theme when it loads
         "template": "none",
@@ -221,7 +247,6 @@ def true_vs_noisy_bars(
         "",
         y,
         barmode="group",
-        legend=LEGEND_ABOVE,
     )
 
 
@@ -390,7 +415,36 @@ def answers_against_threshold(labels, true, noisy: dict, threshold, title="", y=
     shape, note = _hline(
         threshold, f"threshold T = {threshold:,.6g}", {"color": "#c92a2a", "dash": "dash", "width": 1.5}
     )
-    return _figure(traces, title, "", y, shapes=[shape], annotations=[note], legend=LEGEND_ABOVE)
+    return _figure(traces, title, "", y, shapes=[shape], annotations=[note])
+
+
+#: Two curves closer than this (relative gap at every shared x) lie on top of each other at a line's width: on a
+#: chart spanning four decades in 300 px, a 2.5 px line covers 3 % either side.
+COINCIDE = 0.05
+
+
+def coinciding(series: dict, within: float = COINCIDE) -> list[tuple[str, str, float]]:
+    """Pairs of curves drawn on top of each other: (earlier name, later name, their largest relative gap).
+
+    ``series``: name -> (x, y), as :func:`xy_curves` takes it. A pair coincides where the two agree within
+    ``within`` (relative) at every x both have (at least two), so that the later one would hide the earlier.
+    """
+    found, names = [], list(series)
+    for i, a in enumerate(names):
+        xa, ya = (np.asarray(v, dtype=float) for v in series[a])
+        for b in names[i + 1 :]:
+            xb, yb = (np.asarray(v, dtype=float) for v in series[b])
+            shared, ia, ib = np.intersect1d(xa, xb, return_indices=True)
+            u, v = ya[ia], yb[ib]
+            ok = np.isfinite(u) & np.isfinite(v)
+            if ok.sum() < 2:
+                continue
+            u, v = u[ok], v[ok]
+            scale = np.maximum(np.abs(u), np.abs(v))
+            gap = float(np.max(np.divide(np.abs(u - v), scale, out=np.zeros_like(u), where=scale > 0)))
+            if gap <= within:
+                found.append((a, b, gap))
+    return found
 
 
 def xy_curves(
@@ -410,8 +464,11 @@ def xy_curves(
 
     ``current`` is marked by a dashed vertical line. ``y_max`` caps the y axis (a curve that
     runs off the top is cut, not squashing the others). ``hline``: (y, label) of a dotted
-    horizontal reference line.
+    horizontal reference line. A curve that lies on an earlier one (:func:`coinciding`) is drawn
+    dotted and the earlier one wider beneath it, so that both stay visible (the page says so).
     """
+    over = {later for _, later, _ in coinciding(series)}
+    under = {earlier for earlier, _, _ in coinciding(series)} - over
     traces = [
         {
             "type": "scatter",
@@ -419,7 +476,13 @@ def xy_curves(
             "y": np.asarray(y),
             "name": name,
             "mode": "lines+markers" if np.size(x) <= 20 else "lines",
-            "line": {"color": colour_of(name, i), "width": 2.5, "dash": "dash" if name in dashed else None},
+            "line": {
+                "color": colour_of(name, i),
+                "width": 5 if name in under else 2.5,
+                "dash": ("dashdot" if name in dashed else "dot")
+                if name in over
+                else ("dash" if name in dashed else None),
+            },
         }
         for i, (name, (x, y)) in enumerate(series.items())
     ]
@@ -484,7 +547,7 @@ def releases_against_truth(labels, true, releases: dict, title="", y="count") ->
                 "marker": {"color": colour_of(name, i + 1)},
             }
         )
-    return _figure(traces, title, "", y, barmode="group", legend=LEGEND_ABOVE)
+    return _figure(traces, title, "", y, barmode="group")
 
 
 def error_boxes(errors: dict, title="", y="noisy − true") -> go.Figure:
@@ -613,7 +676,7 @@ def audit_gauge(claimed: float, lower: float, confidence: float, actual: float |
         shapes=shapes,
         annotations=notes,
         showlegend=False,
-        margin={"l": 10, "r": 10, "t": 60, "b": 30},
+        margin=MARGIN | {"b": 30},
     )
 
 
@@ -698,7 +761,7 @@ def audit_output_bars(labels, share0, share1, highlight: int | None, title="") -
                 "font": {"size": 13},
             }
         )
-    return _figure(traces, title, "", "share of runs", barmode="group", annotations=notes, legend=LEGEND_ABOVE)
+    return _figure(traces, title, "", "share of runs", barmode="group", annotations=notes)
 
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")

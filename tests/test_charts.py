@@ -268,3 +268,42 @@ def test_text_in_arrays_and_objects_is_escaped_and_numbers_stay_numbers():
             return "<a href='http://example.invalid'>x</a>"
 
     assert charts._clean({"text": Shown()}) == {"text": "&lt;a href='http://example.invalid'&gt;x&lt;/a&gt;"}
+
+
+# ------------------------------------------------------------------ chrome never over data or text (issue 24)
+
+
+@pytest.mark.parametrize("name", sorted(CHART_CALLS))
+def test_every_chart_keeps_its_legend_and_title_clear_of_the_plot_and_the_toolbar(name):
+    # A legend placed at a fraction of the plot's height below it met the x tick labels when a rerun shrank the
+    # plot (the Learning page's 0.01-0.2 ticks); Plotly's toolbar, shown on hover at the top right, covered long
+    # titles. Every chart now puts both in the container: the legend on the figure's bottom edge and the title
+    # below a band as tall as the toolbar, each pushing the margins so that the plot and its axes stay clear.
+    layout = CHART_CALLS[name](lambda tag: tag).layout
+    legend, title = layout.legend, layout.title
+    assert (legend.yref, legend.y, legend.yanchor, legend.orientation) == ("container", 0, "bottom", "h")
+    assert (title.yref, title.y, title.yanchor, title.automargin) == ("container", 1, "top", True)
+    assert title.pad.t >= charts.TOOLBAR_PX and layout.margin.t >= charts.TOOLBAR_PX
+    assert layout.xaxis.automargin and layout.yaxis.automargin  # tick labels and axis titles push the margins
+
+
+def test_curves_on_top_of_each_other_are_found_with_their_gap():
+    x = np.array([1.0, 10.0, 100.0])
+    series = {"a": (x, x), "b": (x, x * 1.002), "c": (x, 2 * x), "d": ([10.0, 100.0, 1000.0], [10.03, 100.0, 5.0])}
+    # b against a: |x - 1.002x| / 1.002x at every shared x; d meets a and b at 10 and 100 only, where it is within
+    # 0.3 % of a (at 10) and 0.2 % of b (at 100: 0.2 / 100.2)
+    assert charts.coinciding(series) == [
+        ("a", "b", pytest.approx(0.002 / 1.002)),
+        ("a", "d", pytest.approx(0.03 / 10.03)),
+        ("b", "d", pytest.approx(0.2 / 100.2)),
+    ]
+    assert charts.coinciding(series, within=0.001) == []
+    assert charts.coinciding({"a": (x, x), "e": ([1.0], [1.0])}) == []  # one shared point says nothing
+
+
+def test_a_curve_on_an_earlier_one_is_drawn_dotted_over_a_wider_line():
+    x = np.geomspace(1, 1000, 50)
+    fig = charts.xy_curves({"RDP": (x, x**0.5), "zCDP": (x, x**0.5 * 1.001), "basic": (x, x)}, dashed=("basic",))
+    lines = {t.name: t.line for t in fig.data}
+    assert lines["RDP"].width > lines["zCDP"].width and lines["zCDP"].dash == "dot"
+    assert lines["basic"].dash == "dash" and lines["basic"].width == lines["zCDP"].width  # not involved: as before
