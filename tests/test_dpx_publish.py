@@ -1,0 +1,206 @@
+"""Tests for dpx_publish: the package of a published plan and the command line, run as a user would run them."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dpx_publish.cli import EXIT_REFUSED, main
+from dpx_publish.package import FILES
+from explorer.publication_log import PublicationLog
+
+ROOT = Path(__file__).resolve().parents[1]
+EDU = ["HS-grad", "Some-college", "Bachelors", "Masters", "Doctorate"]
+HOSTILE = '<script>alert("x")</script><img src="http://example.com/x.png">'
+
+
+def _plan(**changes):
+    plan = {
+        "version": 1,
+        "title": "Adult: education and age",
+        "unit": {"identifier": None},
+        "total": {"epsilon": 1.0, "delta": 0},
+        "policy": "equal",
+        "confidence": 0.95,
+        "statistics": [
+            {
+                "name": "count per education",
+                "kind": "counts",
+                "column": "education",
+                "domain": [*EDU, "=HYPERLINK(1)"],
+                "other": True,
+                "provenance": HOSTILE,
+                "target": 20,
+            },
+            {
+                "name": "mean age",
+                "kind": "mean",
+                "column": "age",
+                "lower": 17,
+                "upper": 90,
+                "planned_n": 2000,
+                "provenance": "UCI Adult codebook",
+                "target": 2,
+            },
+        ],
+    }
+    plan.update(changes)
+    return plan
+
+
+@pytest.fixture
+def files(tmp_path):
+    rows = [f"{EDU[i % 5]},{17 + (i * 7) % 70}" for i in range(2_000)]
+    data = tmp_path / "adult.csv"
+    data.write_text("education,age\n" + "\n".join(rows) + "\n")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(_plan()))
+    return tmp_path, plan, data
+
+
+def _publish(tmp_path, plan, data, out="release.zip", capsys=None):
+    code = main(["publish", str(plan), str(data), "--out", str(tmp_path / out), "--log", str(tmp_path / "log.db")])
+    return code
+
+
+def _unzip(path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def _spent(tmp_path, data) -> tuple[float, float]:
+    import hashlib
+
+    fingerprint = hashlib.sha256(data.read_bytes()).hexdigest()[:8]
+    return tuple(PublicationLog(tmp_path / "log.db").spent(fingerprint))
+
+
+def test_publishing_twice_gives_fresh_noise_same_structure_and_two_charges(files):
+    tmp_path, plan, data = files
+    assert _publish(tmp_path, plan, data, "one.zip") == 0
+    assert _publish(tmp_path, plan, data, "two.zip") == 0
+    one, two = _unzip(tmp_path / "one.zip"), _unzip(tmp_path / "two.zip")
+    assert list(one) == list(two) == list(FILES)
+    a = pd.read_csv(io.BytesIO(one["release.csv"]), encoding="utf-8-sig")
+    b = pd.read_csv(io.BytesIO(two["release.csv"]), encoding="utf-8-sig")
+    assert list(a.columns) == list(b.columns)
+    assert a[["statistic", "label"]].equals(b[["statistic", "label"]])
+    assert not a["released value"].equals(b["released value"])
+    assert _spent(tmp_path, data) == pytest.approx((2.0, 0.0))
+
+
+def test_release_csv_is_spreadsheet_safe_and_holds_published_numbers_only(files):
+    tmp_path, plan, data = files
+    assert _publish(tmp_path, plan, data) == 0
+    table = pd.read_csv(io.BytesIO(_unzip(tmp_path / "release.zip")["release.csv"]), encoding="utf-8-sig")
+    assert "'=HYPERLINK(1)" in set(table["label"])  # neutralised: a spreadsheet shows it as text
+    assert list(table.columns) == ["statistic", "label", "released value", "expected error (±)", "error unit"]
+    truth = pd.read_csv(data)
+    mean = table.loc[table["statistic"] == "mean age", "released value"].iloc[0]
+    assert mean != truth["age"].mean()
+
+
+def test_report_states_every_parameter(files):
+    tmp_path, plan, data = files
+    assert _publish(tmp_path, plan, data) == 0
+    report = json.loads(_unzip(tmp_path / "release.zip")["report.json"])
+    assert report["unit_of_privacy"]["unit"] == "record"
+    assert report["neighbouring_relation"] == "add/remove one record"
+    assert report["total"]["epsilon"] == pytest.approx(1.0) and report["total"]["delta"] == 0.0
+    assert "basic composition" in report["accountant"]
+    assert report["software"]["version"] and report["created"]
+    assert report["dataset"]["fingerprint"] and report["publication_log"].endswith("log.db")
+    for s in report["statistics"]:
+        assert s["epsilon"] == pytest.approx(0.5) and s["delta"] == 0.0
+        assert "Laplace, scale b" in " ".join(s["noise"]) and "lattice" in s["mechanism"]
+        assert s["expected_error"] > 0
+        assert all(f["source"] in ("declared", "fixed", "relation", "released") for f in s["public_facts"])
+    facts = {f["name"] for f in report["statistics"][1]["public_facts"]}
+    assert {"clipping bounds", "planned number of records (for the expected error only)"} <= facts
+    assert report["statistics"][0]["provenance"] == HOSTILE
+
+
+def test_report_html_is_self_contained_and_escapes_user_strings(files):
+    tmp_path, plan, data = files
+    assert _publish(tmp_path, plan, data) == 0
+    page = _unzip(tmp_path / "release.zip")["report.html"].decode()
+    assert "<script" not in page and "<img" not in page and "<link" not in page
+    assert "&lt;script&gt;" in page
+    assert "src=" not in page.replace("src=&quot;", "")  # the only src is the escaped one
+    assert "default-src 'none'" in page
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda p: p["statistics"][1].update(column="salary"), "column 'salary', which the data does not have"),
+        (lambda p: p["statistics"][0].pop("domain"), "declared domain"),
+        (lambda p: p.update(policy="accuracy", total={"epsilon": 0.01, "delta": 0}), "below the"),
+        (lambda p: p["statistics"][0].update(kind="histogram"), "declared bounds"),
+    ],
+)
+def test_a_bad_plan_gets_one_sentence_nothing_charged_nothing_written(files, capsys, change, words):
+    tmp_path, plan, data = files
+    content = _plan()
+    change(content)
+    plan.write_text(json.dumps(content))
+    assert _publish(tmp_path, plan, data) == EXIT_REFUSED
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err and "Traceback" not in err
+    assert not (tmp_path / "release.zip").exists()
+    if (tmp_path / "log.db").exists():
+        assert _spent(tmp_path, data) == (0.0, 0.0)
+
+
+def test_over_the_logs_budget_is_refused_before_the_draw(files, capsys):
+    tmp_path, plan, data = files
+    plan.write_text(json.dumps(_plan(total={"epsilon": 3.0, "delta": 0})))
+    assert _publish(tmp_path, plan, data, "one.zip") == 0
+    assert _publish(tmp_path, plan, data, "two.zip") == EXIT_REFUSED  # 3 + 3 > the log's default budget of 5
+    assert "over its budget" in capsys.readouterr().err
+    assert not (tmp_path / "two.zip").exists()
+    assert _spent(tmp_path, data) == pytest.approx((3.0, 0.0))
+
+
+def test_invalid_json_and_missing_file(files, capsys):
+    tmp_path, plan, data = files
+    plan.write_text("{not json")
+    assert _publish(tmp_path, plan, data) == EXIT_REFUSED
+    assert "not valid JSON (line 1" in capsys.readouterr().err
+    assert main(["plan", str(tmp_path / "nope.json")]) == EXIT_REFUSED
+    assert "cannot be read" in capsys.readouterr().err
+
+
+def test_plan_command_reads_no_data(files, capsys):
+    _, plan, _ = files
+    assert main(["plan", str(plan)]) == 0
+    out = capsys.readouterr().out
+    assert "total ε = 1" in out and "count per education: ε = 0.5" in out
+
+
+def _run(args, cwd, env=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_command_line_and_the_packaged_script_in_fresh_processes(files):
+    tmp_path, plan, data = files
+    log = str(tmp_path / "log.db")
+    first = _run(["-m", "dpx_publish", "publish", str(plan), str(data), "--out", "first.zip", "--log", log], tmp_path)
+    assert first.returncode == 0, first.stderr
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(tmp_path / "first.zip") as z:
+        z.extractall(unpacked)
+    again = _run([str(unpacked / "rerun_plan.py"), str(data), "--out", "again.zip", "--log", log], tmp_path)
+    assert again.returncode == 0, again.stderr
+    one, two = _unzip(tmp_path / "first.zip"), _unzip(tmp_path / "again.zip")
+    assert json.loads(one["plan.json"]) == json.loads(two["plan.json"])
+    assert one["release.csv"] != two["release.csv"]
+    bad = _run(["-m", "dpx_publish", "publish", str(plan), str(tmp_path / "none.csv"), "--out", "x.zip"], tmp_path)
+    assert bad.returncode == EXIT_REFUSED and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr

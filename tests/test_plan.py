@@ -1,0 +1,414 @@
+"""Tests for dpcore.plan (the split) and dpcore.plan_release (the draw).
+
+The split is checked against brute force on grids (random plans from fixed seeds included: cases nobody tuned the
+code to), and the expected errors against 10⁴ seeded simulated publications, with tolerances from the sampling error
+of a coverage proportion.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate
+
+from dpcore.accounting.zcdp import zcdp_to_dp
+from dpcore.contributions import ContributionBounds, PrivacyUnit
+from dpcore.laplace import laplace_sum_pdf
+from dpcore.neighbours import ADD_REMOVE
+from dpcore.plan import (
+    Plan,
+    PlanError,
+    Statistic,
+    allocate,
+    compose,
+    error_coefficient,
+    expected_error,
+    plan_from_dict,
+    plan_to_dict,
+)
+from dpcore.plan_release import publish_plan, rounding_step, simulate_plan
+from dpcore.randomness import Randomness
+from tests.tolerances import Z
+
+EDU = ("Bachelors", "HS-grad", "Masters", "Doctorate")
+
+
+def _counts(name="edu", target=20.0, mechanism="laplace", **kw):
+    return Statistic(name, "counts", column="edu", domain=EDU, other=True, target=target, mechanism=mechanism, **kw)
+
+
+def _mean(name="mean age", target=0.5, mechanism="laplace", lower=17, upper=90, **kw):
+    kw.setdefault("planned_n", 20_000)
+    return Statistic(name, "mean", column="age", lower=lower, upper=upper, target=target, mechanism=mechanism, **kw)
+
+
+# ---------------------------------------------------------------------------------------------- closed forms
+
+
+def test_count_error_is_laplace_quantile():
+    # P(|Lap(b)| > t) = e^{-t/b}: t = ln(1/(1-c)) / ε for a count (Δ = 1)
+    s = Statistic("n", "count")
+    unit = PrivacyUnit()
+    assert error_coefficient(s, unit, 0.95) == pytest.approx(math.log(20.0), rel=1e-12)
+    plan = Plan((s,), epsilon=0.5)
+    a = allocate(plan)
+    assert a.shares[0].budget == 0.5
+    # on the lattice the noise is inflated by at most a few parts in 10^3
+    assert a.shares[0].expected_error == pytest.approx(math.log(20.0) / 0.5, rel=3e-3)
+
+
+def test_mean_tail_matches_the_density_of_a_laplace_sum():
+    # the mean's error solves P(|Lap(a) + Lap(c)| > t) = 1 − c: check against the integral of laplace_sum_pdf
+    stat = _mean()
+    t = error_coefficient(stat, PrivacyUnit(), 0.9) * 20_000  # error × n at ε = 1: the sum's quantile
+    a, c = 90 / 0.5, 90 * 1 / 0.5  # sum scale Δ_S/(sε), count scale times m = 90
+    inside, _ = integrate.quad(lambda x: laplace_sum_pdf(x, a, c), -t, t, limit=200)
+    assert inside == pytest.approx(0.9, abs=1e-9)
+    stat = _mean(split=0.8)
+    t = error_coefficient(stat, PrivacyUnit(), 0.95) * 20_000
+    a, c = 90 / 0.8, 90 / 0.2
+    inside, _ = integrate.quad(lambda x: laplace_sum_pdf(x, a, c), -t, t, limit=200)
+    assert inside == pytest.approx(0.95, abs=1e-9)
+
+
+def test_person_unit_scales_sensitivity():
+    unit = PrivacyUnit("pid", ContributionBounds(max_groups=3, max_rows_per_group=2, max_rows=5))
+    count = Statistic("n", "count")
+    counts = _counts()
+    # ungrouped: Δ = m; grouped with Laplace: each entry at ε/L₀ with Δ = L∞, scale L₀·L∞/ε
+    assert error_coefficient(count, unit, 0.95) == pytest.approx(5 * math.log(20.0))
+    assert error_coefficient(counts, unit, 0.95) == pytest.approx(6 * math.log(20.0))
+
+
+def test_gaussian_error_from_zcdp():
+    # σ = Δ/√(2ρ): the 95% error of a Gaussian count at ρ is z·Δ/√(2ρ)
+    s = Statistic("n", "count", mechanism="gaussian")
+    assert error_coefficient(s, PrivacyUnit(), 0.95) == pytest.approx(1.959963984540054 / math.sqrt(2.0))
+
+
+def test_compose_pure_and_zcdp():
+    assert compose([0.3, 0.7], [], 0.0).epsilon == pytest.approx(1.0)
+    only = compose([], [0.01, 0.02], 1e-6)
+    assert only.epsilon == pytest.approx(zcdp_to_dp(0.03, 1e-6))
+    mixed = compose([0.5], [0.02], 1e-6)
+    assert mixed.epsilon == pytest.approx(min(zcdp_to_dp(0.02 + 0.125, 1e-6), 0.5 + zcdp_to_dp(0.02, 1e-6)))
+
+
+# ---------------------------------------------------------------------------------------------- the split
+
+
+def _coefficients(plan):
+    return np.array([error_coefficient(s, plan.unit, plan.confidence) for s in plan.statistics])
+
+
+def _ratio_array(plan, budgets, coefficients):
+    """error/target of every statistic for each row of ``budgets`` (shape (m, k)): c/ε (pure) or c/√ρ."""
+    pure = np.array([s.pure for s in plan.statistics])
+    targets = np.array([s.target for s in plan.statistics])
+    b = np.atleast_2d(budgets)
+    return np.where(pure, coefficients / b, coefficients / np.sqrt(b)) / targets
+
+
+def _total_array(plan, budgets):
+    """The total ε of each row of ``budgets``, by the same bounds as :func:`dpcore.plan.compose`, vectorised."""
+    pure = np.array([s.pure for s in plan.statistics])
+    b = np.atleast_2d(budgets)
+    eps = b[:, pure].sum(axis=1)
+    if pure.all():
+        return eps
+    rho_g = b[:, ~pure].sum(axis=1)
+    by_zcdp = zcdp_to_dp(rho_g + (b[:, pure] ** 2 / 2).sum(axis=1), plan.delta)
+    if not pure.any():
+        return by_zcdp
+    return np.minimum(by_zcdp, eps + zcdp_to_dp(rho_g, plan.delta))
+
+
+def _random_plan(seed: int, *, gaussian: bool):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 4))
+    stats = []
+    for i in range(k):
+        kind = rng.choice(["count", "sum", "mean", "counts", "histogram"])
+        mech = "gaussian" if gaussian and rng.random() < 0.5 else "laplace"
+        target = float(10 ** rng.uniform(-1, 2))
+        lo = float(rng.uniform(-50, 0))
+        hi = lo + float(rng.uniform(1, 100))
+        kw = dict(target=target, mechanism=mech)
+        if kind == "count":
+            stats.append(Statistic(f"s{i}", "count", **kw))
+        elif kind == "sum":
+            stats.append(Statistic(f"s{i}", "sum", column="x", lower=lo, upper=hi, **kw))
+        elif kind == "mean":
+            n = int(rng.integers(100, 10**5))
+            stats.append(Statistic(f"s{i}", "mean", column="x", lower=lo, upper=hi, planned_n=n, **kw))
+        elif kind == "counts":
+            stats.append(Statistic(f"s{i}", "counts", column="c", domain=("a", "b"), **kw))
+        else:
+            stats.append(Statistic(f"s{i}", "histogram", column="x", lower=lo, upper=hi, bins=5, **kw))
+    if gaussian and all(s.pure for s in stats):
+        stats[0] = Statistic(stats[0].name, "count", target=stats[0].target, mechanism="gaussian")
+    delta = 1e-6 if gaussian else 0.0
+    return tuple(stats), delta
+
+
+def test_vectorised_total_is_compose():
+    stats, delta = _random_plan(5, gaussian=True)
+    plan = Plan(stats, delta=delta, policy="accuracy")
+    rng = np.random.default_rng(0)
+    for budgets in rng.uniform(0.01, 1.0, size=(5, len(stats))):
+        eps = [b for s, b in zip(stats, budgets) if s.pure]
+        rho = [b for s, b in zip(stats, budgets) if not s.pure]
+        assert _total_array(plan, budgets)[0] == pytest.approx(compose(eps, rho, delta).epsilon, rel=1e-12)
+
+
+HIDDEN_SEEDS = range(8)
+
+
+@pytest.mark.parametrize("seed", HIDDEN_SEEDS)
+@pytest.mark.parametrize("gaussian", [False, True])
+def test_smallest_total_meets_every_target_and_beats_a_grid(seed, gaussian):
+    stats, delta = _random_plan(seed, gaussian=gaussian)
+    plan = Plan(stats, delta=delta, policy="accuracy")
+    a = allocate(plan)
+    c = _coefficients(plan)
+    ours = np.array([s.budget for s in a.shares])
+    assert _ratio_array(plan, ours, c).max() == pytest.approx(1.0, rel=1e-9)
+    assert a.epsilon == pytest.approx(a.needed_epsilon, rel=1e-12)
+    # brute force: every split on a geometric grid around it (the optimum among its points) that meets every
+    # target costs at least as much
+    grid = np.geomspace(0.25, 4.0, 17)
+    factors = np.array(list(itertools.product(grid, repeat=len(stats))))
+    budgets = factors * ours
+    meets = _ratio_array(plan, budgets, c).max(axis=1) <= 1.0 + 1e-12
+    totals = _total_array(plan, budgets[meets])
+    assert totals.min() >= a.epsilon * (1 - 1e-9)
+    assert totals.min() == pytest.approx(a.epsilon, rel=1e-9)  # reached at factors 1
+
+
+@pytest.mark.parametrize("seed", HIDDEN_SEEDS)
+@pytest.mark.parametrize("gaussian", [False, True])
+def test_given_total_minimax_beats_a_grid_and_the_equal_split(seed, gaussian):
+    stats, delta = _random_plan(100 + seed, gaussian=gaussian)
+    needed = allocate(Plan(stats, delta=delta, policy="accuracy")).epsilon
+    total = needed * 1.7
+    plan = Plan(stats, epsilon=total, delta=delta, policy="accuracy")
+    a = allocate(plan)
+    c = _coefficients(plan)
+    ours = _ratio_array(plan, [s.budget for s in a.shares], c).max()
+    assert a.epsilon <= total * (1 + 1e-9)
+    assert a.epsilon == pytest.approx(total, rel=1e-6)  # the whole budget is spent
+    assert ours < 1.0
+    equal = allocate(Plan(stats, epsilon=total, delta=delta, policy="equal"))
+    assert ours <= _ratio_array(plan, [s.budget for s in equal.shares], c).max() * (1 + 1e-9)
+    # brute force over splits on a grid: relative amounts x (ε_i = x_i·t, ρ_i = (x_i·t)²) scaled by a common t, found
+    # by bisection for every grid point at once, to spend the total
+    pure = np.array([s.pure for s in stats])
+    # a global grid, and a geometric one around our split (x_i = ε_i or √ρ_i), which holds our split itself
+    ours_x = np.array([s.budget if s.statistic.pure else math.sqrt(s.budget) for s in a.shares])
+    near = np.array(list(itertools.product(np.geomspace(0.5, 2.0, 17), repeat=len(stats)))) * ours_x
+    x = np.vstack([np.array(list(itertools.product(np.linspace(0.02, 1.0, 20), repeat=len(stats)))), near])
+
+    def budgets(t):
+        scaled = x * t[:, None]
+        return np.where(pure, scaled, scaled**2)
+
+    lo, hi = np.full(len(x), 1e-8), np.full(len(x), 1e8)
+    for _ in range(120):
+        mid = np.sqrt(lo * hi)
+        fits = _total_array(plan, budgets(mid)) <= total
+        lo, hi = np.where(fits, mid, lo), np.where(fits, hi, mid)
+    best = _ratio_array(plan, budgets(lo), c).max(axis=1).min()
+    assert ours <= best * (1 + 1e-7)
+    assert best == pytest.approx(ours, rel=1e-6)  # reached at our split
+
+
+def test_budget_below_the_targets_is_one_sentence():
+    stats = (_counts(), _mean())
+    needed = allocate(Plan(stats, policy="accuracy")).epsilon
+    with pytest.raises(PlanError, match=r"total epsilon 0\.01 is below the [0-9.]+ the accuracy targets need") as e:
+        allocate(Plan(stats, epsilon=0.01, policy="accuracy"))
+    assert "\n" not in str(e.value)
+    assert f"{needed:.4g}" in str(e.value)
+
+
+def test_pure_closed_form_is_proportional_to_normalised_scale():
+    stats = (_counts(target=10.0), _mean(target=0.2), Statistic("n", "count", target=5.0))
+    plan = Plan(stats, epsilon=2.0, policy="accuracy")
+    a = allocate(plan)
+    w = [error_coefficient(s, plan.unit, 0.95) / s.target for s in stats]
+    for share, wi in zip(a.shares, w):
+        assert share.budget == pytest.approx(2.0 * wi / sum(w), rel=1e-12)
+    assert a.worst_ratio == pytest.approx(sum(w) / 2.0, rel=1e-6)
+
+
+def test_weights_split():
+    stats = (Statistic("a", "count", weight=3.0), Statistic("b", "count", weight=1.0))
+    a = allocate(Plan(stats, epsilon=1.0, policy="weights"))
+    assert [s.budget for s in a.shares] == pytest.approx([0.75, 0.25])
+    g = (Statistic("a", "count", weight=3.0, mechanism="gaussian"), Statistic("b", "count", weight=1.0))
+    a = allocate(Plan(g, epsilon=1.0, delta=1e-6, policy="weights"))
+    rho_a, eps_b = a.shares[0].budget, a.shares[1].budget
+    assert rho_a / (eps_b**2 / 2) == pytest.approx(3.0, rel=1e-9)  # shares of ρ, a pure one as ε²/2
+    assert a.epsilon == pytest.approx(1.0, rel=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: Statistic("e", "counts", column="edu"), "declared domain"),
+        (lambda: Statistic("m", "mean", column="age", by="sex", lower=0, upper=1, planned_n=5), "group keys"),
+        (lambda: Statistic("m", "mean", column="age", lower=0, upper=1), "planned_n"),
+        (lambda: Statistic("s", "sum", column="age"), "declared bounds"),
+        (lambda: Plan((Statistic("n", "count", mechanism="gaussian"),), epsilon=1.0), "delta above 0"),
+        (lambda: Plan((Statistic("n", "count"),), policy="accuracy"), "target"),
+        (lambda: Plan((Statistic("n", "count"),)), "total epsilon"),
+        (
+            lambda: Plan(
+                (Statistic("q", "quantile", column="age", lower=0, upper=1, q=0.5),),
+                unit=PrivacyUnit("pid", ContributionBounds(max_rows=2)),
+                epsilon=1.0,
+            ),
+            "one row per person",
+        ),
+    ],
+)
+def test_refusals_are_one_sentence(make, words):
+    with pytest.raises(ValueError, match=words) as e:
+        make()
+    assert "\n" not in str(e.value)
+
+
+def test_plan_file_round_trip_and_typos():
+    stats = (_counts(), _mean(), Statistic("q", "quantile", column="age", lower=0, upper=120, q=0.5, resolution=1))
+    unit = PrivacyUnit("pid", ContributionBounds(max_rows=3))
+    plan = Plan(stats[:2], unit=unit, epsilon=1.0, title="t")
+    assert plan_from_dict(plan_to_dict(plan)) == plan
+    plan = Plan(stats, epsilon=1.0, title="t")
+    assert plan_from_dict(plan_to_dict(plan)) == plan
+    data = plan_to_dict(plan)
+    data["statistics"][0]["domian"] = ["x"]
+    with pytest.raises(PlanError, match="unknown entry 'domian'"):
+        plan_from_dict(data)
+
+
+# ---------------------------------------------------------------------------------------------- the draw
+
+
+def _table(n=20_000, seed=3, age=None):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "edu": rng.choice([*EDU, "Preschool"], n),
+            "age": rng.integers(17, 91, n).astype(float) if age is None else np.full(n, float(age)),
+            "sex": rng.choice(["F", "M"], n),
+            "pid": rng.integers(0, n // 4, n),
+        }
+    )
+
+
+def test_publication_is_fresh_labelled_and_charged_in_one_total():
+    stats = (_counts(), _mean(), Statistic("hist", "histogram", column="age", lower=20, upper=80, bins=6, target=30))
+    a = allocate(Plan(stats, epsilon=1.0, policy="accuracy"))
+    table = _table()
+    one, two = publish_plan(a, table), publish_plan(a, table)
+    for r in one.releases:
+        assert r.randomness is Randomness.PUBLICATION and r.relation is ADD_REMOVE and r.unit == "record"
+    assert [r.labels for r in one.releases] == [r.labels for r in two.releases]
+    assert one.combined.values != two.combined.values
+    assert one.combined.epsilon == pytest.approx(sum(r.epsilon for r in one.releases))
+    assert one.combined.epsilon <= 1.0 + 1e-12
+    assert list(one.table().columns) == list(two.table().columns)
+
+
+def test_labels_are_chosen_by_no_data():
+    stats = (_counts(), Statistic("hist", "histogram", column="age", lower=20, upper=80, bins=6))
+    a = allocate(Plan(stats, epsilon=1.0))
+    table = _table(2_000)
+    extra = pd.concat([table, pd.DataFrame({"edu": ["Zanzibar"], "age": [1e9], "sex": ["F"], "pid": [-1]})])
+    assert [r.labels for r in publish_plan(a, table).releases] == [r.labels for r in publish_plan(a, extra).releases]
+
+
+def test_missing_column_and_text_column():
+    a = allocate(Plan((Statistic("m", "mean", column="salary", lower=0, upper=1, planned_n=10),), epsilon=1.0))
+    with pytest.raises(PlanError, match="reads the column 'salary', which the data does not have"):
+        publish_plan(a, _table(100))
+    a = allocate(Plan((Statistic("m", "mean", column="edu", lower=0, upper=1, planned_n=10),), epsilon=1.0))
+    with pytest.raises(PlanError, match="needs numbers in the column 'edu'"):
+        publish_plan(a, _table(100))
+
+
+def test_rounding_keeps_a_tenth_of_the_error():
+    a = allocate(Plan((_counts(), _mean()), epsilon=1.0))
+    for share in a.shares:
+        step = rounding_step(share)
+        assert share.expected_error / 100 < step <= share.expected_error / 10
+
+
+def _coverage_tolerance(confidence: float, trials: int) -> float:
+    # a coverage proportion's standard error sqrt(c(1−c)/trials), Z of them
+    return Z * math.sqrt(confidence * (1 - confidence) / trials)
+
+
+TRIALS = 10_000
+
+
+@pytest.mark.parametrize("confidence", [0.9, 0.95])
+def test_expected_errors_match_simulated_publications(confidence):
+    n = 20_000
+    # every age at 99 within bounds ±100: the mean's planning assumption (the mean at the bound of largest magnitude,
+    # 100) holds to 1%, and the noisy mean is rarely clipped
+    table = _table(n, age=99.0)
+    stats = (
+        _counts(target=10.0),
+        _mean(target=0.3, planned_n=n, lower=-100, upper=100),
+        _mean("mean age, n public", target=0.3, n_public=n, lower=-100, upper=100),
+        Statistic("hist", "histogram", column="age", lower=20, upper=100, bins=4, target=15.0),
+        Statistic("sum", "sum", column="age", lower=0, upper=100, target=500.0),
+        Statistic("by sex", "count", by="sex", keys=("F", "M"), target=10.0),
+        Statistic("gauss", "count", mechanism="gaussian", target=8.0),
+        _mean("gauss mean", target=0.3, planned_n=n, mechanism="gaussian", lower=-100, upper=100),
+    )
+    plan = Plan(stats, delta=1e-6, policy="accuracy", confidence=confidence)
+    a = allocate(plan)
+    sim = simulate_plan(a, table, 2017, TRIALS)
+    assert sim.randomness is Randomness.SIMULATION
+    tol = _coverage_tolerance(confidence, TRIALS)
+    for share, errors in zip(a.shares, sim.errors()):
+        covered = (errors <= share.expected_error).mean(axis=0)
+        assert np.all(np.abs(covered - confidence) <= tol), (share.statistic.name, covered)
+
+
+def test_expected_errors_person_unit_group_by():
+    table = _table(20_000, age=90.0)
+    unit = PrivacyUnit("pid", ContributionBounds(max_groups=2, max_rows_per_group=2, max_rows=3))
+    stats = (
+        Statistic("by sex", "count", by="sex", keys=("F", "M"), target=10.0),
+        Statistic("sum by sex", "sum", column="age", lower=0, upper=100, by="sex", keys=("F", "M"), target=900.0),
+        _counts(target=30.0),
+    )
+    a = allocate(Plan(stats, unit=unit, policy="accuracy"))
+    sim = simulate_plan(a, table, 7, TRIALS)
+    tol = _coverage_tolerance(0.95, TRIALS)
+    for share, errors in zip(a.shares, sim.errors()):
+        covered = (errors <= share.expected_error).mean(axis=0)
+        assert np.all(np.abs(covered - 0.95) <= tol), (share.statistic.name, covered)
+
+
+def test_quantile_error_is_a_bound():
+    table = _table(5_000)
+    stat = Statistic("median", "quantile", column="age", lower=0, upper=120, q=0.5, resolution=1.0, target=200.0)
+    a = allocate(Plan((stat,), epsilon=0.05, policy="accuracy"))
+    sim = simulate_plan(a, table, 11, TRIALS)
+    covered = (sim.errors()[0] <= a.shares[0].expected_error).mean()
+    assert covered >= 0.95 - _coverage_tolerance(0.95, TRIALS)
+
+
+def test_expected_error_decreases_with_budget():
+    s = _mean()
+    errs = [expected_error(s, PrivacyUnit(), b, 0.95) for b in (0.1, 0.2, 0.4)]
+    assert errs[0] == pytest.approx(2 * errs[1], rel=5e-3) and errs[1] == pytest.approx(2 * errs[2], rel=5e-3)
