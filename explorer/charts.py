@@ -29,6 +29,7 @@ MECHANISM_COLOURS = {
     "Gaussian, classic": "#862e9c",
     "SVT": "#e67700",
     "Exponential mechanism": "#8d5524",
+    "Exponential mechanism": "#8d5524",
     "naive": "#868e96",
 }
 

@@ -168,7 +168,7 @@ def quantiles_view(eps: float, delta: float) -> None:
         gen = state.rng(f"{SALT}-q-{m}")
         errors[m] = law.simulate_errors(gen, trials)[0] if m == EXPONENTIAL else release.simulate(trials, gen) - truth
     bounds = {m: empirical_error_bound(e, CONFIDENCE) for m, e in errors.items()}
-    left, right = st.columns([1.6, 1])
+    left, right = st.columns([1.4, 1])
     left.plotly_chart(
         charts.error_boxes(errors, f"Error of the {what} over {trials:,} releases of each", y="released − true"),
         key="cmp_q_boxes",
@@ -179,21 +179,26 @@ def quantiles_view(eps: float, delta: float) -> None:
     table = pd.DataFrame(
         {
             "mechanism": chosen,
-            "95% within ± (simulated)": [bounds[m] for m in chosen],
-            "95% bound stated": [stated if m == EXPONENTIAL else np.nan for m in chosen],
+            "simulated 95% ±": [bounds[m] for m in chosen],
+            "stated 95% ±": [f"{stated:.6g}" if m == EXPONENTIAL else "none (no closed form)" for m in chosen],
         }
     )
-    right.dataframe(
-        table,
-        hide_index=True,
-        key="cmp_q_table",
-        column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[1:]},
-    )
+    if law.n and np.all(law.sorted_values == np.round(law.sorted_values)):
+        right.caption(
+            "Whole numbers: the exponential mechanism returns a point uniform between two neighbouring values, so it "
+            "stays up to one unit off however large ε; a histogram's interpolation can land inside the tied values."
+        )
     if trials < state.trials():
         right.caption(
             f"{trials:,} simulated releases of each, not the sidebar's {state.trials():,}: with {bins:,} bins a "
             f"rerun simulates at most {MAX_CELLS:,} noisy counts."
         )
+    st.dataframe(
+        table,
+        hide_index=True,
+        key="cmp_q_table",
+        column_config={"simulated 95% ±": st.column_config.NumberColumn(format="%.4g")},
+    )
     curve_trials = min(trials, CURVE_CELLS // bins)
     seeds = tuple(tuple(state.seed_words(f"{SALT}-q-{m}")) for m in chosen)
     curve = quantile_curves(
