@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpcore import families
 from dpcore._roots import root_on_log
 from dpcore.accounting.zcdp import pure_dp_to_zcdp, zcdp_rho_for_epsilon, zcdp_to_dp
 from dpcore.contributions import ContributionBounds, PrivacyUnit, Sensitivity
@@ -110,8 +111,9 @@ __all__ = [
 KINDS = ("count", "sum", "mean", "histogram", "counts", "quantile")
 #: How the total is split.
 POLICIES = ("equal", "weights", "accuracy")
-#: The noise of a statistic: Laplace (pure ε-DP) or Gaussian (zCDP). A quantile is always pure (exponential).
-PLAN_MECHANISMS = ("laplace", "gaussian")
+#: The noise of a statistic: a central family published on a lattice (:data:`dpcore.families.FAMILIES`): Laplace
+#: (pure ε-DP) or Gaussian (calibrated in zCDP here). A quantile is always pure (the exponential mechanism).
+PLAN_MECHANISMS = tuple(f.key for f in families.central() if f.lattice is not None)
 #: The most statistics in one plan (each is one row of the report; a work bound, not a privacy fact).
 MAX_STATISTICS = 100
 #: A name, a column or a provenance longer than this is refused (they are shown in reports).
@@ -300,10 +302,10 @@ class Statistic:
             if self.q is None:
                 raise PlanError(f"{at}: a quantile needs its q (0.5 for the median)")
             set_("q", _number(self.q, f"{at}: q", low=0.0, high=1.0, low_open=False, high_open=False))
-            if self.mechanism != "laplace":
+            if not self.pure:
                 raise ValueError(
-                    f"{at}: a quantile is released by the exponential mechanism (pure ε-DP): mechanism must be "
-                    f"laplace, got {self.mechanism!r}"
+                    f"{at}: a quantile is released by the exponential mechanism (pure ε-DP): mechanism must be a pure "
+                    f"family, got {self.mechanism!r}"
                 )
             if self.resolution is not None:
                 res = _number(self.resolution, f"{at}: resolution", low=0.0)
@@ -335,7 +337,7 @@ class Statistic:
     @property
     def pure(self) -> bool:
         """Whether its budget is a pure ε (Laplace, exponential), not a zCDP ρ (Gaussian)."""
-        return self.mechanism == "laplace"
+        return not families.family(self.mechanism).takes_delta
 
     @property
     def grouped(self) -> bool:
@@ -508,8 +510,9 @@ def noise_parts(stat: Statistic, unit: PrivacyUnit, budget: float) -> tuple[tupl
         return ()
     out = []
     for part in _sensitivities(stat, unit.bounds):
-        if stat.pure:
-            noise = Laplace.from_epsilon(part.share * budget / part.sensitivity.entries, part.sensitivity.linf)
+        if stat.pure:  # the family's own noise at ε (Laplace: scale Δ/ε)
+            family = families.family(stat.mechanism)
+            noise = family.noise(part.share * budget / part.sensitivity.entries, part.sensitivity.linf)
         else:
             noise = Gaussian.from_zcdp(part.share * budget, part.sensitivity.l2)
         out.append((part, noise))

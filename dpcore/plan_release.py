@@ -241,7 +241,7 @@ class PlanRelease:
                         "label": label,
                         "released value": _round(value, step),
                         "expected error (±)": _significant(share.expected_error),
-                        "error unit": share.statistic.error_unit or "value",
+                        "error unit": share.statistic.error_unit or "as the value",
                     }
                 )
         return pd.DataFrame(rows)

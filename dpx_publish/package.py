@@ -152,14 +152,28 @@ def _e(value) -> str:
 
 
 def _table(header, rows, numeric=()) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    head = "".join(f"<th>{_e(h)}</th>" for h in header) if header else ""
     body = "".join(
         "<tr>"
         + "".join(f'<td class="n">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>" for i, c in enumerate(row))
         + "</tr>"
         for row in rows
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    thead = f"<thead><tr>{head}</tr></thead>" if head else ""
+    return f"<table>{thead}<tbody>{body}</tbody></table>"
+
+
+def _error_words(s: dict) -> str | None:
+    if s["expected_error"] is None:
+        return None
+    unit = " ranks" if s["error_unit"] == "ranks" else ""
+    return f"{s['expected_error']:.3g}{unit}"
+
+
+def _provenance(s: dict, fact: dict) -> str:
+    if fact["source"] == "fixed":
+        return "a rule fixed by the software before the data is read"
+    return s["provenance"] or "declared in the plan"
 
 
 def report_html(report: dict, table: pd.DataFrame) -> str:
@@ -187,7 +201,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
-        '<div class="label"><strong>Privacy label.</strong> ' + _table(("", ""), label_rows) + "</div>",
+        '<div class="label"><strong>Privacy label.</strong> ' + _table((), label_rows) + "</div>",
         "<h2>Statistics</h2>",
         _table(
             ("statistic", "what", "ε", "δ", "ρ (zCDP)", "mechanism and noise", "expected error (±)", "target"),
@@ -216,7 +230,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
         _table(
             ("statistic", "fact", "value", "source", "where it came from"),
             [
-                (s["name"], f["name"], f["value"], f["source"], s["provenance"] or "—")
+                (s["name"], f["name"], f["value"], f["source"], _provenance(s, f))
                 for s in report["statistics"]
                 for f in s["public_facts"]
             ],

@@ -204,3 +204,38 @@ def test_command_line_and_the_packaged_script_in_fresh_processes(files):
     assert one["release.csv"] != two["release.csv"]
     bad = _run(["-m", "dpx_publish", "publish", str(plan), str(tmp_path / "none.csv"), "--out", "x.zip"], tmp_path)
     assert bad.returncode == EXIT_REFUSED and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def _have_browser() -> bool:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    from tests.browser import chromium_path
+
+    return chromium_path() is not None
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not _have_browser(), reason="needs Debian's chromium and Playwright's Python client")
+def test_report_opens_in_a_browser_with_no_request_leaving_the_machine(files):
+    from tests.browser import launch_browser
+
+    tmp_path, plan, data = files
+    assert _publish(tmp_path, plan, data) == 0
+    with zipfile.ZipFile(tmp_path / "release.zip") as z:
+        z.extractall(tmp_path / "package")
+    report = tmp_path / "package" / "report.html"
+    requests = []
+    with launch_browser() as browser:
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(report.as_uri())
+        page.wait_for_load_state("networkidle")
+        text = page.inner_text("body")
+        artifacts = ROOT / "test-artifacts" / "browser"
+        artifacts.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(artifacts / "dpx_publish_report.png"), full_page=True)
+    assert requests == [report.as_uri()]
+    assert HOSTILE in text  # shown as text, not run or loaded
+    assert "Privacy label" in text and "count per education" in text
