@@ -68,9 +68,10 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 
 from dpcore import families
 from dpcore._roots import root_on_log
@@ -102,6 +103,8 @@ __all__ = [
     "error_coefficient",
     "expected_error",
     "allocate",
+    "error_curve",
+    "MAX_CURVE_TOTALS",
     "plan_from_dict",
     "plan_to_dict",
 ]
@@ -116,6 +119,8 @@ POLICIES = ("equal", "weights", "accuracy")
 PLAN_MECHANISMS = tuple(f.key for f in families.central() if f.lattice is not None)
 #: The most statistics in one plan (each is one row of the report; a work bound, not a privacy fact).
 MAX_STATISTICS = 100
+#: The most totals :func:`error_curve` computes (each is one allocation).
+MAX_CURVE_TOTALS = 200
 #: A name, a column or a provenance longer than this is refused (they are shown in reports).
 _MAX_TEXT = 200
 #: Relative slack when a total is compared with the budget (float rounding of the root solver).
@@ -689,8 +694,6 @@ class Allocation:
 
     def table(self):
         """Statistic, ε, δ, ρ, expected error and target, one row per statistic (what a page shows)."""
-        import pandas as pd
-
         return pd.DataFrame(
             {
                 "statistic": [s.statistic.name for s in self.shares],
@@ -716,10 +719,10 @@ def _noise_words(stat: Statistic, unit: PrivacyUnit, budget: float) -> tuple[str
     return tuple(words)
 
 
-def _shares(plan: Plan, budgets) -> tuple[Share, ...]:
+def _shares(plan: Plan, budgets, lattice: bool = True) -> tuple[Share, ...]:
     out = []
     for stat, b in zip(plan.statistics, budgets):
-        err = expected_error(stat, plan.unit, b, plan.confidence)
+        err = _error(stat, plan.unit, b, plan.confidence, lattice=lattice)
         model = error_coefficient(stat, plan.unit, plan.confidence)
         ratio = None
         if stat.target is not None and model is not None:
@@ -762,7 +765,7 @@ def _weights_budgets(plan: Plan, weights) -> list[float]:
     return _fit(plan, at)
 
 
-def _accuracy_budgets(plan: Plan, coefficients) -> tuple[list[float], float, float]:
+def _accuracy_budgets(plan: Plan, coefficients, strict: bool = True) -> tuple[list[float], float, float]:
     """The minimax split (module notes): budgets, the common ratio r*, and the smallest total meeting the targets."""
     stats = plan.statistics
     need = [c / s.target for s, c in zip(stats, coefficients)]  # c_i/T_i
@@ -773,7 +776,7 @@ def _accuracy_budgets(plan: Plan, coefficients) -> tuple[list[float], float, flo
     needed = _total(plan, at_ratio(1.0)).epsilon
     if plan.epsilon is None:
         return at_ratio(1.0), 1.0, needed
-    if needed > plan.epsilon * (1.0 + _SLACK):
+    if strict and needed > plan.epsilon * (1.0 + _SLACK):
         delta = "" if plan.pure else f" at δ = {plan.delta:.3g}"
         raise PlanError(
             f"the total epsilon {plan.epsilon:g} is below the {needed:.4g} the accuracy targets need{delta}: raise the "
@@ -791,8 +794,15 @@ def _accuracy_budgets(plan: Plan, coefficients) -> tuple[list[float], float, flo
     return budgets, max(ratios), needed
 
 
-def allocate(plan: Plan) -> Allocation:
+def allocate(plan: Plan, *, strict: bool = True) -> Allocation:
     """Split the plan's budget by its policy (module notes), with every share's noise and expected error.
+
+    Parameters
+    ----------
+    plan : Plan
+    strict : bool, default True
+        Under the accuracy policy with a total below what the targets need: refuse (True, what a publication does),
+        or return the minimax split of that total anyway, its worst ratio above 1 (False: what a planner shows).
 
     Raises
     ------
@@ -802,19 +812,56 @@ def allocate(plan: Plan) -> Allocation:
     """
     if not isinstance(plan, Plan):
         raise TypeError(f"plan must be a Plan, got {type(plan).__name__}")
+    return _allocate(plan, strict, lattice=True)
+
+
+def _allocate(plan: Plan, strict: bool, lattice: bool) -> Allocation:
     stats = plan.statistics
     worst = needed = None
     if plan.policy == "accuracy":
         coefficients = [error_coefficient(s, plan.unit, plan.confidence) for s in stats]
-        budgets, worst, needed = _accuracy_budgets(plan, coefficients)
+        budgets, worst, needed = _accuracy_budgets(plan, coefficients, strict)
     else:
         weights = [1.0] * len(stats) if plan.policy == "equal" else [s.weight for s in stats]
         budgets = _weights_budgets(plan, weights)
     total = _total(plan, budgets)
-    shares = _shares(plan, budgets)
+    shares = _shares(plan, budgets, lattice)
     if plan.policy == "accuracy":
         worst = max(s.ratio for s in shares)
     return Allocation(plan, shares, total.epsilon, total.delta, total.accountant, worst, needed)
+
+
+def error_curve(plan: Plan, totals) -> pd.DataFrame:
+    """How the statistics' expected errors trade against each other as the total ε moves (the plan's δ and policy).
+
+    One row per total and statistic: ``total epsilon``, ``statistic``, ``epsilon`` (its share), ``expected error``,
+    ``error to target`` (None without a target). Under the accuracy policy each total gets its minimax split, also
+    below what the targets need (ratios above 1 there). From the plan alone; the errors of the continuous noise laws
+    (the lattice adds at most a few parts in 10³, which :func:`allocate` includes).
+
+    Parameters
+    ----------
+    plan : Plan
+    totals : sequence of float
+        Total ε's, each in (0, inf); at most :data:`MAX_CURVE_TOTALS`.
+    """
+    totals = [float(t) for t in np.asarray(totals, dtype=np.float64).reshape(-1)]
+    if not 1 <= len(totals) <= MAX_CURVE_TOTALS:
+        raise ValueError(f"totals must hold 1 to {MAX_CURVE_TOTALS} values, got {len(totals)}")
+    rows = []
+    for total in totals:
+        a = _allocate(replace(plan, epsilon=_number(total, "a total epsilon", low=0.0)), False, lattice=False)
+        for share in a.shares:
+            rows.append(
+                {
+                    "total epsilon": total,
+                    "statistic": share.statistic.name,
+                    "epsilon": share.epsilon,
+                    "expected error": share.expected_error,
+                    "error to target": share.ratio,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------- plan files

@@ -356,7 +356,9 @@ class SimulatedPlan:
     truths : tuple of numpy.ndarray
         Per statistic, the exact answer on the bounded rows (a mean: the clipped mean; a quantile: its value).
     draws : tuple of numpy.ndarray
-        Per statistic, shape ``(trials, numbers)``.
+        Per statistic, shape ``(trials, numbers)``: the simulated release (a quantile: its rank shortfall).
+    values : tuple of numpy.ndarray
+        Per statistic, shape ``(trials, numbers)``: the simulated released numbers (a quantile: its value).
     randomness : Randomness
         Always SIMULATION.
     """
@@ -364,6 +366,7 @@ class SimulatedPlan:
     allocation: Allocation
     truths: tuple[np.ndarray, ...]
     draws: tuple[np.ndarray, ...]
+    values: tuple[np.ndarray, ...]
     randomness: Randomness = Randomness.SIMULATION
 
     def errors(self) -> tuple[np.ndarray, ...]:
@@ -373,6 +376,24 @@ class SimulatedPlan:
     @property
     def _errors(self):
         return tuple(np.abs(d - t) for d, t in zip(self.draws, self.truths))
+
+    def table(self, trial: int = 0) -> pd.DataFrame:
+        """One simulated publication (``trial``) as the published table would look (a preview on a public file):
+        statistic, label, simulated value, expected error, and on every row that it is simulated, not private.
+        """
+        rows = []
+        for share, draw in zip(self.allocation.shares, self.values):
+            for label, value in zip(share.statistic.labels, draw[trial]):
+                rows.append(
+                    {
+                        "statistic": share.statistic.name,
+                        "label": label,
+                        "simulated value": float(value),
+                        "expected error (±)": _significant(share.expected_error),
+                        "randomness": self.randomness.words,
+                    }
+                )
+        return pd.DataFrame(rows)
 
 
 def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedPlan:
@@ -384,7 +405,7 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
     """
     rng = as_generator(rng)
     prepared = _prepare(allocation, table, rng)
-    truths, draws = [], []
+    truths, draws, values_out = [], [], []
     for p in prepared:
         stat = p.share.statistic
         if stat.kind == "quantile":
@@ -392,6 +413,7 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
             mech = ExponentialQuantile(p.share.budget, stat.lower, stat.upper, stat.q, ADD_REMOVE)
             law = mech.intervals(values)
             k = law.sample_index(rng, check_trials(trials))
+            values_out.append((law.left[k] + rng.random(k.shape) * (law.right[k] - law.left[k])).reshape(-1, 1))
             # the rank shortfall OPT − u of the interval drawn (what the quantile's expected error bounds)
             truths.append(np.zeros(1))
             draws.append((law.utility.max() - law.utility[k]).astype(np.float64).reshape(-1, 1))
@@ -405,4 +427,5 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
         else:
             truths.append(exact[0])
         draws.append(_finish(stat, noisy))
-    return SimulatedPlan(allocation, tuple(truths), tuple(draws))
+        values_out.append(draws[-1])
+    return SimulatedPlan(allocation, tuple(truths), tuple(draws), tuple(values_out))

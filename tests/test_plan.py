@@ -24,6 +24,7 @@ from dpcore.plan import (
     allocate,
     compose,
     error_coefficient,
+    error_curve,
     expected_error,
     plan_from_dict,
     plan_to_dict,
@@ -412,3 +413,27 @@ def test_expected_error_decreases_with_budget():
     s = _mean()
     errs = [expected_error(s, PrivacyUnit(), b, 0.95) for b in (0.1, 0.2, 0.4)]
     assert errs[0] == pytest.approx(2 * errs[1], rel=5e-3) and errs[1] == pytest.approx(2 * errs[2], rel=5e-3)
+
+
+def test_error_curve_trades_errors_as_the_total_moves():
+    stats = (_counts(target=10.0), _mean(target=0.2), Statistic("n", "count", target=5.0))
+    plan = Plan(stats, policy="accuracy")
+    needed = allocate(plan).epsilon
+    curve = error_curve(Plan(stats, epsilon=1.0, policy="accuracy"), [needed / 2, needed, 2 * needed])
+    worst = curve.groupby("total epsilon")["error to target"].agg(["min", "max"])
+    # minimax: every ratio equal at each total; for pure ε the ratio is needed/total
+    assert np.allclose(worst["min"], worst["max"], rtol=1e-9)
+    assert worst["max"].to_numpy() == pytest.approx([2.0, 1.0, 0.5], rel=1e-9)
+    with pytest.raises(PlanError):
+        allocate(Plan(stats, epsilon=needed / 2, policy="accuracy"))
+    loose = allocate(Plan(stats, epsilon=needed / 2, policy="accuracy"), strict=False)
+    assert loose.worst_ratio == pytest.approx(2.0, rel=1e-3)  # with the lattice's inflation
+
+
+def test_preview_is_labelled_simulated():
+    stats = (_counts(), Statistic("median", "quantile", column="age", lower=0, upper=120, q=0.5, resolution=1.0))
+    a = allocate(Plan(stats, epsilon=1.0))
+    table = simulate_plan(a, _table(500), 3, 1).table()
+    assert set(table["randomness"]) == {Randomness.SIMULATION.words}
+    assert list(table["label"]) == [*EDU, "(other)", "median"]
+    assert 0 <= table["simulated value"].iloc[-1] <= 120
