@@ -83,12 +83,22 @@ def _numbers(frame: pd.DataFrame, stat: Statistic) -> np.ndarray:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+def _number_text(v: float) -> str:
+    if not np.isfinite(v):
+        return str(v)
+    return str(int(v)) if float(v).is_integer() else f"{v:.15g}"
+
+
 def _category_codes(series: pd.Series, labels: tuple[str, ...], other: bool) -> np.ndarray:
     """Each row's index in the declared ``labels`` (as text); outside: "(other)" when declared, else −1 (left out)."""
     index = {label: i for i, label in enumerate(labels)}
     outside = len(labels) if other else -1
     present = series.notna().to_numpy()
-    text = series.astype(str).to_numpy()
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        # a number matches its declared text: 9.0 (a whole-number column with missing values) is "9"
+        text = np.array([_number_text(v) for v in series.to_numpy(dtype=np.float64, na_value=np.nan)], dtype=object)
+    else:
+        text = series.astype(str).to_numpy()
     codes = np.fromiter((index.get(t, outside) for t in text), dtype=np.int64, count=text.size)
     codes[~present] = outside  # a missing value is outside every declared category
     return codes

@@ -437,3 +437,11 @@ def test_preview_is_labelled_simulated():
     assert set(table["randomness"]) == {Randomness.SIMULATION.words}
     assert list(table["label"]) == [*EDU, "(other)", "median"]
     assert 0 <= table["simulated value"].iloc[-1] <= 120
+
+
+def test_numeric_categories_match_their_declared_text():
+    table = pd.DataFrame({"grade": [9.0, 9.0, 10.0, np.nan, 12.5], "age": 1.0})
+    stat = Statistic("grades", "counts", column="grade", domain=("9", "10", "12.5"), other=True)
+    a = allocate(Plan((stat,), epsilon=1.0))
+    sim = simulate_plan(a, table, 0, 1)
+    assert sim.truths[0].tolist() == [2.0, 1.0, 1.0, 1.0]  # the missing value counted in (other)
