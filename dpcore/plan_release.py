@@ -309,7 +309,7 @@ def publish_plan(allocation: Allocation, table) -> PlanRelease:
         stat, share = p.share.statistic, p.share
         if stat.kind == "quantile":
             drawn = publish_quantile(p.quantile_values, stat.q, stat.lower, stat.upper, share.budget)
-            releases.append(replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[2:])))
+            releases.append(replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[3:])))  # + grid
             continue
         noisy = [np.asarray(lat.draw(true, secure), dtype=np.float64).reshape(-1) for true, lat in p.parts]
         grid = min(lat.grid for _, lat in p.parts)

@@ -17,7 +17,7 @@ import json
 import pathlib
 import sys
 
-from dpcore.plan import Plan, allocate, plan_from_dict
+from dpcore.plan import Plan, PlanError, allocate, plan_from_dict
 
 __all__ = ["read_plan", "main", "EXIT_REFUSED"]
 
@@ -25,16 +25,22 @@ __all__ = ["read_plan", "main", "EXIT_REFUSED"]
 EXIT_REFUSED = 2
 
 
-class _Refused(Exception):
+class _Refused(ValueError):
     """One sentence for the user."""
 
 
 def read_plan(text: str) -> Plan:
-    """A plan from the text of a plan file (JSON); a syntax error is said with its line and column."""
+    """A plan from the text of a plan file (JSON); a syntax error is said with its line and column.
+
+    Raises
+    ------
+    dpcore.plan.PlanError
+        (A ``ValueError``.) Not JSON, or not a plan, in one sentence.
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _Refused(f"the plan file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise PlanError(f"the plan file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     return plan_from_dict(data)
 
 
