@@ -101,7 +101,7 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
     right.caption("Same mechanism, same data, same releases: only the accounting differs.")
     right.download_button(
         "The curves (CSV)",
-        to_safe_csv(df.assign(accounting=df["method"].map(NAMES))),
+        lambda: to_safe_csv(df.assign(accounting=df["method"].map(NAMES))),  # written when clicked, not every rerun
         file_name="accountant_curves.csv",
         mime="text/csv",
         help="ε after k releases under every accounting, as on the chart.",

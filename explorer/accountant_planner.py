@@ -93,7 +93,11 @@ def planner(delta, k, conversion, zcdp_conversion):
         f"**±{best['95% error bound per query']:,.4g}** of the truth. Basic composition would need ±{basic['95% error bound per query']:,.4g}."
     )
     st.download_button(
-        "The plan (CSV)", to_safe_csv(shown), file_name="accountant_plan.csv", mime="text/csv", key="acc_plan_csv"
+        "The plan (CSV)",
+        lambda: to_safe_csv(shown),  # written when clicked, not on every rerun
+        file_name="accountant_plan.csv",
+        mime="text/csv",
+        key="acc_plan_csv",
     )
     plan_from_accuracy(family, delta, k, sens, conversion, zcdp_conversion)
 
@@ -170,4 +174,6 @@ def plan_from_accuracy(family, delta, k, sens, conversion, zcdp_conversion) -> N
             on_click=lambda: st.session_state.__setitem__("acc_plan_epsilon", on_grid[0]),
             help="The smallest total ε of the slider that meets the accuracy under the best accounting.",
         )
-    c2.download_button("This plan (CSV)", to_safe_csv(shown), file_name="accountant_accuracy_plan.csv", mime="text/csv")
+    c2.download_button(
+        "This plan (CSV)", lambda: to_safe_csv(shown), file_name="accountant_accuracy_plan.csv", mime="text/csv"
+    )

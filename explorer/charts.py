@@ -29,7 +29,6 @@ MECHANISM_COLOURS = {
     "Gaussian, classic": "#862e9c",
     "SVT": "#e67700",
     "Exponential mechanism": "#8d5524",
-    "Exponential mechanism": "#8d5524",
     "naive": "#868e96",
 }
 
@@ -468,8 +467,9 @@ def xy_curves(
     horizontal reference line. A curve that lies on an earlier one (:func:`coinciding`) is drawn
     dotted and the earlier one wider beneath it, so that both stay visible (the page says so).
     """
-    over = {later for _, later, _ in coinciding(series)}
-    under = {earlier for earlier, _, _ in coinciding(series)} - over
+    pairs = coinciding(series)
+    over = {later for _, later, _ in pairs}
+    under = {earlier for earlier, _, _ in pairs} - over
     traces = [
         {
             "type": "scatter",
