@@ -445,3 +445,17 @@ def test_numeric_categories_match_their_declared_text():
     a = allocate(Plan((stat,), epsilon=1.0))
     sim = simulate_plan(a, table, 0, 1)
     assert sim.truths[0].tolist() == [2.0, 1.0, 1.0, 1.0]  # the missing value counted in (other)
+
+
+def test_person_unit_publication_names_its_unit_and_bounds_each_person():
+    table = _table(4_000)
+    table.loc[:999, "pid"] = -7  # one person with 1,000 rows
+    unit = PrivacyUnit("pid", ContributionBounds(max_groups=1, max_rows_per_group=3, max_rows=3))
+    stats = (Statistic("rows", "count"), _counts())
+    a = allocate(Plan(stats, unit=unit, epsilon=1.0))
+    release = publish_plan(a, table)
+    assert {r.unit for r in (*release.releases, release.combined)} == {"person"}
+    # each person keeps min(rows, m = 3) rows: the person with 1,000 rows counts for 3
+    sim = simulate_plan(a, table, 1, 1)
+    assert sim.truths[0][0] == table.groupby("pid").size().clip(upper=3).sum()
+    assert any(f.name == "contribution bounds" for f in release.releases[0].public)
