@@ -14,6 +14,7 @@ from dpcore.neighbours import REPLACE_ONE
 from dpcore.release import Release
 from dpcore.simulation import simulated
 from explorer import export
+from explorer.markup import number
 
 __all__ = ["GRID", "CONFIDENCE", "SALT", "RELATION", "count_label", "labelled_file", "verdict", "thin_boxes"]
 
@@ -55,7 +56,7 @@ def verdict(bounds: dict, eps: float, what: str) -> str:
         return f"At ε = {eps:g}, 95% of {best}'s simulated errors on {what} are within **±{b:,.4g}**."
     return (
         f"At ε = {eps:g}, **{best}** is the most accurate on {what}: 95% of its simulated errors are within "
-        f"**±{b:,.4g}**, where {worst} needs ±{w:,.4g}, **{w / b:,.1f}× wider**."
+        f"**±{b:,.4g}**, where {worst} needs ±{w:,.4g}, **{number(w / b)}× wider**."
     )
 
 

@@ -5,7 +5,7 @@ error over simulated releases, the 95% bound of that error against ε, and the e
 
 Its controls: ``cmp_q_column``, ``cmp_q`` (q), ``cmp_q_bins`` (the histograms' bins), the range
 ``cmp_q_lower_<column>`` / ``cmp_q_upper_<column>`` (typed, never read from the data: :data:`DEFAULT_RANGE` until
-the user types one) and ``cmp_q_mechs``. Both ways hold under add/remove one record (the exponential mechanism's
+the user types one) and ``cmp_q_mechs``. The one release of each is :func:`explorer.releases.compare_quantiles`' (the snippet's). Both ways hold under add/remove one record (the exponential mechanism's
 :data:`dpcore.quantiles.RELATION`, the histogram's :data:`dpcore.queries.RELATION`); each file row says so, read
 from the mechanism that drew it. The work of a rerun is bounded whatever the upload: the exponential mechanism's law
 is built once per setting and moved along ε without sorting again (:meth:`dpcore.QuantileIntervals.at_epsilon`), and
@@ -27,7 +27,7 @@ from dpcore.empirical import empirical_error_bound
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.simulation import simulated
-from explorer import cache, charts, export, state, widgets
+from explorer import cache, charts, export, releases, snippets, state, widgets
 from explorer.columns import numeric_values
 from explorer.compare_layout import CONFIDENCE, GRID, SALT, labelled_file, thin_boxes, verdict
 from explorer.export import to_safe_csv
@@ -143,15 +143,18 @@ def quantiles_view(eps: float, delta: float) -> None:
         f"{law.clipped_above:,} above were counted at its ends"
         + (f"; {dropped:,} missing value(s) left out." if dropped else ".")
     )
-    rng = np.random.default_rng(state.seed_words(SALT + "-q"))
-    drawn = {}
-    for m in chosen:  # one release of each, in the chooser's order, from one seeded stream
+    seed = state.seed_words(SALT + "-q")
+    release = releases.compare_quantiles(values, q, lower, upper, bins, chosen, eps, delta, seed)  # the snippet's
+    drawn = {}  # each mechanism (its law, for the simulations and the label) and its one release
+    for m, value in zip(release["mechanism"], release["released"]):
         if m == EXPONENTIAL:
-            drawn[m] = law.mechanism, law.simulate(rng)
+            drawn[m] = law.mechanism, value
         else:
             f = HISTOGRAMS[m]
-            r = dp_histogram_quantile(values, q, lower, upper, bins, eps, rng, mechanism=f.key, delta=f.delta(delta))
-            drawn[m] = r, r.noisy_value
+            drawn[m] = (
+                dp_histogram_quantile(values, q, lower, upper, bins, eps, 0, mechanism=f.key, delta=f.delta(delta)),
+                value,
+            )
     truth = law.true_value
     st.plotly_chart(
         charts.values_against_truth(
@@ -225,7 +228,7 @@ def quantiles_view(eps: float, delta: float) -> None:
         "counts sum the noise of many bins; the exponential mechanism's error grows only with the logarithm of the "
         "range (Smith 2011)."
     )
-    cols = st.columns(2)
+    cols = st.columns(3)
     rows = {
         m: (
             pd.DataFrame({"column": [column], "quantile q": [q], "released": [v]}),
@@ -247,6 +250,8 @@ def quantiles_view(eps: float, delta: float) -> None:
         file_name="compare_quantile_curves.csv",
         mime="text/csv",
     )
+    code = snippets.compare_quantiles(ds, column, q, lower, upper, bins, chosen, eps, delta, seed)
+    cols[2].download_button("Python snippet", code, file_name="compare_quantiles_snippet.py", mime="text/x-python")
 
 
 @cache.bounded(cache.MIB, spinner="Simulating…")  # a few numbers per mechanism and ε: kilobytes

@@ -32,7 +32,9 @@ from dpcore import (
     project_to_histogram,
     range_query_svt,
 )
+from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.neighbours import ADD_REMOVE, NeighbouringRelation
+from dpcore.quantiles import ExponentialQuantile
 
 __all__ = [
     "local_counts",
@@ -47,6 +49,7 @@ __all__ = [
     "automatic_mean",
     "compare_counts",
     "compare_means",
+    "compare_quantiles",
     "split_clients",
     "private_model",
     "COUNT_MECHANISMS",
@@ -196,6 +199,25 @@ def compare_means(values, lower, upper, mechanisms, epsilon, delta, seed):
                 dp_mean(values, lower, upper, epsilon, rng, mechanism=family.key, delta=family.delta(delta)).noisy_value
             )
     return pd.DataFrame({"mechanism": list(mechanisms), "noisy mean": noisy})
+
+
+def compare_quantiles(values, q, lower, upper, bins, mechanisms, epsilon, delta, seed):
+    """One release of a quantile by each mechanism, at the same ε (add/remove one record): the exponential mechanism
+    over the declared range [lower, upper] (Smith 2011), or read off a noisy histogram of ``bins`` declared bins with a
+    central family's noise (the families' names, as the Compare page shows them)."""
+    rng = np.random.default_rng(seed)
+    histograms = {f"{f.name} histogram's CDF (central)": f for f in families.central()}
+    noisy = []
+    for name in mechanisms:
+        if name in histograms:
+            f = histograms[name]
+            result = dp_histogram_quantile(
+                values, q, lower, upper, bins, epsilon, rng, mechanism=f.key, delta=f.delta(delta)
+            )
+            noisy.append(result.noisy_value)
+        else:  # the exponential mechanism
+            noisy.append(ExponentialQuantile(epsilon, lower, upper, q).simulate(values, rng))
+    return pd.DataFrame({"mechanism": list(mechanisms), "released": noisy})
 
 
 def split_clients(X, y, feature_names, clients, seed):

@@ -36,6 +36,7 @@ __all__ = [
     "automatic_mean",
     "compare_counts",
     "compare_means",
+    "compare_quantiles",
     "private_model",
 ]
 
@@ -214,6 +215,17 @@ def compare_means(ds: Dataset, column: str, lower, upper, mechanisms, epsilon: f
         f"values, dropped = numeric_values({_column(column)})\n",
         releases.compare_means,
         f"compare_means(values, {_args(lower, upper, list(mechanisms), epsilon, delta, list(seed))})",
+        "print(release.to_csv(index=False))",
+    )
+
+
+def compare_quantiles(ds: Dataset, column: str, q, lower, upper, bins, mechanisms, epsilon, delta, seed) -> str:
+    """The snippet of :func:`explorer.releases.compare_quantiles`."""
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})\n",
+        releases.compare_quantiles,
+        f"compare_quantiles(values, {_args(q, lower, upper, bins, list(mechanisms), epsilon, delta, list(seed))})",
         "print(release.to_csv(index=False))",
     )
 

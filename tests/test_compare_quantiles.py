@@ -12,6 +12,8 @@ from explorer import compare_quantiles
 from explorer.columns import numeric_values
 from explorer.dataset import load_demo
 from tests.apptest import assert_clean, open_page
+from tests.test_compare_files import csv, downloads  # noqa: F401 (a fixture)
+from tests.test_snippets import run_snippet
 
 QUERY = {"cmp_query": "Quantile or median"}
 
@@ -110,3 +112,13 @@ def test_the_link_carries_the_view():
     assert_clean(at)
     assert at.slider(key="cmp_q").value == 0.9 and at.select_slider(key="cmp_q_bins").value == 20
     assert any("0.9-quantile" in m.value for m in at.markdown)
+
+
+def test_the_snippet_prints_the_releases_the_file_holds(downloads, tmp_path):  # noqa: F811 (the fixture)
+    at = open_page("compare", **QUERY, cmp_q_column="hours-per-week", cmp_q="0.25", cmp_epsilon=0.5, trials=100)
+    at.multiselect(key="cmp_q_mechs").set_value(list(compare_quantiles.MECHANISMS)).run()
+    assert_clean(at)
+    page = csv(downloads["Simulated quantiles (CSV), not private"])
+    printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
+    assert printed["mechanism"].tolist() == page["released by"].tolist() == list(compare_quantiles.MECHANISMS)
+    assert printed["released"].tolist() == page["released"].tolist()  # the same draws, to the last bit

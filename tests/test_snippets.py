@@ -326,6 +326,9 @@ SGD = {"noise_multiplier": 1.0, "sampling_rate": 0.2, "steps": 4, "clip": 1.0, "
 FED = {"rounds": 2, "client_rate": 1.0, "local_steps": 1, "clip": 1.0, "noise_multiplier": 1.0, "delta": 1e-5}
 SVT_SEEDS = [[1, 2], [3, 4], [5, 6]]
 
+#: Two of Compare's quantile mechanisms, by the names the page shows (explorer.compare_quantiles.MECHANISMS).
+QUANTILE_MECHANISMS = ["Exponential mechanism (central)", "Laplace histogram's CDF (central)"]
+
 #: Each case: the snippet built on the hostile upload, and what the same release function prints in this process.
 HOSTILE_CASES = {
     "local_counts": (
@@ -404,6 +407,12 @@ HOSTILE_CASES = {
         lambda ds: snippets.compare_means(ds, NUMBER, 0.0, 90.0, releases.MEAN_MECHANISMS, 1.0, 1e-6, SEED),
         lambda ds: table_printed(
             releases.compare_means(values_of(ds, NUMBER), 0.0, 90.0, list(releases.MEAN_MECHANISMS), 1.0, 1e-6, SEED)
+        ),
+    ),
+    "compare_quantiles": (
+        lambda ds: snippets.compare_quantiles(ds, NUMBER, 0.5, 0.0, 90.0, 20, QUANTILE_MECHANISMS, 1.0, 1e-6, SEED),
+        lambda ds: table_printed(
+            releases.compare_quantiles(values_of(ds, NUMBER), 0.5, 0.0, 90.0, 20, QUANTILE_MECHANISMS, 1.0, 1e-6, SEED)
         ),
     ),
     "private_model noisy GD": model_case(
