@@ -53,6 +53,11 @@ def plan(family: str, total_eps, delta, k, sensitivity, conversion, zcdp_convers
     return pd.DataFrame(rows), refusals
 
 
+def _four_digits(table: pd.DataFrame) -> dict:
+    """Every column but the first (the accounting) shown to four significant digits, formatted by the browser."""
+    return {c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[1:]}
+
+
 def planner(delta, k, conversion, zcdp_conversion):
     c1, c2, c3 = st.columns(3)
     with c1:
@@ -83,7 +88,7 @@ def planner(delta, k, conversion, zcdp_conversion):
         return
     noise = noise_words(family)
     shown = table.rename(columns={"noise per query": f"{family} {noise} per query"})
-    st.dataframe(shown.style.format("{:,.4g}", subset=list(shown.columns[1:])), hide_index=True, key="acc_plan_table")
+    st.dataframe(shown, column_config=_four_digits(shown), hide_index=True, key="acc_plan_table")
     for refusal in refusals:
         st.caption(f":material/block: No plan under {refusal}.")
     best, basic = table.loc[table["95% error bound per query"].idxmin()], table.iloc[0]
@@ -153,7 +158,7 @@ def plan_from_accuracy(family, delta, k, sens, conversion, zcdp_conversion) -> N
         return
     noise = noise_words(family)
     shown = table.rename(columns={"epsilon": f"total ε for {k:,} answers", "noise": f"{family} {noise} per answer"})
-    st.dataframe(shown.style.format("{:,.4g}", subset=list(shown.columns[1:])), hide_index=True, key="acc_acc_table")
+    st.dataframe(shown, column_config=_four_digits(shown), hide_index=True, key="acc_acc_table")
     best = table.loc[table["epsilon"].idxmin()]
     on_grid = [e for e in widgets.EPSILON_GRID if e >= best["epsilon"] * (1 - 1e-12)]
     st.markdown(
