@@ -1,4 +1,5 @@
-"""Reading the bytes of an uploaded CSV file into a clean pandas table, or refusing it in one sentence.
+"""Reading the bytes of an upload (CSV, gzip-compressed CSV, Parquet, JSON, Excel if openpyxl is installed) into a
+clean pandas table, or refusing it in one sentence.
 
 :func:`read_csv` decodes, splits and cleans; :mod:`explorer.dataset` wraps the result in a
 :class:`~explorer.dataset.Dataset`. Nothing from the file is ever evaluated.
@@ -10,6 +11,16 @@ Loading decisions (documented here once, reported per file in
   :data:`MAX_ROWS` data rows or more than :data:`MAX_CELLS` cells are refused
   (the last two bound memory: a 25 MiB file of one-byte rows would otherwise
   take gigabytes as Python lists).
+* Format, from the content (never the file name): a gzip stream is
+  decompressed (at most :data:`MAX_DECOMPRESSED_BYTES`, so a gzip bomb is
+  refused) and the file inside read; ``PAR1`` at both ends is Parquet; text
+  whose first character is ``[`` or ``{`` and that parses as JSON is JSON (an
+  array of records, one record per line, or one object of equally long
+  columns; nested values refused); a ZIP archive is an Excel workbook, read
+  (first sheet) when ``openpyxl`` is installed and refused in one sentence
+  otherwise. DuckDB reads Parquet and JSON; their values, cast to text, go
+  through the same cell rules as a CSV file's (so ``"NA"`` in a Parquet
+  string column is missing, ``"007"`` stays a code).
 * Encoding: a byte-order mark decides (UTF-8, UTF-16, UTF-32); otherwise
   UTF-16 without a mark is recognised by its zero bytes, then strict UTF-8,
   then Windows-1252 (the superset of Latin-1 that Excel writes), then Latin-1,
@@ -42,9 +53,13 @@ Loading decisions (documented here once, reported per file in
 * Infinities (``inf``, ``1e400``) are treated as missing and counted in the
   notes: no clipping bound makes them meaningful.
 * Speed: a plain table (no quote mark, no blank or empty row, every row as
-  wide as the header) is split by pandas' C parser instead of :mod:`csv`;
-  every rule above applies the same, and a test checks that both readers give
-  the same table on random files. Number formats are checked with one regular
+  wide as the header) is split by pandas' C parser, a regular table with
+  quoted fields by DuckDB's parser with the dialect pinned (the delimiter
+  above, ``"`` doubled inside quotes, as many columns as the first record,
+  strict; DuckDB's sniffer is not asked, since it skips leading rows of a file
+  it finds irregular); anything else by :mod:`csv`. Every rule above applies
+  the same, and a test checks that the three give the same table on random
+  files. Number formats are checked with one regular
   expression over a column's distinct cells, not one call per cell.
 """
 
@@ -54,17 +69,21 @@ import codecs
 import csv
 import io
 import itertools
+import json
 import math
 import re
+import zlib
 
 import numpy as np
 import pandas as pd
 
 from dpcore.validation import check_int
+from explorer.engine.duckdb_engine import connect
 
 __all__ = [
     "DatasetError",
     "MAX_UPLOAD_BYTES",
+    "MAX_DECOMPRESSED_BYTES",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "MAX_CELLS",
@@ -76,6 +95,9 @@ _MIB = 1024 * 1024
 #: Largest upload accepted, in bytes: 25 MiB = 26,214,400 bytes, what Streamlit's file uploader lets through
 #: (``server.maxUploadSize = 25`` in ``.streamlit/config.toml``, an integer number of MiB; a test checks they agree).
 MAX_UPLOAD_BYTES = 25 * _MIB
+#: Largest content of a gzip-compressed upload, in bytes (four times the upload limit; the row and cell limits still
+#: apply, so this bounds only the text held while it is split).
+MAX_DECOMPRESSED_BYTES = 4 * MAX_UPLOAD_BYTES
 #: Columns kept from a wider file (the first ones; a note says so).
 MAX_COLUMNS = 1_000
 #: Data rows accepted.
@@ -98,13 +120,16 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
     (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
 )
+_ZIP, _GZIP, _PARQUET = b"PK\x03\x04", b"\x1f\x8b", b"PAR1"
+_NO_EXCEL = (
+    "The file is a ZIP archive or an Excel workbook (.xlsx), and this server cannot read Excel files "
+    "(openpyxl is not installed); save it as CSV and upload that."
+)
+_BAD_EXCEL = (
+    "The file is a ZIP archive or an Excel workbook (.xlsx) that could not be read; save it as CSV and upload that."
+)
 _MAGIC = (
-    (
-        b"PK\x03\x04",
-        "The file is a ZIP archive or an Excel workbook (.xlsx), not a CSV file; save it as CSV and upload that.",
-    ),
     (b"\xd0\xcf\x11\xe0", "The file is an old Excel workbook (.xls), not a CSV file; save it as CSV and upload that."),
-    (b"\x1f\x8b", "The file is gzip-compressed; decompress it and upload the CSV file inside."),
     (b"%PDF", "The file is a PDF document, not a CSV file."),
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -172,19 +197,31 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
         raise TypeError(f"raw must be bytes, got {type(raw).__name__}")
     max_bytes = check_int(max_bytes, "max_bytes", minimum=1)
     raw = bytes(raw)
-    if len(raw) > max_bytes:
-        if max_bytes < _MIB:
-            raise DatasetError(f"The file is {len(raw):,} bytes; the limit is {max_bytes:,} bytes.")
-        size = math.ceil(len(raw) / _MIB * 10) / 10  # round up so it never reads as equal to the limit
-        raise DatasetError(f"The file is {size:.1f} MiB; the limit is {max_bytes / _MIB:g} MiB.")
+    _check_size(len(raw), max_bytes, "The file is")
     if not raw.strip():
         raise DatasetError("The file is empty.")
 
     notes: list[str] = []
+    if raw.startswith(_GZIP):
+        raw = _gunzip(raw)
+        notes.append("The file was gzip-compressed; the file inside was read.")
+        if raw.startswith(_GZIP):
+            raise DatasetError("The file is compressed twice with gzip; upload it compressed once.")
+        if not raw.strip():
+            raise DatasetError("The file is empty.")
+    if raw.startswith(_PARQUET) and raw.endswith(_PARQUET):
+        header, columns, n_rows = _read_typed("parquet", raw, notes)
+        return _finish(header, columns, n_rows, ",", notes)
+    if raw.startswith(_ZIP):
+        header, columns, n_rows = _read_excel(raw, notes)
+        return _finish(header, columns, n_rows, ",", notes)
     text = _decode(raw, notes)
     text = text.lstrip("\ufeff").rstrip("\x1a")  # stray marks: a second BOM, a DOS end-of-file byte
     if not text.strip():
         raise DatasetError("The file is empty.")
+    if text.lstrip()[:1] in ("[", "{") and _is_json(text):
+        header, columns, n_rows = _read_typed("json", text.encode("utf-8"), notes)
+        return _finish(header, columns, n_rows, ",", notes)
 
     sep_line = _SEP_LINE.match(text)
     if sep_line and (sep_line.group(1).isprintable() or sep_line.group(1) == "\t") and sep_line.group(1) != '"':
@@ -194,7 +231,9 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
         delimiter = _sniff_delimiter(text)
 
     plain = _read_plain(text, delimiter)
-    if plain is not None:  # the same table the careful reader below would give, read by pandas' C parser
+    if plain is None:
+        plain = _read_quoted(text, delimiter)
+    if plain is not None:  # the same table the careful reader below would give, split by pandas or DuckDB
         first = [str(column[0]) for column in plain]
         if _header_is_data(first, len(plain[0]), notes):
             header, columns = [f"column_{i + 1}" for i in range(len(first))], plain
@@ -211,11 +250,211 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
     if not n_rows:
         raise DatasetError("The file has a header row but no data rows.")
 
+    return _finish(header, columns, n_rows, delimiter, notes)
+
+
+def _finish(header, columns, n_rows: int, delimiter: str, notes: list[str]) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Names cleaned, cells cleaned and typed, the frame assembled (or refused when nothing is left)."""
     names = _clean_names(header, notes)
     frame = _build_frame(names, columns, n_rows, delimiter, notes)
     if frame.shape[1] == 0:
         raise DatasetError("The file has no columns with a name or a value.")
     return frame, tuple(notes)
+
+
+def _check_size(size: int, limit: int, what: str) -> None:
+    """Refuse ``size`` bytes over ``limit`` in one sentence starting with ``what``."""
+    if size <= limit:
+        return
+    if limit < _MIB:
+        raise DatasetError(f"{what} {size:,} bytes; the limit is {limit:,} bytes.")
+    rounded = math.ceil(size / _MIB * 10) / 10  # round up so it never reads as equal to the limit
+    raise DatasetError(f"{what} {rounded:.1f} MiB; the limit is {limit / _MIB:g} MiB.")
+
+
+def _gunzip(raw: bytes) -> bytes:
+    """The content of a gzip stream, at most :data:`MAX_DECOMPRESSED_BYTES` (a gzip bomb is refused, never inflated)."""
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        content = inflater.decompress(raw, MAX_DECOMPRESSED_BYTES + 1)
+    except zlib.error:
+        raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
+    limit = MAX_DECOMPRESSED_BYTES / _MIB
+    if len(content) > MAX_DECOMPRESSED_BYTES:
+        raise DatasetError(
+            f"The file is gzip-compressed and holds more than {limit:g} MiB; the limit is {limit:g} MiB."
+        )
+    if not inflater.eof:
+        raise DatasetError("The file is gzip-compressed but ends before its content does (it is truncated).")
+    return content
+
+
+def _read_quoted(text: str, delimiter: str) -> list[np.ndarray] | None:
+    """Every column's cells, header row included, split by DuckDB; None when the careful reader must decide.
+
+    For a table with quoted fields (line breaks or delimiters inside quotes) that is otherwise regular: DuckDB's
+    parser with the dialect pinned (the delimiter, ``"`` doubled inside quotes, no header, as many columns as the
+    first record, strict). DuckDB's sniffer is not asked: it skips leading rows of a file it finds irregular (it
+    read ``a,b`` / ``1,2,3`` as the one row ``1,2,3``), and a table that silently loses rows is worse than a slow
+    one. None for what the careful reader treats specially: a row of a different width, a quote never closed or
+    mid-field (DuckDB refuses those), an empty row, a cell over the :mod:`csv` field limit, a file over the limits.
+    """
+    if '"' not in text or "\x00" in text:
+        return None
+    try:
+        reader = csv.reader(io.StringIO(text[:_SNIFF_CHARS], newline=""), delimiter=delimiter, skipinitialspace=True)
+        first = next((r for r in reader if "".join(r).strip()), None)
+    except csv.Error:
+        return None
+    if not first or len(first) > MAX_COLUMNS:
+        return None
+    names = [f"c{i}" for i in range(len(first))]
+    con = connect()
+    try:
+        relation = con.read_csv(
+            io.BytesIO(text.encode("utf-8")),
+            header=False,
+            auto_detect=False,
+            columns=dict.fromkeys(names, "VARCHAR"),
+            delimiter=delimiter,
+            quotechar='"',
+            escapechar='"',
+            strict_mode=True,
+            skiprows=0,
+        )
+        relation.create_view("source")
+        records = con.execute("SELECT count(*) FROM source").fetchone()[0]
+        if records > MAX_ROWS + 1 or len(first) * (records - 1) > MAX_CELLS:
+            return None
+        found = con.execute(f"SELECT {', '.join(f'coalesce({c}, {chr(39) * 2})' for c in names)} FROM source")
+        columns = [np.asarray(column, dtype=object) for column in found.fetchnumpy().values()]
+    except Exception:  # noqa: BLE001 - DuckDB's parser refuses in many ways; the careful reader decides then
+        return None
+    finally:
+        con.close()
+    empty = np.ones(records, dtype=bool)
+    for column in columns:
+        stripped = pd.Series(column, dtype=object).str.strip()
+        empty &= (stripped == "").to_numpy()
+        if max(map(len, column), default=0) > csv.field_size_limit():
+            return None
+    if empty.any():
+        return None
+    return columns
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is JSON: one document, or one object per line (only the first line is parsed for those)."""
+    try:
+        json.loads(text)
+        return True
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return isinstance(json.loads(text.lstrip().split("\n", 1)[0]), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _quoted(name: str) -> str:
+    """A SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _read_typed(kind: str, data: bytes, notes: list[str]) -> tuple[list[str], list[np.ndarray], int]:
+    """A Parquet or JSON file read by DuckDB: its names and its columns as text, cleaned later like CSV cells.
+
+    JSON: an array of records or one record per line (keys missing from a record are missing values), or one object
+    of equally long columns. Nested values and binary columns are refused.
+    """
+    label = "Parquet" if kind == "parquet" else "JSON"
+    con = connect()
+    try:
+        try:
+            if kind == "parquet":
+                relation = con.read_parquet(io.BytesIO(data))
+            else:
+                relation = con.read_json(io.BytesIO(data), sample_size=-1, maximum_object_size=MAX_DECOMPRESSED_BYTES)
+            relation.create_view("typed")
+            names, types = list(relation.columns), [str(t) for t in relation.types]
+            records = con.execute("SELECT count(*) FROM typed").fetchone()[0]
+        except Exception:  # noqa: BLE001 - a damaged or unusual file: one sentence, whatever DuckDB said
+            raise DatasetError(f"The file looks like {label} but could not be read as a table.") from None
+        if kind == "json" and names == ["json"]:
+            raise DatasetError("The JSON file is a list of values, not a table of records or columns.")
+        source = "typed"
+        if kind == "json" and records == 1 and all(t.endswith("[]") for t in types):  # one object of columns
+            lengths = con.execute(f"SELECT {', '.join(f'len({_quoted(n)})' for n in names)} FROM typed").fetchone()
+            if len(set(lengths)) != 1:
+                raise DatasetError("The JSON file's columns have different lengths, so they are not one table.")
+            unnested = ", ".join(f"unnest({_quoted(n)}) AS {_quoted(n)}" for n in names)
+            con.execute(f"CREATE TEMP VIEW unnested AS SELECT {unnested} FROM typed")
+            source, records, types = "unnested", lengths[0], [t[:-2] for t in types]
+        mixed = [n for n, t in zip(names, types) if t == "JSON"]  # values of several JSON types
+        if mixed:  # nested only if one of them is an object or an array
+            deep = con.execute(
+                "SELECT "
+                + ", ".join(f"bool_or(json_type({_quoted(n)}) IN ('OBJECT', 'ARRAY'))" for n in mixed)
+                + f" FROM {source}"
+            ).fetchone()
+            flat = {n for n, d in zip(mixed, deep) if not d}
+            mixed = [n for n in mixed if n in flat]
+            types = ["TEXT" if n in flat else t for n, t in zip(names, types)]
+        nested = [
+            n for n, t in zip(names, types) if t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION", "JSON"))
+        ]
+        binary = [n for n, t in zip(names, types) if t in ("BLOB", "BIT")]
+        if nested or binary:
+            what = "nested values" if nested else "binary values"
+            raise DatasetError(f"The {label} file holds {what} in {_listing(nested or binary)}; upload a flat table.")
+        if not records:
+            raise DatasetError("The file has column names but no data rows.")
+        if records > MAX_ROWS:
+            raise DatasetError(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+        if len(names) > MAX_COLUMNS:
+            notes.append(f"The file has {len(names):,} columns; only the first {MAX_COLUMNS:,} were kept.")
+            names = names[:MAX_COLUMNS]
+        if len(names) * records > MAX_CELLS:
+            raise DatasetError(
+                f"The table has {records:,} rows and {len(names):,} columns; "
+                f"the limit is {MAX_CELLS // 1_000_000} million cells."
+            )
+        cells = ", ".join(
+            f"coalesce(json_extract_string({_quoted(n)}, '$'), '')"
+            if n in mixed
+            else f"coalesce(CAST({_quoted(n)} AS VARCHAR), '')"
+            for n in names
+        )
+        found = con.execute(f"SELECT {cells} FROM {source}").fetchnumpy()
+        columns = [np.asarray(column, dtype=object) for column in found.values()]
+    finally:
+        con.close()
+    notes.append(f"The file was read as {label}; its values were cleaned by the same rules as a CSV file's cells.")
+    return names, columns, records
+
+
+def _read_excel(raw: bytes, notes: list[str]) -> tuple[list[str], list[np.ndarray], int]:
+    """The first sheet of an Excel workbook when openpyxl is installed (one sentence otherwise)."""
+    try:
+        import openpyxl  # noqa: F401 - optional: only its presence is asked here, pandas reads with it
+    except ImportError:
+        raise DatasetError(_NO_EXCEL) from None
+    try:
+        sheet = pd.read_excel(io.BytesIO(raw), sheet_name=0, header=None, dtype=object, engine="openpyxl")
+    except Exception:  # noqa: BLE001 - a damaged workbook or another ZIP archive
+        raise DatasetError(_BAD_EXCEL) from None
+    rows = [["" if pd.isna(v) else str(v) for v in row] for row in sheet.itertuples(index=False)]
+    rows = [r for r in rows if "".join(r).strip()]
+    if not rows:
+        raise DatasetError("The file is empty.")
+    if len(rows) > MAX_ROWS + 1:
+        raise DatasetError(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+    notes.append("The file was read as an Excel workbook (its first sheet).")
+    header, body = _split_header(rows, notes)
+    header, body = _fix_ragged(header, body, notes) if body else (header, body)
+    if not body:
+        raise DatasetError("The file has a header row but no data rows.")
+    return header, [np.array(cells, dtype=object) for cells in zip(*body)], len(body)
 
 
 def _decode(raw: bytes, notes: list[str]) -> str:

@@ -268,3 +268,46 @@ def test_relative_imports_resolve_against_the_package():
         pkg="", pkg__sub="", pkg__sub__a="from ..b import f\nfrom . import c\n", pkg__b="", pkg__sub__c=""
     )
     assert import_graph(sources)["pkg.sub.a"] == {"pkg.b", "pkg.sub.c"}
+
+
+#: What dpcore may import besides the standard library and itself: the mathematics needs nothing else.
+DPCORE_THIRD_PARTY = {"numpy", "scipy", "pandas"}
+#: The engines' libraries (explorer.engine): never imported by dpcore; PySpark only by the Spark backend.
+ENGINE_LIBRARIES = {"duckdb", "pyspark", "py4j", "fsspec"}
+
+
+def _top_level_imports(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """``{module: top-level names of everything it imports}``, relative imports resolved, at any level."""
+    out = {}
+    for module, (source, is_package) in sources.items():
+        found = imports_of(module, source, is_package, sources)
+        out[module] = {i.module.split(".")[0] for i in found if i.module}
+    return out
+
+
+def test_dpcore_imports_numpy_scipy_and_pandas_only(sources):
+    import sys
+
+    outside = {}
+    for module, names in _top_level_imports(sources).items():
+        if module.split(".")[0] != "dpcore":
+            continue
+        extra = names - DPCORE_THIRD_PARTY - set(sys.stdlib_module_names) - {"dpcore"}
+        if extra:
+            outside[module] = sorted(extra)
+    assert not outside, outside
+
+
+def test_pyspark_is_imported_by_the_spark_backend_only(sources):
+    users = {m for m, names in _top_level_imports(sources).items() if names & {"pyspark", "py4j"}}
+    assert users <= {"explorer.engine.spark_engine"}, users
+
+
+def test_the_dpcore_import_check_would_catch_an_engine_import():
+    # negative control: a dpcore module importing duckdb (inside a function) is found
+    sources = {
+        "dpcore": ("", True),
+        "dpcore.leak": ("def f():\n    import duckdb\n    from pyspark.sql import F\n", False),
+    }
+    names = _top_level_imports(sources)["dpcore.leak"]
+    assert names & ENGINE_LIBRARIES == {"duckdb", "pyspark"}
