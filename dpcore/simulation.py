@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import math
 
+from dpcore.accounting.events import PoissonSampledGaussian
 from dpcore.accounting.per_release import relation_of
+from dpcore.neighbours import check_unit
 from dpcore.queries import MeanResult, QueryResult
 from dpcore.randomness import Randomness
 from dpcore.release import PublicFact, Release, as_tuple
@@ -33,13 +35,23 @@ def _describe(mechanism) -> tuple[str, float, float, float]:
         return words, mechanism.epsilon, mechanism.delta or 0.0, mechanism.approx_std
     if isinstance(mechanism, QueryResult):
         mechanism = mechanism.mechanism
+    if isinstance(mechanism, PoissonSampledGaussian):  # a whole DP-SGD or DP-FedAvg run: its (ε, δ) is the caller's
+        words = (
+            f"Poisson-subsampled Gaussian noise, noise multiplier {mechanism.noise_multiplier:g}, sampling rate "
+            f"{mechanism.sampling_rate:.4g}, {mechanism.steps:,} steps"
+        )
+        return words, math.nan, math.nan, math.nan
     std = getattr(mechanism, "std", math.nan)
     std = float(std) if isinstance(std, (int, float)) else math.nan
     delta = getattr(mechanism, "delta", None)
-    return f"{type(mechanism).__name__} noise", float(mechanism.epsilon), float(delta or 0.0), std
+    epsilon = getattr(mechanism, "epsilon", None)  # None for a Gaussian given by σ: its (ε, δ) is the caller's
+    epsilon = math.nan if epsilon is None else float(epsilon)
+    return f"{type(mechanism).__name__} noise", epsilon, float(delta or 0.0), std
 
 
-def simulated(mechanism, *, query: str, value=math.nan, labels=("value",), public=()) -> Release:
+def simulated(
+    mechanism, *, query: str, value=math.nan, labels=("value",), public=(), spent=None, unit: str | None = None
+) -> Release:
     """The label of a simulated (seeded, not private) release drawn by ``mechanism``.
 
     Parameters
@@ -54,6 +66,13 @@ def simulated(mechanism, *, query: str, value=math.nan, labels=("value",), publi
         The simulated numbers and one label each (``nan`` when the file carries them itself).
     public : sequence of PublicFact
         The facts it relied on, with where they came from.
+    spent : (float, float), optional
+        The (ε, δ) of the whole run when ``mechanism`` is one of T composed releases (noisy gradient descent's
+        Gaussian) or an event without its own ε (a :class:`~dpcore.accounting.events.PoissonSampledGaussian`
+        run: required), as the run's accountant computed them.
+    unit : str, optional
+        The unit of privacy when the run protects more than one record: ``"client"`` for DP-FedAvg, whose
+        clipping bounds one client's whole update (McMahan et al. 2018), as the ledger is told.
 
     Raises
     ------
@@ -62,8 +81,13 @@ def simulated(mechanism, *, query: str, value=math.nan, labels=("value",), publi
     """
     source = mechanism.mechanism if isinstance(mechanism, QueryResult) else mechanism
     source = source.sum.mechanism if isinstance(source, MeanResult) else source
-    relation, unit = relation_of(source)
+    relation, kind_unit = relation_of(source)
+    unit = kind_unit if unit is None else check_unit(unit)
     words, epsilon, delta, std = _describe(mechanism)
+    if spent is not None:
+        epsilon, delta = (float(v) for v in spent)
+    elif math.isnan(epsilon):
+        raise TypeError(f"spent must be given for a {type(source).__name__} run: its (epsilon, delta)")
     return Release(
         query=query,
         value=as_tuple(value) if not isinstance(value, str) else value,

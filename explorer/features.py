@@ -109,6 +109,8 @@ class Features:
         Categories merged into an ``(other)`` column, over every feature.
     columns_left_out : tuple of str
         Usable columns left out because the feature budget was full.
+    columns_used : tuple of str
+        The columns that became features, in the table's order (neither skipped nor left out).
     max_cells : int
         The budget of cells the arrays were held to.
     size_note : str
@@ -132,6 +134,7 @@ class Features:
     category_cap: int = MAX_CATEGORIES
     categories_merged: int = 0
     columns_left_out: tuple[str, ...] = ()
+    columns_used: tuple[str, ...] = ()
     max_cells: int = MAX_CELLS
     size_note: str = ""
 
@@ -513,6 +516,7 @@ def prepare_features(
         category_cap=cap,
         categories_merged=n_merged,
         columns_left_out=tuple(str(p.name) for p in left_out),
+        columns_used=tuple(str(p.name) for p in plans),
         max_cells=max_cells,
         size_note=size_note,
     )

@@ -23,6 +23,7 @@ from explorer.learning_layout import (
     downloads,
     epsilon_steps_chart,
     frontier_chart,
+    release_label,
     show_table,
 )
 from explorer.training import Task
@@ -82,7 +83,9 @@ class SGDSettings:
 def sgd_controls(t: Task) -> SGDSettings:
     c1, c2, c3 = st.columns([1.4, 1, 1])
     with c1:
-        eps = widgets.epsilon_slider("lrn_sgd_epsilon", label="Target ε for the whole training", default=1.0)
+        eps = widgets.epsilon_slider(
+            "lrn_sgd_epsilon", label="Target ε for the whole training", default=training.DEFAULT_EPSILON
+        )
     with c2:
         delta = widgets.delta_slider("lrn_sgd_delta")
     with c3:
@@ -112,9 +115,10 @@ def sgd_controls(t: Task) -> SGDSettings:
         "Expected batch size B",
         1,
         10_000_000,
-        256,
+        training.default_batch(t.n_train),
         "lrn_sgd_batch",
-        "Each example joins each batch independently with probability q = B / n.",
+        "Each example joins each batch independently with probability q = B / n; at most n. The default, a tenth of "
+        f"the {t.n_train:,} training rows up to 256, follows the file's size.",
         container=c2,
         step=32,
     )
@@ -273,6 +277,7 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
         base,
         right,
         (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped gradients of norm ≤ {s.clip:g}"),
+        (plan.steps, s.lr),
     )
     right.metric(
         "ε spent (PLD)",
@@ -289,10 +294,11 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
         "are here). Each step divides the noisy sum by the expected batch size q·n, fixed before training."
     )
     history = training.tidy_history(**{"DP-SGD": run["history"], "non-private": plain})
-    downloads(t, run, history, "DP-SGD", settings, seed, "dp_sgd", right)
+    event = PoissonSampledGaussian(plan.noise_multiplier, plan.sampling_rate, plan.steps)
+    downloads(t, run, history, "DP-SGD", settings, seed, "dp_sgd", right, release_label(t, run, "DP-SGD", event))
     with right:
         budget.record_release(
-            PoissonSampledGaussian(plan.noise_multiplier, plan.sampling_rate, plan.steps),
+            event,
             label=f"DP-SGD, σ = {plan.noise_multiplier:.3f}, q = {plan.sampling_rate:.3g}, T = {plan.steps} "
             f"({t.target})",
             key="lrn_sgd",

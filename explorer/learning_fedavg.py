@@ -24,6 +24,7 @@ from explorer.learning_layout import (
     epsilon_steps_chart,
     frontier_chart,
     pct,
+    release_label,
     show_table,
 )
 from explorer.training import Task
@@ -92,9 +93,10 @@ def fed_controls(t: Task) -> FedSettings:
         "Number of clients m",
         1,
         1_000_000,
-        500,
+        training.default_clients(t.n_train),
         "lrn_fed_m",
-        "Only when the rows are dealt at random; at least 1 and at most the training rows.",
+        f"Only when the rows are dealt at random; at least 1 and at most the {t.n_train:,} training rows. The "
+        "default, about 10 rows per client up to 500 clients, follows the file's size.",
         container=c2,
         step=50,
         disabled=source != "at random",
@@ -104,12 +106,13 @@ def fed_controls(t: Task) -> FedSettings:
         "Client sampling rate q",
         min_value=limits.MIN_SAMPLING_RATE,
         max_value=1.0,
-        value=0.05,
+        value=training.default_client_rate(t.n_train),
         step=0.01,
         format="%.3f",
         key="lrn_fed_rate",
         bind="query-params",
-        help=f"Each client takes part in a round independently with probability q, from {limits.MIN_SAMPLING_RATE:g} to 1.",
+        help=f"Each client takes part in a round independently with probability q, from {limits.MIN_SAMPLING_RATE:g} "
+        "to 1. The default has about 10 of the default clients take part in each round.",
     )
     rounds = widgets.whole_number(
         "Rounds T",
@@ -233,6 +236,7 @@ def fed_training(t: Task, s: FedSettings) -> None:
         base,
         right,
         (s.sigma * s.clip, per_round * s.clip, f"about {per_round:,.1f} clipped updates of norm ≤ {s.clip:g}"),
+        (s.rounds * s.local_steps, 1.0),
     )
     curves = training.dpsgd_curves(s.sigma, s.rate, s.rounds, s.delta)
     left, right = st.columns([1.7, 1])
@@ -251,10 +255,12 @@ def fed_training(t: Task, s: FedSettings) -> None:
         "expected number of clients q·m, fixed before training."
     )
     history = training.tidy_history(**{"DP-FedAvg": run["history"], "non-private, centralised": plain})
-    downloads(t, run, history, "DP-FedAvg", s.run_settings(), list(seed), "dp_fedavg", right)
+    event = PoissonSampledGaussian(s.sigma, s.rate, s.rounds)
+    label = release_label(t, run, "DP-FedAvg", event, unit=UNIT_CLIENT)
+    downloads(t, run, history, "DP-FedAvg", s.run_settings(), list(seed), "dp_fedavg", right, label)
     with right:
         budget.record_release(
-            PoissonSampledGaussian(s.sigma, s.rate, s.rounds),
+            event,
             label=f"DP-FedAvg (client-level), σ = {s.sigma:g}, q = {s.rate:g}, T = {s.rounds} ({t.target})",
             key="lrn_fed",
             release_delta=s.delta,

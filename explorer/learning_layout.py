@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.simulation import simulated
 from explorer import charts, export, snippets, state, training
 from explorer.export import to_safe_csv
 from explorer.training import Task
@@ -18,10 +19,12 @@ from explorer.training import Task
 __all__ = [
     "CLIPS",
     "RATES",
+    "PLAIN_WHY",
     "pct",
     "band",
     "accuracy_metrics",
     "show_table",
+    "release_label",
     "downloads",
     "epsilon_steps_chart",
     "frontier_chart",
@@ -39,11 +42,22 @@ def band(table: pd.DataFrame, x: str = "step", scale: float = 1.0, **extra) -> d
     return {"x": table[x] * scale, "y": table["mean"], "low": table["low"], "high": table["high"], **extra}
 
 
-def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where, noise: tuple[float, float, str]) -> None:
+#: Why the non-private accuracy differs from one view to the next (issue 24: three figures, no reason given).
+PLAIN_WHY = (
+    "The non-private model is the same logistic regression on the same training and test rows, trained by full-batch "
+    "gradient descent without clipping or noise for as many steps, of the same size, as this view's private run: "
+    "each view trains it for its own steps, so its accuracy differs from view to view."
+)
+
+
+def accuracy_metrics(
+    acc: np.ndarray, plain: float, base: float, where, noise: tuple[float, float, str], plain_steps: tuple[int, float]
+) -> None:
     """The private model's accuracy (mean and range over the draws), the non-private one's and the baseline's.
 
     ``noise``: the noise std on each released sum, the largest that sum can be, and what the sum adds up; said in
-    one sentence when the private model does not beat the baseline.
+    one sentence when the private model does not beat the baseline. ``plain_steps``: the full-batch steps and the
+    step size of the non-private model, shown under its accuracy (:data:`PLAIN_WHY` says why they follow the view).
     """
     where.metric(
         "Private model, test accuracy",
@@ -53,7 +67,15 @@ def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where, noise: t
         delta_arrow="off",
         help="Mean over the noise draws, on the held-out test rows (for teaching, not a release).",
     )
-    where.metric("Non-private, test accuracy", pct(plain))
+    steps, size = plain_steps
+    where.metric(
+        "Non-private, test accuracy",
+        pct(plain),
+        f"{steps:,} full-batch steps of size {size:g}",
+        delta_color="off",
+        delta_arrow="off",
+        help=PLAIN_WHY,
+    )
     where.metric(
         "Majority baseline",
         pct(base),
@@ -62,6 +84,7 @@ def accuracy_metrics(acc: np.ndarray, plain: float, base: float, where, noise: t
         delta_arrow="off",
         help="Always predict the most common training label. A model that does not beat it learnt nothing.",
     )
+    where.caption(PLAIN_WHY)
     if acc.mean() <= base:
         std, largest, what = noise
         where.warning(
@@ -100,15 +123,30 @@ NOT_PUBLISHED = {
 }
 
 
-def downloads(t: Task, run: dict, history: pd.DataFrame, method: str, settings: dict, seed, name: str, where) -> None:
+def release_label(t: Task, run: dict, method: str, mechanism, unit: str | None = None):
+    """The simulated release's label (:func:`dpcore.simulation.simulated`): the mechanism that drew it, the run's
+    (ε, δ), its neighbouring relation and unit, and that it is simulated, not private."""
+    return simulated(
+        mechanism,
+        query=f"logistic regression weights predicting {t.target} ({method})",
+        spent=(run["epsilon"], run["delta"]),
+        unit=unit,
+    )
+
+
+def downloads(
+    t: Task, run: dict, history: pd.DataFrame, method: str, settings: dict, seed, name: str, where, label
+) -> None:
+    """The three downloads of a run; ``label``: its :func:`release_label`, carried on every row of the release file."""
     where.caption(NOT_PUBLISHED[name])
     where.download_button(
         "Simulated release: weights and ε (CSV), not private",
-        to_safe_csv(export.simulated(run["release"])),
+        to_safe_csv(export.simulated(run["release"], label)),
         file_name=f"learning_{name}_simulated_release.csv",
         mime="text/csv",
-        help="The weights of draw 1 and the (ε, δ) they cost, no accuracy, no data; trained from the session's seed, "
-        "so anyone with the link can retrain it: for teaching, not private.",
+        help="The weights of draw 1 and the (ε, δ) they cost, with the mechanism, the neighbouring relation and the "
+        "unit on every row; no accuracy, no data. Trained from the session's seed, so anyone with the link can retrain "
+        "it: simulated, not private.",
     )
     where.download_button(
         "Teaching table: accuracy history (CSV)",

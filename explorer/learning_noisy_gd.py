@@ -15,7 +15,16 @@ import streamlit as st
 
 from dpcore import learning
 from explorer import budget, charts, learning_publish, state, training, widgets
-from explorer.learning_layout import CLIPS, RATES, accuracy_metrics, band, downloads, pct, show_table
+from explorer.learning_layout import (
+    CLIPS,
+    RATES,
+    accuracy_metrics,
+    band,
+    downloads,
+    pct,
+    release_label,
+    show_table,
+)
 from explorer.training import Task
 
 __all__ = [
@@ -66,7 +75,7 @@ def ngd_controls() -> NGDSettings:
         eps = widgets.epsilon_slider(
             "lrn_ngd_epsilon",
             label="ε for the whole training",
-            default=0.03,
+            default=training.DEFAULT_EPSILON,
             help="The total privacy loss of the released model, all iterations together.",
         )
     with c2:
@@ -180,6 +189,7 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
         base,
         right,
         (noise.sigma, n * s.clip, f"{n:,} clipped gradients of norm ≤ {s.clip:g}"),
+        (s.iterations, s.lr),
     )
     right.metric(
         "Noise σ on each gradient sum",
@@ -228,8 +238,17 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
         f"count of the rows, {count:,.1f} (the true count, {t.n_train:,}, is not released)."
     )
     history = training.tidy_history(**{f"private, {s.clipping} clipping": run["history"], "non-private": plain})
+    label = release_label(t, run, "noisy gradient descent", noise.mechanism)
     downloads(
-        t, run, history, "noisy gradient descent", s.run_settings(), state.seed_words(NGD_SALT), "noisy_gd", right
+        t,
+        run,
+        history,
+        "noisy gradient descent",
+        s.run_settings(),
+        state.seed_words(NGD_SALT),
+        "noisy_gd",
+        right,
+        label,
     )
     with right:
         budget.record_release(

@@ -21,10 +21,13 @@ from explorer.features import CategoricalDeclaration, NumericDeclaration, declar
 from explorer.markup import md
 from explorer.training import Task
 
-__all__ = ["KINDS", "section"]
+__all__ = ["KINDS", "MAX_DECLARED", "section"]
 
 #: How a feature of the published model is declared.
 KINDS = ("numeric, between declared bounds", "categorical, over declared categories")
+#: Features this section declares at most: each is three inputs, and the widest legal upload's 999 once took 5.7 s of
+#: a 2 s rerun (issue 23). A model of more features is published from code (the snippet's ``dpcore.publish`` call).
+MAX_DECLARED = 30
 
 
 def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str | None]:
@@ -87,6 +90,17 @@ def _declare(column: str, numeric_by_default: bool) -> tuple[object | None, str 
     return CategoricalDeclaration(column, tuple(values), other), None
 
 
+def _summarised(missing: dict, listed: int = 3) -> dict:
+    """What is still missing, with the features beyond the first ``listed`` counted rather than named (a sentence of
+    30 names is not read)."""
+    features = [k for k in missing if k.startswith(("the bounds of ", "the categories of "))]
+    if len(features) <= listed + 1:
+        return missing
+    rest = len(features) - listed
+    kept = {k: None for k in missing if k not in features[listed:]}
+    return {**kept, f"the bounds or categories of {rest} more features": None}
+
+
 def section(t: Task, epsilon: float, delta: float, iterations: int, clip: float, lr: float, clipping: str) -> None:
     """Publish a model predicting the task's target, with the view's ε, δ, T, C, step size and clipping."""
     ds = state.dataset()
@@ -110,28 +124,43 @@ def section(t: Task, epsilon: float, delta: float, iterations: int, clip: float,
             ).strip()
             or None
         )
+        used = set(t.features.columns_used)  # neither skipped nor left out of the simulation's features
+        trained = [c for c in t.columns if c in used]
         chosen = widgets.bound(
             st.multiselect,
             "Features of the published model",
             list(t.columns),
-            default=list(t.columns),
+            default=trained[:MAX_DECLARED],
             key="lrn_pub_features",
             bind="query-params",
-            help="Each needs its bounds or its categories declared below.",
+            max_selections=MAX_DECLARED,
+            help=f"Each needs its bounds or its categories declared below; at most {MAX_DECLARED}.",
         )
+        if len(trained) > MAX_DECLARED or len(t.columns) > len(trained):
+            st.caption(
+                f"Preselected: the first {min(len(trained), MAX_DECLARED):,} of the {len(trained):,} columns the "
+                f"simulation above trains on (which columns it skips or leaves out is read from the file: check the "
+                f"list against your codebook). This section declares at most {MAX_DECLARED} features, three inputs "
+                "each, so that the page stays quick."
+            )
         missing: dict[str, None] = {}
         if positive is None:
             missing[f"the value of {target} that is label 1"] = None
         if not chosen:
             missing["the features of the model"] = None
         schema = []
-        for column in chosen:
+        for column in chosen[:MAX_DECLARED]:  # a link may name more: the rest are refused below
             declaration, lacking = _declare(column, is_numeric(ds.frame[column]))
             if declaration is None:
                 missing[lacking] = None
             else:
                 schema.append(declaration)
-        sentence = domains.missing_declarations(**missing)
+        sentence = domains.missing_declarations(**_summarised(missing))
+        if len(chosen) > MAX_DECLARED:
+            sentence = (
+                f"This section publishes a model of at most {MAX_DECLARED} features; the link chose {len(chosen):,}: "
+                "remove some from the features of the published model."
+            )
         if sentence is None:
             try:
                 names = declared_feature_names(schema)

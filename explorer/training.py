@@ -42,6 +42,10 @@ __all__ = [
     "ADVERSARY_SCALES",
     "Task",
     "record_every",
+    "DEFAULT_EPSILON",
+    "default_batch",
+    "default_clients",
+    "default_client_rate",
     "INLINE_SECONDS",
     "run_seconds",
     "prepared",
@@ -88,6 +92,34 @@ MAX_ROWS = 125_000
 def record_every(steps: int) -> int:
     """Record the history every this many steps: about :data:`HISTORY_POINTS` points."""
     return max(1, math.ceil(steps / HISTORY_POINTS))
+
+
+#: The ε every view of the page starts at (a link's value wins): a common target of published DP training runs, and
+#: the middle of the slider's 0.01 to 10.
+DEFAULT_EPSILON = 1.0
+#: The largest default batch (DP-SGD) and number of random clients (DP-FedAvg), reached from 2,560 and 5,000
+#: training rows up; the clients sampled per round by default, at least.
+MAX_DEFAULT_BATCH, MAX_DEFAULT_CLIENTS, CLIENTS_PER_ROUND = 256, 500, 10
+
+
+def default_batch(n_train: int) -> int:
+    """DP-SGD's default expected batch size for ``n_train`` training rows: a tenth of them, at least 1 and at most
+    :data:`MAX_DEFAULT_BATCH` (so q = B / n is at most 0.1 and one epoch is at least 10 steps on any file).
+
+    A shape fact, for the simulation's default only (DP-SGD does not publish here); a link's value wins."""
+    return int(min(MAX_DEFAULT_BATCH, max(1, n_train // 10)))
+
+
+def default_clients(n_train: int) -> int:
+    """DP-FedAvg's default number of random clients: about 10 training rows each, at least 1 and at most
+    :data:`MAX_DEFAULT_CLIENTS` (a shape fact, for the simulation's default only; a link's value wins)."""
+    return int(min(MAX_DEFAULT_CLIENTS, max(1, n_train // 10)))
+
+
+def default_client_rate(n_train: int) -> float:
+    """DP-FedAvg's default client sampling rate: about :data:`CLIENTS_PER_ROUND` of the default clients per round,
+    at least 0.05 and at most 1, to two decimals."""
+    return float(min(1.0, max(0.05, round(CLIENTS_PER_ROUND / default_clients(n_train), 2))))
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ def test_every_view_and_part_runs_clean(link):
 
 
 def test_the_interior_optimum_of_the_iterations_is_found_and_marked():
-    at = open_page("learning", lrn_ngd_part="Best T at this ε")
+    at = open_page("learning", lrn_ngd_part="Best T at this ε", lrn_ngd_epsilon=0.03)  # a small ε: an optimum inside
     assert_clean(at)
     f = _features()
     sweep = learning.iterations_sweep(
@@ -116,7 +116,7 @@ def test_the_interior_optimum_of_the_iterations_is_found_and_marked():
         learning_rate=2.0,
     )
     assert metric(at, "Best T at this ε") == str(sweep.best_iterations)
-    assert sweep.best_iterations not in (1, 50)  # the defaults show an optimum inside the sweep
+    assert sweep.best_iterations not in (1, 50)  # ε = 0.03 shows an optimum inside the sweep
     assert any(f"best number of iterations is **T = {sweep.best_iterations}**" in m.value for m in at.markdown)
 
 
@@ -126,7 +126,7 @@ def test_the_interior_optimum_of_the_iterations_is_found_and_marked():
 def test_a_slider_move_shows_the_accuracy_dpcore_computes_for_those_arguments():
     at = open_page("learning")
     before = metric(at, "Private model, test accuracy")
-    at.select_slider(key="lrn_ngd_epsilon").set_value(0.1).run()
+    at.select_slider(key="lrn_ngd_epsilon").set_value(0.1).run()  # from the default, 1
     assert_clean(at)
     f = _features()
     result = learning.noisy_gradient_descent(
@@ -149,9 +149,9 @@ def test_a_slider_move_shows_the_accuracy_dpcore_computes_for_those_arguments():
 def test_the_calibrating_accounting_changes_the_noise_as_dpcore_says():
     at = open_page("learning", lrn_ngd_accounting="zCDP", lrn_ngd_iterations=50)
     assert_clean(at)
-    sigma = learning.noisy_gd_noise(0.03, 1e-5, 50, 2.0, accounting="zcdp").sigma
+    sigma = learning.noisy_gd_noise(1.0, 1e-5, 50, 2.0, accounting="zcdp").sigma  # at the default ε
     assert metric(at, "Noise σ on each gradient sum") == f"{sigma:,.4g}"
-    assert sigma > learning.noisy_gd_noise(0.03, 1e-5, 50, 2.0, accounting="exact").sigma  # looser, more noise
+    assert sigma > learning.noisy_gd_noise(1.0, 1e-5, 50, 2.0, accounting="exact").sigma  # looser, more noise
 
 
 @pytest.mark.parametrize(
@@ -250,10 +250,10 @@ def test_recording_a_noisy_gd_run_charges_its_gaussian_releases():
     at.button(key="spend_lrn_ngd").click().run()
     assert_clean(at)
     (entry,) = at.session_state["ledger"].entries
-    noise = learning.noisy_gd_noise(0.03, 1e-5, 20, 2.0)
+    noise = learning.noisy_gd_noise(1.0, 1e-5, 20, 2.0)  # the default ε
     assert entry.count == noise.releases == 21
     assert isinstance(entry.mechanism, Gaussian) and entry.mechanism.sigma == noise.sigma
-    assert at.session_state["ledger"].entry_cost(0).epsilon == pytest.approx(0.03, rel=1e-6)  # exact accounting
+    assert at.session_state["ledger"].entry_cost(0).epsilon == pytest.approx(1.0, rel=1e-6)  # exact accounting
 
 
 @pytest.mark.parametrize("view, key", [("DP-SGD", "spend_lrn_sgd"), ("Federated averaging", "spend_lrn_fed")])
@@ -320,6 +320,48 @@ def test_downloads_match_the_screen(offered):
     assert (
         "test_accuracy" not in _csv(offered["Simulated release: weights and ε (CSV), not private"]).columns
     )  # no accuracy is released
+
+
+@pytest.mark.parametrize(
+    "link, mechanism, unit",
+    [
+        ({"lrn_ngd_part": "Training run"}, "Gaussian noise", "record"),
+        ({"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run"}, "Poisson-subsampled Gaussian noise", "record"),
+        ({"lrn_view": "Federated averaging"}, "Poisson-subsampled Gaussian noise", "client"),
+    ],
+    ids=("noisy GD", "DP-SGD", "DP-FedAvg"),
+)
+def test_every_simulated_release_file_carries_its_full_label(offered, link, mechanism, unit):
+    """Issue 18: on every row, the mechanism, the run's (ε, δ), the neighbouring relation, the unit and that it is
+    simulated, not private; the ε is the run's, as its metric shows it."""
+    at = open_page("learning", **link)
+    assert_clean(at)
+    table = _csv(offered["Simulated release: weights and ε (CSV), not private"])
+    for column in ("mechanism", "epsilon", "delta", "neighbouring_relation", "unit_of_privacy", "randomness"):
+        assert table[column].nunique() == 1, column  # the same label on every row
+    row = table.iloc[0]
+    assert row["mechanism"].startswith(mechanism) and row["unit_of_privacy"] == unit
+    assert row["neighbouring_relation"] == "add/remove one record" and row["delta"] == 1e-5
+    assert row["randomness"].startswith("simulated, not private")
+    weights = table.set_index("parameter")["value"]
+    assert row["epsilon"] == pytest.approx(weights["epsilon"], rel=1e-3)  # the run's ε (the label rounds it)
+    if unit == "client":
+        assert f"{weights['epsilon']:.4g}" == metric(at, "Client-level ε (PLD)")
+    shown = [m for m in at.markdown if "Simulated release" in m.value or "simulated release" in m.value]
+    assert shown, "the page says what the file holds"
+
+
+def test_a_simulated_run_without_its_epsilon_is_refused_and_a_unit_is_checked():
+    from dpcore.simulation import simulated
+
+    run = PoissonSampledGaussian(1.0, 0.01, 100)
+    with pytest.raises(TypeError, match="spent must be given"):
+        simulated(run, query="weights")
+    label = simulated(run, query="weights", spent=(0.5, 1e-5), unit="client").label()
+    assert (label["epsilon"], label["delta"], label["unit_of_privacy"]) == (0.5, 1e-5, "client")
+    assert label["randomness"] == "simulation" or "simul" in label["randomness"]
+    with pytest.raises(ValueError, match="unit"):
+        simulated(run, query="weights", spent=(0.5, 1e-5), unit="household")
 
 
 # --------------------------------------------------------------------------- bad input: one sentence, nothing lost

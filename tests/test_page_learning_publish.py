@@ -208,3 +208,59 @@ def test_attack_epsilon_doubling_recovers_nothing():
     variance = (k * k * high.sigma2_units + low.sigma2_units) / (k - 1) ** 2
     assert _chi2(float(np.sum(combination**2)) / variance, len(NAMES))
     assert _chi2(float(np.sum(z2**2)) / low.sigma2_units, len(NAMES))  # the second has the noise of ε/2
+
+
+# --------------------------------------------------------------------------- a wide file (issue 23)
+
+
+def _wide(columns: int = 45, rows: int = 200) -> bytes:
+    """``columns`` text columns of 3 values, an identifier, a constant column and a 0/1 target."""
+    rng = np.random.default_rng(0)
+    names = ["id", "same", *(f"c{i}" for i in range(columns)), "label"]
+    cells = np.column_stack(
+        [
+            [f"p{i}" for i in range(rows)],
+            np.full(rows, "x"),
+            *(rng.choice(["a", "b", "c"], rows) for _ in range(columns)),
+            rng.integers(0, 2, rows).astype(str),
+        ]
+    )
+    return (",".join(names) + "\n" + "".join(",".join(r) + "\n" for r in cells)).encode()
+
+
+def test_a_wide_file_preselects_the_simulations_columns_and_declares_at_most_the_cap():
+    from explorer.learning_publish import MAX_DECLARED
+    from tests.apptest import PAGES
+
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("wide.csv", _wide(), "text/csv").run()
+    at.switch_page(PAGES["learning"]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    chosen = at.multiselect(key="lrn_pub_features").value
+    assert chosen == [f"c{i}" for i in range(MAX_DECLARED)]  # not the identifier, not the constant column
+    kinds = [w for w in at.selectbox if (w.key or "").startswith("lrn_pub_kind_")]
+    assert len(kinds) == MAX_DECLARED
+    said = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert f"the first {MAX_DECLARED} of the 45 columns the simulation above trains on" in said
+    assert f"at most {MAX_DECLARED} features" in said
+
+
+def test_a_link_choosing_more_features_than_the_cap_is_held_to_it_and_the_missing_ones_are_counted():
+    from explorer.learning_publish import MAX_DECLARED
+    from tests.apptest import PAGES
+
+    link = {"lrn_pub_features": [f"c{i}" for i in range(MAX_DECLARED + 5)]}
+    at = open_page("data")
+    at.query_params["lrn_pub_features"] = link["lrn_pub_features"]
+    at.file_uploader(key="data_upload").upload("wide.csv", _wide(), "text/csv").run()
+    at.switch_page(PAGES["learning"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    kinds = [w for w in at.selectbox if (w.key or "").startswith("lrn_pub_kind_")]
+    assert len(kinds) <= MAX_DECLARED and len(at.multiselect(key="lrn_pub_features").value) <= MAX_DECLARED
+    assert at.button(key="lrn_pub_publish").disabled
+    (said,) = [i.value.replace("\\", "") for i in at.info if "To publish" in i.value]
+    assert said == (
+        "To publish, declare the value of label that is label 1, the categories of c0, the categories of c1, the "
+        f"categories of c2 and the bounds or categories of {len(kinds) - 3} more features first: it must come from "
+        "what you know about the data, not from this file."
+    )
