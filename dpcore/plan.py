@@ -25,7 +25,9 @@ The split
 Every error model here has the form ``error_i = c_i / ε_i`` (pure) or ``error_i = c_i / √ρ_i`` (zCDP), where
 ``c_i`` is the statistic's error at a unit budget (:func:`error_coefficient`): a Laplace or Gaussian noise's error is
 proportional to its scale, which is Δ/ε or Δ/√(2ρ) (for a mean, the noisy sum over noisy count linearised around
-the planned n, both parts scaling alike). With a target ``T_i`` per statistic (an error it must not exceed at the
+the planned n, both parts scaling alike). The split plans with ``c_i`` widened by :data:`LATTICE_MARGIN` (the most
+the lattice widens the noise, 1 + 2⁻⁹: :func:`planning_coefficient`), so that the expected errors on the lattice
+meet their targets. With a target ``T_i`` per statistic (an error it must not exceed at the
 plan's confidence) and the ratio ``r_i = error_i / T_i``:
 
 * **smallest total meeting every target**: ``ε_i = c_i / T_i`` and ``ρ_i = (c_i / T_i)²`` (each the least its
@@ -101,6 +103,8 @@ __all__ = [
     "compose",
     "noise_parts",
     "error_coefficient",
+    "planning_coefficient",
+    "LATTICE_MARGIN",
     "expected_error",
     "allocate",
     "error_curve",
@@ -119,6 +123,10 @@ POLICIES = ("equal", "weights", "accuracy")
 PLAN_MECHANISMS = tuple(f.key for f in families.central() if f.lattice is not None)
 #: The most statistics in one plan (each is one row of the report; a work bound, not a privacy fact).
 MAX_STATISTICS = 100
+#: The most a lattice release widens its noise: ``g·t/b ≤ (1 + g/Δ) + g/b ≤ 1 + 2⁻⁹`` for Laplace with the grid
+#: ``g ≤ 2⁻¹⁰ min(Δ, b)`` of :func:`dpcore.lattice.lattice_grid` (``t = ⌈⌈Δ/g⌉ b/Δ⌉``); for the Gaussian
+#: ``σ_g ≤ σ (1 + g/Δ) + g`` likewise. The accuracy split plans with it (:func:`planning_coefficient`).
+LATTICE_MARGIN = 1.0 + 2.0**-9
 #: The most totals :func:`error_curve` computes (each is one allocation).
 MAX_CURVE_TOTALS = 200
 #: A name, a column or a provenance longer than this is refused (they are shown in reports).
@@ -544,6 +552,17 @@ def _laplace_sum_error(a: float, c: float, confidence: float) -> float:
     return root_on_log(lambda t: _laplace_sum_tail(t, a, c) - (1.0 - confidence), a + c, increasing=False, rtol=1e-12)
 
 
+def _inflation(noise: Laplace | Gaussian) -> float:
+    """How much wider the lattice release's noise is than ``noise``'s (:attr:`LatticeMechanism.noise_inflation`).
+
+    For a Gaussian, ``g·σ_g/σ``: the discrete Gaussian's variance is at most σ_g² (Canonne, Kamath & Steinke 2020,
+    Proposition 19), so this bounds the ratio without summing its law (millions of terms on a coarse grid)."""
+    lat = lattice_mechanism(noise)
+    if isinstance(noise, Gaussian):
+        return lat.grid * lat.noise.sigma / noise.sigma
+    return lat.noise_inflation
+
+
 def _mean_n(stat: Statistic) -> int:
     return stat.n_public if stat.n_public is not None else stat.planned_n
 
@@ -555,7 +574,7 @@ def _error(stat: Statistic, unit: PrivacyUnit, budget: float, confidence: float,
         mechanism = ExponentialQuantile(budget, stat.lower, stat.upper, stat.q, ADD_REMOVE)
         return mechanism.shortfall_bound(confidence, resolution=stat.resolution)
     parts = noise_parts(stat, unit, budget)
-    inflation = [lattice_mechanism(noise).noise_inflation if lattice else 1.0 for _, noise in parts]
+    inflation = [_inflation(noise) if lattice else 1.0 for _, noise in parts]
     if stat.kind != "mean":
         (_, noise), k = parts[0], inflation[0]
         return noise.error_bound(confidence) * k
@@ -579,6 +598,14 @@ def error_coefficient(stat: Statistic, unit: PrivacyUnit, confidence: float) -> 
     None for a quantile without a declared resolution (its error bound needs one).
     """
     return _error(stat, unit, 1.0, confidence, lattice=False)
+
+
+def planning_coefficient(stat: Statistic, unit: PrivacyUnit, confidence: float) -> float | None:
+    """The coefficient the accuracy split plans with: :func:`error_coefficient` times :data:`LATTICE_MARGIN` for an
+    additive statistic (whose lattice noise is at most that much wider), so that every expected error on the
+    lattice is within its target; a quantile's own (no lattice)."""
+    c = error_coefficient(stat, unit, confidence)
+    return c if c is None or stat.kind == "quantile" else c * LATTICE_MARGIN
 
 
 def expected_error(stat: Statistic, unit: PrivacyUnit, budget: float, confidence: float) -> float | None:
@@ -647,7 +674,7 @@ class Share:
     expected_error : float or None
         The error of each of its numbers at the plan's confidence (None: a quantile without a resolution).
     ratio : float or None
-        ``expected_error / target`` when a target is set (computed without the lattice's inflation).
+        ``expected_error / target`` when a target is set.
     noise : tuple of str
         Each noisy part in words (mechanism and scale).
     """
@@ -723,10 +750,7 @@ def _shares(plan: Plan, budgets, lattice: bool = True) -> tuple[Share, ...]:
     out = []
     for stat, b in zip(plan.statistics, budgets):
         err = _error(stat, plan.unit, b, plan.confidence, lattice=lattice)
-        model = error_coefficient(stat, plan.unit, plan.confidence)
-        ratio = None
-        if stat.target is not None and model is not None:
-            ratio = (model / b if stat.pure else model / math.sqrt(b)) / stat.target
+        ratio = None if stat.target is None or err is None else err / stat.target
         if stat.pure:
             eps, delta, rho = b, 0.0, None
         else:
@@ -765,7 +789,30 @@ def _weights_budgets(plan: Plan, weights) -> list[float]:
     return _fit(plan, at)
 
 
-def _accuracy_budgets(plan: Plan, coefficients, strict: bool = True) -> tuple[list[float], float, float]:
+def _on_lattice(plan: Plan, budgets: list[float]) -> list[float]:
+    """Budgets raised where a statistic's lattice error still exceeds its target: a Gaussian with ρ tiny against its
+    Δ is published on a grid coarser than Δ (:func:`dpcore.lattice.lattice_grid`), which widens it beyond
+    :data:`LATTICE_MARGIN`. Each such budget takes the least of 16 geometric steps up to ``r`` (pure) or ``r²``
+    (Gaussian), ``r`` its error over its target, that meets the target (the lattice's error is not monotone in the
+    budget, so a step is checked, not solved for); a few rounds."""
+    budgets = list(budgets)
+    for _ in range(4):
+        changed = False
+        for i, s in enumerate(plan.statistics):
+            err = expected_error(s, plan.unit, budgets[i], plan.confidence)
+            if err is None or err <= s.target * (1.0 + _SLACK):
+                continue
+            r = err / s.target
+            steps = np.geomspace(1.0, r if s.pure else r * r, 17)[1:]
+            fits = (f for f in steps if expected_error(s, plan.unit, budgets[i] * f, plan.confidence) <= s.target)
+            budgets[i] *= float(next(fits, steps[-1]))
+            changed = True
+        if not changed:
+            break
+    return budgets
+
+
+def _accuracy_budgets(plan: Plan, coefficients, strict: bool, lattice: bool) -> tuple[list[float], float, float]:
     """The minimax split (module notes): budgets, the common ratio r*, and the smallest total meeting the targets."""
     stats = plan.statistics
     need = [c / s.target for s, c in zip(stats, coefficients)]  # c_i/T_i
@@ -773,9 +820,10 @@ def _accuracy_budgets(plan: Plan, coefficients, strict: bool = True) -> tuple[li
     def at_ratio(r):
         return [n / r if s.pure else (n / r) ** 2 for s, n in zip(stats, need)]
 
-    needed = _total(plan, at_ratio(1.0)).epsilon
+    least = _on_lattice(plan, at_ratio(1.0)) if lattice else at_ratio(1.0)
+    needed = _total(plan, least).epsilon
     if plan.epsilon is None:
-        return at_ratio(1.0), 1.0, needed
+        return least, 1.0, needed
     if strict and needed > plan.epsilon * (1.0 + _SLACK):
         delta = "" if plan.pure else f" at δ = {plan.delta:.3g}"
         raise PlanError(
@@ -819,8 +867,8 @@ def _allocate(plan: Plan, strict: bool, lattice: bool) -> Allocation:
     stats = plan.statistics
     worst = needed = None
     if plan.policy == "accuracy":
-        coefficients = [error_coefficient(s, plan.unit, plan.confidence) for s in stats]
-        budgets, worst, needed = _accuracy_budgets(plan, coefficients, strict)
+        coefficients = [planning_coefficient(s, plan.unit, plan.confidence) for s in stats]
+        budgets, worst, needed = _accuracy_budgets(plan, coefficients, strict, lattice)
     else:
         weights = [1.0] * len(stats) if plan.policy == "equal" else [s.weight for s in stats]
         budgets = _weights_budgets(plan, weights)

@@ -18,6 +18,7 @@ from dpcore.contributions import ContributionBounds, PrivacyUnit
 from dpcore.laplace import laplace_sum_pdf
 from dpcore.neighbours import ADD_REMOVE
 from dpcore.plan import (
+    LATTICE_MARGIN,
     Plan,
     PlanError,
     Statistic,
@@ -28,6 +29,7 @@ from dpcore.plan import (
     expected_error,
     plan_from_dict,
     plan_to_dict,
+    planning_coefficient,
 )
 from dpcore.plan_release import publish_plan, rounding_step, simulate_plan
 from dpcore.randomness import Randomness
@@ -101,7 +103,8 @@ def test_compose_pure_and_zcdp():
 
 
 def _coefficients(plan):
-    return np.array([error_coefficient(s, plan.unit, plan.confidence) for s in plan.statistics])
+    # what the split plans with: the error at a unit budget, widened by the lattice's margin
+    return np.array([planning_coefficient(s, plan.unit, plan.confidence) for s in plan.statistics])
 
 
 def _ratio_array(plan, budgets, coefficients):
@@ -241,7 +244,7 @@ def test_pure_closed_form_is_proportional_to_normalised_scale():
     w = [error_coefficient(s, plan.unit, 0.95) / s.target for s in stats]
     for share, wi in zip(a.shares, w):
         assert share.budget == pytest.approx(2.0 * wi / sum(w), rel=1e-12)
-    assert a.worst_ratio == pytest.approx(sum(w) / 2.0, rel=1e-6)
+    assert a.worst_ratio == pytest.approx(sum(w) / 2.0, rel=3e-3)  # on the lattice
 
 
 def test_weights_split():
@@ -423,11 +426,12 @@ def test_error_curve_trades_errors_as_the_total_moves():
     worst = curve.groupby("total epsilon")["error to target"].agg(["min", "max"])
     # minimax: every ratio equal at each total; for pure ε the ratio is needed/total
     assert np.allclose(worst["min"], worst["max"], rtol=1e-9)
-    assert worst["max"].to_numpy() == pytest.approx([2.0, 1.0, 0.5], rel=1e-9)
+    # (the split plans with the lattice's margin: the continuous laws' ratios sit that much below)
+    assert worst["max"].to_numpy() * LATTICE_MARGIN == pytest.approx([2.0, 1.0, 0.5], rel=1e-9)
     with pytest.raises(PlanError):
         allocate(Plan(stats, epsilon=needed / 2, policy="accuracy"))
     loose = allocate(Plan(stats, epsilon=needed / 2, policy="accuracy"), strict=False)
-    assert loose.worst_ratio == pytest.approx(2.0, rel=1e-3)  # with the lattice's inflation
+    assert loose.worst_ratio == pytest.approx(2.0, rel=3e-3)  # with the lattice's inflation
 
 
 def test_preview_is_labelled_simulated():
@@ -459,3 +463,16 @@ def test_person_unit_publication_names_its_unit_and_bounds_each_person():
     sim = simulate_plan(a, table, 1, 1)
     assert sim.truths[0][0] == table.groupby("pid").size().clip(upper=3).sum()
     assert any(f.name == "contribution bounds" for f in release.releases[0].public)
+
+
+@pytest.mark.parametrize("target", [0.5, 30.0, 3e3, 1e5])
+def test_smallest_total_meets_every_target_on_the_lattice(target):
+    # a Gaussian with a tiny ρ against its Δ is published on a coarse grid that widens it beyond the margin
+    stats = (
+        Statistic("g", "count", mechanism="gaussian", target=target),
+        Statistic("gs", "sum", column="x", lower=0, upper=0.3, mechanism="gaussian", target=target / 10),
+        Statistic("l", "count", target=target),
+    )
+    a = allocate(Plan(stats, delta=1e-6, policy="accuracy"))
+    for share in a.shares:
+        assert share.expected_error <= share.statistic.target * (1 + 1e-9)
