@@ -40,8 +40,10 @@ plan's confidence) and the ratio ``r_i = error_i / T_i``:
   ``r* = Σ_j (c_j/T_j) / ε`` and ``ε_i = ε · (c_i/T_i) / Σ_j (c_j/T_j)`` (the budget in proportion to the
   target-normalised scale); all Gaussian, ``r* = √(Σ_j (c_j/T_j)² / ρ)`` with ρ the largest zCDP budget the
   total (ε, δ) allows (:func:`~dpcore.accounting.zcdp.zcdp_rho_for_epsilon`) and ``ρ_i ∝ (c_i/T_i)²``; a mix,
-  r by a bracketed root of the total in r. This is the minimax allocation of Lagrangian budget allocation (e.g.
-  Boyd & Vandenberghe 2004, Section 4.3.1, a quasiconvex problem solved by bisection on its level r).
+  r by a bracketed root of the total in r. Minimising the largest of decreasing ratios under an increasing
+  budget constraint is a quasiconvex problem solved on its level r (Boyd & Vandenberghe 2004, Section 4.2.5); here
+  the level set is found exactly, since every r gives its least budgets in closed form. The smallest total is
+  then raised where a Gaussian's lattice widens more than the margin (ρ tiny against Δ), by checked steps.
 * **equal** and **weights**: shares ``w_i / Σ w_j`` of ε when every statistic is pure, of ρ otherwise (a pure
   statistic then gets ``ε_i = √(2ρ_i)``, the ε whose zCDP is ρ_i), scaled so that the total is the plan's.
 
@@ -51,7 +53,8 @@ with probability at least the confidence. A mean's error is at the declared plan
 clipped mean put at the bound of largest magnitude, where the noisy count costs most (conservative for any data of
 that size); with a declared public n the mean is the noisy sum over that n. A quantile's error is a bound on the
 rank shortfall (in records, :meth:`~dpcore.quantiles.ExponentialQuantile.shortfall_bound`), given the declared
-resolution of the values. The expected errors include the lattice's noise inflation (at most a few parts in 10³).
+resolution of the values. The expected errors include the lattice's noise inflation (at most 2⁻⁹ for Laplace; for a
+Gaussian bounded by ``g·σ_g/σ``).
 
 References
 ----------
