@@ -1,4 +1,4 @@
-"""DuckDB, the embedded engine: a configured connection.
+"""DuckDB, the embedded engine: a configured connection, and the aggregates of :mod:`explorer.engine.aggregates` in SQL.
 
 Every connection is in memory and private to its caller (nothing per user at module level); it never downloads an
 extension (Parquet and JSON are built into the wheel), uses at most two threads and a bounded amount of memory.
@@ -7,8 +7,11 @@ extension (Parquet and JSON are built into the wheel), uses at most two threads 
 from __future__ import annotations
 
 import duckdb
+import pandas as pd
 
-__all__ = ["MEMORY_LIMIT", "THREADS", "connect"]
+from explorer.engine.aggregates import DUCKDB, Aggregate, finish
+
+__all__ = ["MEMORY_LIMIT", "THREADS", "aggregate", "connect"]
 
 #: Threads one connection may use (the shared server has two cores).
 THREADS = 2
@@ -34,3 +37,51 @@ def connect(*, threads: int = THREADS, memory_limit: str = MEMORY_LIMIT) -> duck
             "memory_limit": memory_limit,
         }
     )
+
+
+def _source_sql(source) -> str:
+    """A FROM item for a Parquet or CSV path (DuckDB reads it where it lies, streaming)."""
+    path = str(source)
+    literal = "'" + path.replace("'", "''") + "'"
+    if path.endswith((".parquet", ".pq")):
+        return f"read_parquet({literal})"
+    return f"read_csv({literal})"
+
+
+def aggregate(query: Aggregate, source, *, con: duckdb.DuckDBPyConnection | None = None) -> pd.DataFrame:
+    """The exact aggregate of ``query`` over ``source``, on its declared domain (:func:`~explorer.engine.aggregates.finish`).
+
+    Parameters
+    ----------
+    query : Aggregate
+    source : pandas.DataFrame, str or os.PathLike
+        A frame, or the path of a Parquet file (``.parquet``) or a CSV file read by DuckDB's sniffer (for files
+        opened by path on a local install; uploads go through :mod:`explorer.csv_reader`).
+    con : duckdb connection, optional
+        A connection to use (a new one by default, closed after).
+
+    Raises
+    ------
+    ValueError
+        A row without a person identifier (one sentence).
+    """
+    own = con is None
+    con = connect() if own else con
+    try:
+        if isinstance(source, pd.DataFrame):
+            con.register("dpx_source", source)
+        else:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW dpx_source AS SELECT * FROM {_source_sql(source)}")
+        check = query.missing_persons_sql("dpx_source", DUCKDB)
+        if check is not None:
+            missing = con.execute(check).fetchone()[0]
+            if missing:
+                raise ValueError(
+                    f"person must name a person on every row, got {missing:,} row(s) without one "
+                    "(drop those rows, or give each its own identifier, before bounding)"
+                )
+        found = con.execute(query.sql("dpx_source", DUCKDB)).df()
+    finally:
+        if own:
+            con.close()
+    return finish(query, found)

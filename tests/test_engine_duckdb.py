@@ -1,0 +1,169 @@
+"""Tests for explorer.engine (aggregates, duckdb_engine): SQL aggregates against dpcore's numpy/pandas implementations.
+
+Exact where the answer does not depend on the sampling (record-level queries, bounds that bind no one, counts that
+every uniform sample gives alike); Monte-Carlo, within sampling error, for the sampling itself (each row kept with
+probability m / n, every subset equally likely), beside dpcore's sampler on the same table.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore.contributions import ContributionBounds, bound_contributions
+from explorer.engine import aggregates as agg
+from explorer.engine import duckdb_engine
+
+KEYS = ["a", "b", "c", "d"]
+
+
+def _table(seed: int, rows: int = 300, persons: int = 40) -> pd.DataFrame:
+    """A small table of hidden shape: persons with 1 to many rows, keys (some undeclared, some missing), values on a
+    grid of quarters (some missing), so that sums are exact in any order."""
+    rng = np.random.default_rng(seed)
+    weights = rng.pareto(1.2, persons) + 0.1
+    person = rng.choice(persons, rows, p=weights / weights.sum())
+    key = rng.choice([*KEYS, "zz"], rows).astype(object)
+    key[rng.random(rows) < 0.05] = None
+    value = np.round(rng.normal(2.0, 3.0, rows) * 4) / 4
+    value[rng.random(rows) < 0.05] = np.nan
+    return pd.DataFrame({"pid": person, "key": key, "value": value})
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_record_level_aggregates_equal_numpy(seed):
+    t = _table(seed)
+    assert duckdb_engine.aggregate(agg.count(), t)["rows"].tolist() == [len(t)]
+    got = duckdb_engine.aggregate(agg.clipped_sum("value", -1.0, 4.5), t)
+    present = t["value"].dropna()
+    assert got["rows"].tolist() == [len(present)]
+    assert got["total"].iloc[0] == np.clip(present, -1.0, 4.5).sum()  # quarters: exact in any order
+    hist = duckdb_engine.aggregate(agg.histogram("key", ["d", "a", "nowhere"]), t)
+    assert hist["key"].tolist() == ["d", "a", "nowhere"]  # the declared domain, in its order, zeros included
+    assert hist["rows"].tolist() == [int((t["key"] == "d").sum()), int((t["key"] == "a").sum()), 0]
+    groups = duckdb_engine.aggregate(agg.group_by("key", KEYS, "value", 0.0, 3.0), t)
+    for k, rows, total in zip(KEYS, groups["rows"], groups["total"]):
+        rows_k = t[(t["key"] == k) & t["value"].notna()]
+        assert rows == len(rows_k) and total == np.clip(rows_k["value"], 0.0, 3.0).sum()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bounds_that_bind_no_one_keep_every_row_as_dpcore_does(seed):
+    t = _table(seed).dropna(subset=["key"])
+    t = t[t["key"] != "zz"]
+    most_rows = int(t.groupby(["pid", "key"]).size().max())
+    most_keys = int(t.groupby("pid")["key"].nunique().max())
+    bounds = ContributionBounds(max_groups=most_keys, max_rows_per_group=most_rows, max_rows=len(t))
+    kept = bound_contributions(t["pid"].to_numpy(), seed, bounds=bounds, groups=t["key"].to_numpy())
+    assert kept.rows_dropped == 0
+    got = duckdb_engine.aggregate(agg.histogram("key", KEYS, person="pid", bounds=bounds, seed=seed), t)
+    assert got["rows"].tolist() == [int((t["key"] == k).sum()) for k in KEYS]
+    labels = list(kept.group_labels)
+    assert got["persons"].tolist() == [int(kept.distinct[labels.index(k)]) for k in KEYS]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_binding_bounds_keep_what_every_uniform_sample_keeps(seed):
+    # how many rows survive does not depend on which are drawn: min(n_p, m) per person ungrouped; with L0 at least
+    # every person's number of keys, min(n_pk, L∞) per person and key; dpcore's sampler gives the same counts
+    t = _table(seed)
+    m = 3
+    ungrouped = ContributionBounds(max_rows=m)
+    got = duckdb_engine.aggregate(agg.count(person="pid", bounds=ungrouped, seed=seed), t)
+    want = int(np.minimum(t.groupby("pid").size(), m).sum())
+    assert (
+        got["rows"].tolist() == [want] == [bound_contributions(t["pid"].to_numpy(), seed, bounds=ungrouped).rows_kept]
+    )
+    assert got["persons"].tolist() == [t["pid"].nunique()]
+    declared = t[t["key"].isin(KEYS)]
+    bounds = ContributionBounds(max_groups=len(KEYS), max_rows_per_group=2)
+    got = duckdb_engine.aggregate(agg.histogram("key", KEYS, person="pid", bounds=bounds, seed=seed), t)
+    per_pair = np.minimum(declared.groupby(["key", "pid"]).size(), 2).groupby(level=0).sum()
+    assert got["rows"].tolist() == [int(per_pair.get(k, 0)) for k in KEYS]
+    kept = bound_contributions(declared["pid"].to_numpy(), seed, bounds=bounds, groups=declared["key"].to_numpy())
+    codes = kept.group_codes[kept.kept]
+    assert got["rows"].tolist() == [int((kept.group_labels[codes] == k).sum()) for k in KEYS]
+
+
+def _bits(total: float, n: int) -> tuple[int, ...]:
+    """The rows (values 2^i) whose sum is ``total``."""
+    return tuple(i for i in range(n) if int(total) >> i & 1)
+
+
+def test_row_sampling_is_uniform_like_dpcores():
+    # 3,000 persons with the same 5 rows (values 1, 2, 4, 8, 16), m = 2: each person's clipped sum names the rows it
+    # kept. Each of the 10 subsets must come up with probability 1/10 within 4.5 standard errors, for the SQL sampler
+    # (one seed; the persons' samples are independent) and for dpcore's
+    persons, n, m = 3_000, 5, 2
+    t = pd.DataFrame({"pid": np.repeat(np.arange(persons), n), "value": np.tile(2.0 ** np.arange(n), persons)})
+    t["key"] = t["pid"].astype(str)
+    domain = [str(p) for p in range(persons)]
+    bounds = ContributionBounds(max_groups=1, max_rows_per_group=m)
+    got = duckdb_engine.aggregate(agg.group_by("key", domain, "value", 0, 16, person="pid", bounds=bounds, seed=11), t)
+    sql_subsets = pd.Series([_bits(x, n) for x in got["total"]]).value_counts()
+    kept = bound_contributions(t["pid"].to_numpy(), np.random.default_rng(11), bounds=ContributionBounds(max_rows=m))
+    dp_subsets = pd.Series([_bits(x, n) for x in (t["value"] * kept.kept).groupby(t["pid"]).sum()]).value_counts()
+    p = 1 / math.comb(n, m)
+    se = math.sqrt(p * (1 - p) / persons)
+    for subsets in (sql_subsets, dp_subsets):
+        assert len(subsets) == math.comb(n, m) and all(len(s) == m for s in subsets.index)
+        assert np.all(np.abs(subsets.to_numpy() / persons - p) < 4.5 * se), subsets
+
+
+def test_key_sampling_is_uniform_like_dpcores():
+    # 2,000 persons with one row in each of 4 keys, L0 = 1: each key keeps a person with probability 1/4
+    persons = 2_000
+    t = pd.DataFrame({"pid": np.repeat(np.arange(persons), 4), "key": np.tile(KEYS, persons)})
+    bounds = ContributionBounds(max_groups=1, max_rows_per_group=1)
+    got = duckdb_engine.aggregate(agg.histogram("key", KEYS, person="pid", bounds=bounds, seed=3), t)
+    kept = bound_contributions(t["pid"].to_numpy(), np.random.default_rng(3), bounds=bounds, groups=t["key"].to_numpy())
+    se = math.sqrt(0.25 * 0.75 / persons)
+    assert got["rows"].sum() == persons == kept.rows_kept and got["persons"].tolist() == got["rows"].tolist()
+    assert np.all(np.abs(got["rows"].to_numpy() / persons - 0.25) < 4.5 * se), got
+    assert np.all(np.abs(kept.distinct / persons - 0.25) < 4.5 * se), kept.distinct
+
+
+def test_the_seed_decides_the_sample_and_the_same_seed_repeats_it():
+    t = _table(1)
+    bounds = ContributionBounds(max_groups=1, max_rows_per_group=1)
+    runs = [
+        duckdb_engine.aggregate(agg.group_by("key", KEYS, "value", -5, 5, person="pid", bounds=bounds, seed=s), t)
+        for s in (1, 1, 2)
+    ]
+    pd.testing.assert_frame_equal(runs[0], runs[1])
+    assert not runs[0].equals(runs[2])
+
+
+def test_files_by_path_give_the_same_aggregates(tmp_path):
+    t = _table(2)
+    t.to_parquet(tmp_path / "t.parquet")
+    t.to_csv(tmp_path / "t.csv", index=False)
+    bounds = ContributionBounds(max_groups=2, max_rows_per_group=2)
+    query = agg.group_by("key", KEYS, "value", -2, 6, person="pid", bounds=bounds, seed=5)
+    want = duckdb_engine.aggregate(query, t)
+    pd.testing.assert_frame_equal(duckdb_engine.aggregate(query, tmp_path / "t.parquet"), want)
+    pd.testing.assert_frame_equal(duckdb_engine.aggregate(query, str(tmp_path / "t.csv")), want)
+
+
+def test_bad_queries_get_one_sentence():
+    t = pd.DataFrame({"pid": [1.0, None], "value": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="person must name a person on every row, got 1 row"):
+        duckdb_engine.aggregate(agg.count(person="pid", bounds=ContributionBounds()), t)
+    with pytest.raises(ValueError, match="lower and upper must be finite"):
+        agg.clipped_sum("value", 2, 1)
+    with pytest.raises(ValueError, match="person and bounds must be given together"):
+        agg.count(person="pid")
+    with pytest.raises(ValueError, match="domain must be non-empty distinct keys"):
+        agg.histogram("key", ["a", "a"])
+
+
+def test_hostile_names_and_keys_are_quoted_not_run():
+    t = pd.DataFrame({"we\"ird'; DROP": ["x'); --", "b", "x'); --"], "pid": [1, 2, 3]})
+    got = duckdb_engine.aggregate(
+        agg.histogram("we\"ird'; DROP", ["x'); --", "b"], person="pid", bounds=ContributionBounds()), t
+    )
+    assert got["rows"].tolist() == [2, 1]
+    assert agg.SPARK.literal("x\\'); --") == "'x\\\\\\'); --'"  # Spark reads backslash escapes in literals
