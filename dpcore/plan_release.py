@@ -260,11 +260,14 @@ class PlanRelease:
 def rounding_step(share: Share) -> float | None:
     """The step a published number is rounded to: a power of ten at most a tenth of its expected error.
 
-    Digits far below the noise carry nothing but noise; rounding is post-processing (free). None for a quantile
-    (already on its grid) or when no expected error is known.
+    Digits far below the noise carry nothing but noise; rounding is post-processing (free). A quantile is rounded to
+    the power of ten at most its declared resolution (None without one: it stays on its grid).
     """
     err = share.expected_error
-    if share.statistic.kind == "quantile" or err is None or not err > 0:
+    if share.statistic.kind == "quantile":  # its error is in ranks: round to the declared resolution of the values
+        res = share.statistic.resolution
+        return None if res is None else 10.0 ** math.floor(math.log10(res))
+    if err is None or not err > 0:
         return None
     return 10.0 ** (math.floor(math.log10(err)) - 1)
 

@@ -213,11 +213,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
                     s["delta"],
                     s["rho"],
                     "; ".join(s["noise"]),
-                    s["expected_error"]
-                    if s["error_unit"] != "ranks"
-                    else f"{s['expected_error']:.6g} ranks"
-                    if s["expected_error"] is not None
-                    else None,
+                    _error_words(s),
                     s["target"],
                 )
                 for s in report["statistics"]
