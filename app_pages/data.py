@@ -64,8 +64,8 @@ def show_profile() -> None:
             "distinct": st.column_config.NumberColumn("distinct", width=65),
             "min": st.column_config.TextColumn("min", width=60),
             "max": st.column_config.TextColumn("max", width=60),
-            "top_values": st.column_config.TextColumn("top values", width=265),
-            "fits": st.column_config.TextColumn("fits", width=200),
+            "top_values": st.column_config.TextColumn("top values", width=245),
+            "fits": st.column_config.TextColumn("fits", width=220),
             "note": st.column_config.TextColumn("note", width="medium"),
         },
     )

@@ -49,10 +49,11 @@ import numpy as np
 
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace
+from dpcore.limits import MAX_ELEMENTS
 from dpcore.neighbours import REPLACE_ONE, NeighbouringRelation, check_relation
 from dpcore.randomized_response import GRR
 from dpcore.staircase import Staircase
-from dpcore.unary_encoding import OUE, SUE
+from dpcore.unary_encoding import OUE, SUE, UnaryEncoding
 from dpcore.validation import check_category_values, check_delta, check_int, check_probability
 
 __all__ = ["Counts", "Family", "FAMILIES", "family", "central", "local", "keys", "labelled", "lowest_variance_local"]
@@ -357,15 +358,24 @@ def local() -> tuple[Family, ...]:
     return tuple(FAMILIES[k] for k in keys(LOCAL))
 
 
-def lowest_variance_local(epsilon: float, k: int) -> Family:
+def lowest_variance_local(epsilon: float, k: int, reports: int | None = None) -> Family:
     """The local family whose estimate of a rare value's count has the smallest variance at ``epsilon`` for ``k`` values.
 
     Every oracle's estimate of a value held by nobody has variance ``n q(1 − q)/(p − q)²`` (Wang et al. 2017), the
     variance rare values pay; the families are compared on it with n = 1, a common factor. GRR wins exactly when
     ``epsilon > GRR.grr_crossover_epsilon(k)`` (every ε for k ≤ 5), OUE below it, SUE never; a tie goes to the first
-    family of the registry.
+    family of the registry. With ``reports``, only the families whose ``reports`` reports dpcore draws are compared (a
+    unary encoding's reports are ``reports × k`` bits, at most :data:`~dpcore.limits.MAX_ELEMENTS`; GRR's one value
+    each fits any upload; when none fits, every family is compared).
     """
     k = check_int(k, "k", minimum=2)
     rare = np.zeros(k, dtype=np.int64)
     rare[0] = 1  # one report, of another value than the one compared
-    return min(local(), key=lambda f: float(f.counts(epsilon, k).std(rare)[1]))
+    offered = [f for f in local() if reports is None or _draws(f.counts(epsilon, k).mechanism, reports)] or local()
+    return min(offered, key=lambda f: float(f.counts(epsilon, k).std(rare)[1]))
+
+
+def _draws(oracle, reports: int) -> bool:
+    """Whether dpcore draws ``reports`` reports of ``oracle`` (its perturbation's array within MAX_ELEMENTS)."""
+    reports = check_int(reports, "reports", minimum=0)
+    return reports * (oracle.k if isinstance(oracle, UnaryEncoding) else 1) <= MAX_ELEMENTS

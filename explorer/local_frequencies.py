@@ -46,14 +46,22 @@ def _picked(best: str) -> None:
     st.session_state[CHOSEN] = _key(st.session_state.get(MECHANISM)) != best
 
 
-def mechanism_picker(k: int, eps: float) -> Family:
-    """The oracle picker, preselecting the oracle whose rare counts vary least at this ε and k
-    (:func:`dpcore.families.lowest_variance_local`, what "Which oracle, at which ε?" says below).
+def mechanism_picker(k: int, n: int, eps: float) -> Family:
+    """The oracle picker, preselecting the oracle whose rare counts vary least at this ε and k among those whose
+    reports of the column's n people dpcore draws (:func:`dpcore.families.lowest_variance_local`, what "Which oracle,
+    at which ε?" says below).
 
     The preselection is the picker's default, so a link leaves it out and reproduces it from its column and ε; until
     the user picks another oracle it follows the column and ε. A link naming another oracle counts as its choice.
     """
-    best = families.lowest_variance_local(eps, k)
+    best = families.lowest_variance_local(eps, k, reports=n)
+    anyway = families.lowest_variance_local(eps, k)
+    why = (
+        f"{best.name}, the smallest variance of a rare count here (see “Which oracle, at which ε?”)"
+        if best is anyway
+        else f"{best.name}: {anyway.name} would vary less, but its reports of {n:,} people are more than this page "
+        "simulates"
+    )
     options = list(families.local())
     if CHOSEN not in st.session_state:  # the first draw in this session: a link's oracle is the sender's choice
         linked = st.query_params.get(MECHANISM)
@@ -66,7 +74,7 @@ def mechanism_picker(k: int, eps: float) -> Family:
         MECHANISM,
         "All three are ε-LDP. GRR: k-ary randomized response, one value per report. SUE: basic RAPPOR, "
         "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values. "
-        f"Preselected: {best.name}, the smallest variance of a rare count here (see “Which oracle, at which ε?”).",
+        f"Preselected: {why}.",
         format_func=_name,
         index=options.index(best),
         on_change=_picked,
@@ -91,7 +99,7 @@ def frequencies_view() -> None:
     with c3:
         eps = widgets.epsilon_slider("ldp_epsilon")
     with c2:
-        family = mechanism_picker(len(labels), eps)
+        family = mechanism_picker(len(labels), codes.size, eps)
     kind = family.name
     st.caption(domains.FROM_THE_DATA)
     if note:

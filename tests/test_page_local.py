@@ -179,3 +179,15 @@ def test_a_link_naming_another_oracle_keeps_it():
     assert not [i.value for i in at.info if i.value.startswith("The link")]  # the link's value was taken
     at.select_slider(key="ldp_epsilon").set_value(0.5).run()
     assert _picker(at) == "GRR"
+
+
+def test_dpcore_leaves_out_an_oracle_whose_reports_it_does_not_draw():
+    # OUE's reports are n × k bits: beyond MAX_ELEMENTS (the heavy upload's 10^6 rows × 50 values) GRR is preselected
+    from dpcore.limits import MAX_ELEMENTS
+
+    k = 50
+    fits = MAX_ELEMENTS // k
+    assert families.lowest_variance_local(1.0, k).name == "OUE"
+    assert families.lowest_variance_local(1.0, k, reports=fits).name == "OUE"
+    assert families.lowest_variance_local(1.0, k, reports=fits + 1).name == "GRR"
+    assert families.lowest_variance_local(1.0, k, reports=10 * MAX_ELEMENTS).name == "OUE"  # nothing fits: all compared
