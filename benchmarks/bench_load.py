@@ -221,12 +221,10 @@ def _drawn(element, which: str) -> tuple[str, object] | None:
         return None
     if not w.set_value:
         return w.query_param_key, None
-    if which == "slider":
-        value = (
-            w.options[int(w.value[0])]
-            if w.options and len(w.value) == 1
-            else (w.value[0] if len(w.value) == 1 else tuple(w.value))
-        )
+    if which == "slider" and w.options:  # a select slider sends the option's label back (raw_value)
+        value = w.raw_value[0] if len(w.raw_value) == 1 else tuple(w.raw_value)
+    elif which == "slider":
+        value = w.value[0] if len(w.value) == 1 else tuple(w.value)
     elif which == "button_group":
         value = w.raw_values[0] if len(w.raw_values) else None
     elif which in ("selectbox", "radio"):

@@ -39,7 +39,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "data.md": ("census demo", "UCI Adult"),
     "app.md": ("local |", "accountant |", "learning, every ε new", "learning · DP-SGD"),
     "browser.md": ("First chart page", "The same page, warm", "A new session landing"),
-    "load.md": ("protocol clients, 5 pages",),
+    "load.md": ("8 people walking",),
     "memory.md": (
         "baseline (after every page ran once)",
         "peak while the sessions ran",
