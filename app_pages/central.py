@@ -9,7 +9,8 @@ query is computed, so a slider move stays fast.
 This script keeps what the views share on screen (the noise, ε and δ, laid out by each view in its own
 row) and the switch between the views. Each view lays itself out in its own module of the app package:
 ``explorer.central_numeric`` (count, sum, mean, histogram of a numeric column), ``explorer.central_counts``
-(a count where a condition holds, the counts of categories), ``explorer.central_mode`` (the most common
+(a count where one or two conditions hold, the counts of categories), ``explorer.central_tables`` (a two-way
+table, counts per year or month of a column of dates), ``explorer.central_mode`` (the most common
 value); their shared pieces, with the table of queries, are in ``explorer.central_layout``, and their
 Publish sections in ``explorer.central_publish``.
 """
@@ -18,7 +19,7 @@ import streamlit as st
 
 from dpcore import families
 from dpcore.families import Family
-from explorer import central_counts, central_mode, central_numeric, central_quantile, frame, widgets
+from explorer import central_counts, central_mode, central_numeric, central_quantile, central_tables, frame, widgets
 
 #: The switch between the views: each query, by the label a link carries, to the view that lays it out.
 VIEWS = {
@@ -26,6 +27,8 @@ VIEWS = {
     "Quantile": central_quantile.view,
     "Count where…": central_counts.condition_view,
     "Category counts": central_counts.categories_view,
+    "Two-way table": central_tables.two_way_view,
+    "Per year or month": central_tables.periods_view,
     "Most common value": central_mode.view,
 }
 

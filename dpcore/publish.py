@@ -55,6 +55,7 @@ from dpcore.queries import (
     dp_histogram,
     dp_mean,
     dp_sum,
+    dp_two_way_table,
     mean_epsilon_for_accuracy,
 )
 from dpcore.randomness import Randomness, SecureGenerator
@@ -72,6 +73,7 @@ __all__ = [
     "publish_histogram",
     "publish_count_matching",
     "publish_category_counts",
+    "publish_two_way_table",
     "publish_most_common",
     "LOCAL_ORACLES",
     "publish_local_counts",
@@ -281,6 +283,35 @@ def publish_category_counts(codes, domain, epsilon, *, other=False, mechanism="l
     codes = check_category_values(codes, len(labels), "codes")
     result = dp_category_counts(codes, len(labels), epsilon, _unused_generator(), mechanism=mechanism, delta=delta)
     return publish(result, labels=labels, public=_domain_facts(domain, other))
+
+
+def publish_two_way_table(
+    row_codes, column_codes, row_domain, column_domain, epsilon, *, other=False, mechanism="laplace", delta=None
+) -> Release:
+    """Publish the count of every pair of two declared domains (a cross-tab; absent pairs as noisy zeros).
+
+    A histogram over the product of the domains (:func:`~dpcore.queries.dp_two_way_table`: each cell the noise of
+    one count, add/remove one record). ``row_codes`` and ``column_codes`` index their domains, aligned, with
+    ``len(domain)`` meaning "(other)" when ``other`` is declared; the cells are labelled ``"row × column"``, row by
+    row, from the declared lists alone.
+    """
+    rows, columns = tuple(str(d) for d in row_domain), tuple(str(d) for d in column_domain)
+    if not rows or not columns:
+        raise ValueError("both domains must list at least one category, got none")
+    if other:
+        rows, columns = (*rows, OTHER), (*columns, OTHER)
+    shape = (len(rows), len(columns))
+    result = dp_two_way_table(
+        row_codes, column_codes, shape, epsilon, _unused_generator(), mechanism=mechanism, delta=delta
+    )
+    rule = f"values outside them counted in {OTHER}" if other else "rows with a value outside them left out"
+    facts = (
+        PublicFact("row categories", ", ".join(rows[: len(rows) - other]), "declared"),
+        PublicFact("column categories", ", ".join(columns[: len(columns) - other]), "declared"),
+        PublicFact("outside the domains", rule, "fixed"),
+    )
+    labels = tuple(f"{r} × {c}" for r in rows for c in columns)
+    return publish(result, labels=labels, public=facts, query="two-way table")
 
 
 def publish_most_common(codes, domain, epsilon) -> Release:

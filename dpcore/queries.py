@@ -4,12 +4,16 @@ Neighbouring relation: **add/remove one record** (unbounded DP) throughout,
 :data:`RELATION`; the sensitivities come from it (:mod:`dpcore.neighbours`):
 
 * count, and count of the rows satisfying a condition decided by each row
-  alone (:func:`dp_count_matching`): 1;
+  alone (:func:`dp_count_matching`), or several conditions at once
+  (:func:`dp_count_matching_all`: a conjunction of per-row conditions is one): 1;
 * sum of values clipped to ``[lower, upper]``: ``max(|lower|, |upper|)``;
 * histogram: one record changes one bin by one, so the vector of counts has L1
   and L2 sensitivity 1 and each bin gets the noise of a single count (parallel
   composition: the bins are disjoint); the counts of the categories of a
-  categorical column (:func:`dp_category_counts`) are such a histogram;
+  categorical column (:func:`dp_category_counts`) are such a histogram, and so
+  is a two-way table (:func:`dp_two_way_table`), a histogram over the product
+  of two declared domains: L1 sensitivity 1 under add/remove one record, 2
+  under replace-one (:func:`two_way_table_sensitivity`);
 * mean: not released directly, but as noisy clipped sum over noisy count, the
   budget split between the two (:func:`split_mean_budget`; sequential
   composition) and the ratio being post-processing.
@@ -71,6 +75,9 @@ __all__ = [
     "dp_histogram",
     "dp_count_matching",
     "dp_category_counts",
+    "dp_count_matching_all",
+    "dp_two_way_table",
+    "two_way_table_sensitivity",
     "noise_mechanism",
     "clipped_sum_sensitivity",
     "split_mean_budget",
@@ -833,3 +840,110 @@ def dp_category_counts(
     noise = _histogram_noise(epsilon, mechanism, delta)
     true = np.bincount(arr, minlength=k).astype(np.float64)
     return QueryResult("category_counts", true, noise.simulate(true, rng), noise, arr.size)
+
+
+def dp_count_matching_all(
+    masks, epsilon: float, rng, *, mechanism: str = "laplace", delta: float | None = None
+) -> QueryResult:
+    """Noisy number of rows satisfying every one of several conditions ("age ≥ 50 and sex is Female").
+
+    The conjunction of conditions each decided by the row alone is itself decided by the row alone, so the
+    count is a counting query: sensitivity 1 under add/remove one record (and under replace-one)
+    (:attr:`~dpcore.neighbours.NeighbouringRelation.counting_query_sensitivity`; Dwork & Roth 2014,
+    Definition 3.1 and Section 3.3). It is :func:`dp_count_matching` of the rows' logical AND: one release, one
+    noise, one charge, whatever the number of conditions.
+
+    Parameters
+    ----------
+    masks : sequence of array_like of bool, each of shape (n,)
+        One mask per condition, all of the same length, at least one.
+    epsilon, rng, mechanism, delta
+        As in :func:`dp_count_matching`.
+
+    Examples
+    --------
+    >>> dp_count_matching_all([[True, True, False], [True, False, False]], 1.0, 0).true_value
+    1.0
+    """
+    if isinstance(masks, np.ndarray) and masks.ndim == 1:
+        masks = [masks]
+    arrays = [_check_mask(m) for m in masks]
+    if not arrays:
+        raise ValueError("masks must hold at least one condition, got none")
+    if len({a.size for a in arrays}) != 1:
+        raise ValueError(f"masks must all have one entry per row, got lengths {sorted({a.size for a in arrays})}")
+    return dp_count_matching(np.logical_and.reduce(arrays), epsilon, rng, mechanism=mechanism, delta=delta)
+
+
+def two_way_table_sensitivity(norm: str = "l1", relation=RELATION) -> float:
+    """Sensitivity of a two-way table (the counts of every pair of two declared domains) in ``norm``.
+
+    The cells of the product domain are disjoint: one record falls in exactly one cell (or in none, when a value
+    lies outside its declared domain). Adding or removing it moves one cell by 1 (L1 = L2 = 1); replacing it moves
+    at most two cells by 1 (L1 = 2, L2 = √2). It is the histogram's sensitivity
+    (:attr:`~dpcore.neighbours.NeighbouringRelation.histogram_l1_sensitivity`; Dwork & Roth 2014, Section 3.3,
+    "histogram queries"; Definition 2.4 for histograms at ℓ1 distance 1).
+
+    Parameters
+    ----------
+    norm : {"l1", "l2"}
+    relation : NeighbouringRelation, default :data:`RELATION`
+
+    >>> from dpcore.neighbours import REPLACE_ONE
+    >>> two_way_table_sensitivity(), two_way_table_sensitivity("l1", REPLACE_ONE)
+    (1.0, 2.0)
+    """
+    norm = check_choice(norm, "norm", ("l1", "l2"))
+    return relation.histogram_l1_sensitivity if norm == "l1" else relation.histogram_l2_sensitivity
+
+
+def dp_two_way_table(
+    row_codes,
+    column_codes,
+    shape: tuple[int, int],
+    epsilon: float,
+    rng,
+    *,
+    mechanism: str = "laplace",
+    delta: float | None = None,
+) -> QueryResult:
+    """Noisy count of every pair of two categorical columns (a cross-tab), each cell with the full ε.
+
+    A histogram over the product of the two domains (:func:`two_way_table_sensitivity`: L1 and L2 sensitivity 1
+    under add/remove one record), so every cell gets the noise of a single count (parallel composition over
+    disjoint cells; Dwork & Roth 2014, Section 3.3). Both domains must be fixed without looking at the data:
+    a cell nobody holds is released as a noisy zero, and no cell is ever dropped for being empty.
+
+    Parameters
+    ----------
+    row_codes, column_codes : array_like of int, shape (n,)
+        Each row's index in the first and in the second domain (``[0, rows)``, ``[0, columns)``), aligned.
+    shape : (int, int)
+        ``(rows, columns)``: the sizes of the two domains, each at least 1, their product at most the limit of
+        categories.
+    epsilon, rng, mechanism, delta
+        As in :func:`dp_category_counts`.
+
+    Returns
+    -------
+    QueryResult
+        ``query == "two_way_table"``; ``true_value`` and ``noisy_value`` of shape ``(rows · columns,)``, row-major:
+        cell ``(i, j)`` at ``i · columns + j``.
+
+    Examples
+    --------
+    >>> dp_two_way_table([0, 1, 1], [1, 0, 0], (2, 2), 1.0, 0).true_value.tolist()
+    [0.0, 1.0, 2.0, 0.0]
+    """
+    if len(shape) != 2:
+        raise ValueError(f"shape must be (rows, columns), got {shape!r}")
+    rows = check_int(shape[0], "shape[0]", minimum=1, maximum=MAX_CATEGORIES)
+    columns = check_int(shape[1], "shape[1]", minimum=1, maximum=MAX_CATEGORIES)
+    cells = check_int(rows * columns, "rows × columns", minimum=1, maximum=MAX_CATEGORIES)
+    r = check_category_values(row_codes, rows, "row_codes")
+    c = check_category_values(column_codes, columns, "column_codes")
+    if r.size != c.size:
+        raise ValueError(f"row_codes and column_codes must have one entry per row each, got {r.size} and {c.size}")
+    noise = _histogram_noise(epsilon, mechanism, delta)
+    true = np.bincount(r * columns + c, minlength=cells).astype(np.float64)
+    return QueryResult("two_way_table", true, noise.simulate(true, rng), noise, r.size)

@@ -92,7 +92,7 @@ def record_release(
             "and start a new ledger on the Accountant page to record more."
         )
         return
-    st.toast(f"Recorded: {md(label)}")
+    st.toast(f"Recorded: {md(label if isinstance(label, str) else '; '.join(label))}")
 
 
 def ledger_summary() -> None:

@@ -32,7 +32,7 @@ from dpcore import (
 )
 from dpcore.families import Family
 from dpcore.lattice import lattice_mechanism
-from dpcore.queries import mean_epsilon_for_accuracy
+from dpcore.queries import dp_two_way_table, mean_epsilon_for_accuracy
 from dpcore.simulation import simulated
 from explorer import budget, cache, charts, export, state, widgets
 from explorer.export import to_safe_csv
@@ -41,11 +41,13 @@ from explorer.markup import number, power_of_two
 __all__ = [
     "CONFIDENCE",
     "EPS_GRID",
+    "REFERENCE_EPSILON",
     "SALT",
     "Query",
     "QUERIES",
     "simulated_release",
     "compared_releases",
+    "reference_release",
     "error_curves",
     "accuracy_popover",
     "show_release",
@@ -55,6 +57,9 @@ __all__ = [
 CONFIDENCE = 0.95
 EPS_GRID = np.array(widgets.EPSILON_GRID)  # the slider's own values, so the current ε is a point of every curve
 SALT = "central"
+#: The ε of the error histogram's faint reference law, which also fixes its x-axis (±its 99% error), so that a move
+#: of the slider widens or narrows the histogram instead of only relabelling the axis.
+REFERENCE_EPSILON = 0.5
 #: The two families the comparison sets side by side: pure ε-DP against (ε, δ)-DP, with the Gaussian's classic σ.
 LAPLACE, GAUSSIAN = families.family("laplace"), families.family("gaussian")
 
@@ -79,6 +84,7 @@ class Query:
     plan: Callable | None = None  # the inverse of an error with no closed form, on the data (Monte Carlo)
     audit: Callable[[Family], str] | None = None  # its audit in dpcore.audit.CATALOGUE, for a family
     publish: Callable | None = None
+    parts: tuple[str, ...] = ()  # a ratio's releases in words, one per noise (the teaching ledger's rows)
 
     def noises(self, result) -> tuple:
         """The noise of each release the answer is made of (a mean's sum and count)."""
@@ -119,6 +125,7 @@ QUERIES: dict[str, Query] = {
             ("lower", "upper", "split"),
             ratio=True,
             plan=_mean_plan,
+            parts=("noisy sum", "noisy count"),
             audit=lambda f: f"{f.key}_mean",
             publish=lambda v, e, lower, upper, split, **kw: publish.publish_mean(v, lower, upper, e, split=split, **kw),
         ),
@@ -150,6 +157,20 @@ QUERIES: dict[str, Query] = {
             ("k",),
             unit="category",
         ),
+        Query(
+            "two_way_table",
+            "Two-way table",
+            lambda pair, e, rng, shape, **kw: dp_two_way_table(pair[0], pair[1], shape, e, rng, **kw),
+            ("shape",),
+            unit="cell",
+        ),
+        Query(
+            "period_counts",
+            "Per year or month",
+            lambda codes, e, rng, k, **kw: dp_category_counts(codes, k, e, rng, **kw),
+            ("k",),
+            unit="period",
+        ),
     )
 }
 
@@ -174,6 +195,11 @@ def compared_releases(q: Query, family: Family, result, data, epsilon, delta, **
         f: result if f == family else q.draw(data, epsilon, 0, mechanism=f.key, delta=f.delta(delta), **settings)
         for f in shown
     }
+
+
+def reference_release(q: Query, family: Family, data, delta, **settings):
+    """The same query and noise at :data:`REFERENCE_EPSILON` (only its law is read: the histogram's fixed axis)."""
+    return q.draw(data, REFERENCE_EPSILON, 0, mechanism=family.key, delta=family.delta(delta), **settings)
 
 
 def error_curves(q: Query, compared: dict, data, delta, **settings) -> dict:
@@ -235,14 +261,22 @@ def accuracy_popover(q: Query, family: Family, delta, result, data=None, **setti
     widgets.epsilon_for_accuracy("cen", "cen_epsilon", solve, float(f"{bound:.2g}"), what, extra=extra)
 
 
-def show_release(q: Query, family: Family, column, result, code: str | None, labels=None) -> None:
+def show_release(
+    q: Query, family: Family, column, result, code: str | None, labels=None, reference=None, name=None, grid=None
+) -> None:
     """The simulated release beside the truth, its error distribution, its files and the teaching ledger's button.
 
-    ``code`` is the release's snippet (None for a family simulated here and not published: it has no snippet).
+    ``code`` is the release's snippet (None for a family simulated here and not published: it has no snippet);
+    ``reference`` the same query at :data:`REFERENCE_EPSILON` (:func:`reference_release`), whose law fixes the error
+    histogram's x-axis; ``name`` what the labels of a vector answer name (default: ``column``); ``grid`` the row and
+    column labels of a two-way table, shown as a table instead of bars.
+    Every noisy number shown or written is rounded by the one rule of :func:`explorer.export.rounded`.
     """
     noises = q.noises(result)
     mech = noises[0]
     bound = result.error_bound(CONFIDENCE)
+    std = result.approx_std if q.ratio else mech.std
+    shown = export.rounded(result.noisy_value, std, q.key)
     how = (
         "Monte Carlo over 10,000 simulated releases"
         if q.ratio
@@ -251,38 +285,33 @@ def show_release(q: Query, family: Family, column, result, code: str | None, lab
     if q.unit:
         edges = result.bin_edges  # a histogram's bins are labelled from its edges alone
         labels = list(publish.bin_labels(edges)) if edges is not None else labels
-        name = q.unit if edges is not None else column
-        st.plotly_chart(
-            charts.true_vs_noisy_bars(
-                labels,
-                result.true_value,
-                result.noisy_value,
-                bound,
-                f"{column}: true and noisy count per {q.unit} (bars: 95% error bound)",
-                mechanism=family.name,
-            ),
-            key="cen_bars",
-        )
+        name = q.unit if edges is not None else (name or column)
+        if grid is not None:
+            _two_way(grid, result.true_value, shown, bound)
+        else:
+            _bars(labels, result, shown, bound, column, q.unit, family)
         if edges is not None and (result.clipped_below or result.clipped_above):
             st.caption(
                 f"Clipping: {result.clipped_below:,} value(s) below {edges[0]:g} were counted in the first bin and "
                 f"{result.clipped_above:,} above {edges[-1]:g} in the last. The end bins always read 'below' and 'and "
                 "above', whatever the data, so no label tells whether anyone was clipped."
             )
-        release = pd.DataFrame({name: labels, "noisy count": result.noisy_value})
-        table = pd.DataFrame({name: labels, "true": result.true_value, "noisy": result.noisy_value})
+        release = pd.DataFrame({name: labels, "noisy count": shown})
+        table = pd.DataFrame({name: labels, "true": result.true_value, "noisy": shown})
     else:
         a, b, c = st.columns(3)
         a.metric("True answer", _num(result.true_value), help="Of the clipped values for a sum or mean.")
         b.metric(
             "Noisy answer (simulated, not private)",
-            _num(result.noisy_value),
-            f"{result.error:+,.4g}",
+            _num(shown),
+            f"{shown - result.true_value:+,.4g}",
             delta_color="off",
             delta_arrow="off",
+            help="Rounded to what the noise allows: a count to whole units, any other number to the largest power "
+            "of ten at most a tenth of the noise's standard deviation.",
         )
         c.metric("95% error bound", f"±{_num(bound)}")
-        release = pd.DataFrame({"query": [q.label.lower()], "column": [column], "noisy": [result.noisy_value]})
+        release = pd.DataFrame({"query": [q.label.lower()], "column": [column], "noisy": [shown]})
         table = release.assign(true=[result.true_value])
         if result.unclipped_value is not None:  # a sum or a mean of clipped values
             st.caption(
@@ -301,28 +330,12 @@ def show_release(q: Query, family: Family, column, result, code: str | None, lab
             f"{family.name} noise has no exact sampler on a lattice here, so it is simulated only and never published: "
             "this release and the simulations below use floating-point noise, and no snippet is offered."
         )
-    sims = result.simulate_errors(state.trials(), state.rng(SALT + "-sims"))
-    j = int(np.argmax(result.true_value)) if q.unit else None
-    errors = sims[:, j] if j is not None else sims
-    grid_x = np.linspace(errors.min(), errors.max(), 200)
     left, right = st.columns([1.6, 1])
-    left.plotly_chart(
-        charts.error_histogram(
-            errors,
-            grid_x,
-            result.approx_error_pdf(grid_x) if q.ratio else mech.pdf(grid_x),
-            f"Error of the {q.label.lower().rstrip('…').removesuffix(' where')}"
-            + (f" of {labels[j]}" if j is not None else "")
-            + f" over {state.trials():,} simulated releases",
-            density_name="first-order law" if q.ratio else "noise density",
-            mechanism=family.name,
-        ),
-        key="cen_hist",
-    )
+    errors = _error_histogram(q, family, result, left, labels, reference)
     right.metric("Empirical std of the error", _num(errors.std(ddof=1)))
     right.metric(
         "Theoretical std of the error",
-        _num(result.approx_std if q.ratio else mech.std),
+        _num(std),
         help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.",
     )
     slug = q.label.lower().replace(" ", "_").rstrip("…")
@@ -343,9 +356,85 @@ def show_release(q: Query, family: Family, column, result, code: str | None, lab
     if code is not None:
         right.download_button("Python snippet", code, file_name="central_snippet.py", mime="text/x-python")
     with right:
-        budget.record_release(
-            list(noises), label=f"{q.label} of {column}, {family.name} ε={result.epsilon:.3g}", key="cen"
+        what = f"{q.label.rstrip('…')} of {column}, {family.name} ε={result.epsilon:.4g}"
+        parts = [f"{what}: {part}" for part in q.parts] if q.parts else what  # a mean: one row per release, named
+        budget.record_release(list(noises), label=parts, key="cen")
+
+
+def _bars(labels, result, shown, bound, column, unit, family: Family) -> None:
+    st.plotly_chart(
+        charts.true_vs_noisy_bars(
+            labels,
+            result.true_value,
+            shown,
+            bound,
+            f"{column}: true and noisy count per {unit} (bars: 95% error bound)",
+            mechanism=family.name,
+        ),
+        key="cen_bars",
+    )
+
+
+def _two_way(grid, true, shown, bound) -> None:
+    """A two-way table's noisy counts as a table (rows × columns), the true ones beside them in the simulation."""
+    rows, columns = grid
+    shape = (len(rows), len(columns))
+    noisy = pd.DataFrame(np.reshape(shown, shape), index=list(rows), columns=list(columns))
+    exact = pd.DataFrame(np.reshape(true, shape), index=list(rows), columns=list(columns))
+    left, right = st.columns(2)
+    left.markdown("**Noisy counts (simulated, not private)**")
+    left.dataframe(noisy, key="cen_table_noisy")
+    right.markdown("**True counts**")
+    right.dataframe(exact, key="cen_table_true")
+    st.caption(f"Every cell, empty ones included, gets the noise of one count: ±{_num(bound)} at 95%.")
+
+
+def _error_histogram(q: Query, family: Family, result, where, labels, reference) -> np.ndarray:
+    """The simulated errors' histogram with the noise law, on an x-axis fixed by the law at :data:`REFERENCE_EPSILON`
+    (drawn faint): a smaller ε widens the histogram, a larger one narrows it. Returns the errors shown."""
+    sims = result.simulate_errors(state.trials(), state.rng(SALT + "-sims"))
+    j = int(np.argmax(result.true_value)) if q.unit else None
+    errors = sims[:, j] if j is not None else sims
+    law = result if reference is None else reference
+    if q.ratio:
+        half = 1.1 * law.error_bound(0.99, trials=4000)
+    else:
+        half = 1.1 * float(np.max(law.mechanism.error_bound(0.99)))
+    grid_x = np.linspace(-half, half, 401)
+
+    def density(r):
+        return r.approx_error_pdf(grid_x) if q.ratio else r.mechanism.pdf(grid_x)
+
+    figure = charts.error_histogram(
+        errors,
+        grid_x,
+        density(result),
+        f"Error of the {q.label.lower().rstrip('…').removesuffix(' where')}"
+        + (f" of {labels[j]}" if j is not None else "")
+        + f" over {state.trials():,} simulated releases",
+        density_name=f"{'first-order law' if q.ratio else 'noise density'} at ε = {result.epsilon:.3g}",
+        mechanism=family.name,
+    )
+    size = half / 30  # bins on the fixed axis, from below every error so that the density counts each one
+    start = -half - size * np.ceil(max(0.0, -half - float(errors.min())) / size)
+    figure.update_traces(xbins={"start": start, "size": size}, selector={"type": "histogram"})
+    if reference is not None:
+        figure.add_scatter(
+            x=grid_x,
+            y=density(reference),
+            mode="lines",
+            name=f"at ε = {REFERENCE_EPSILON:g}, for reference",
+            line={"color": "rgba(120, 120, 120, 0.6)", "width": 2, "dash": "dot"},
         )
+    figure.update_xaxes(range=[-half, half], autorange=False)
+    where.plotly_chart(figure, key="cen_hist")
+    outside = float(np.mean(np.abs(errors) > half))
+    where.caption(
+        f"The x-axis is fixed at ±{_num(half)}, a little beyond the 99% error at ε = {REFERENCE_EPSILON:g} (dotted), "
+        "so moving ε widens or narrows the histogram."
+        + (f" At this ε, {outside:.0%} of the simulated errors fall outside it." if outside >= 0.005 else "")
+    )
+    return errors
 
 
 def compare(q: Query, epsilon, delta, compared: dict, curves: dict) -> None:

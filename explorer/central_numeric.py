@@ -18,6 +18,7 @@ from explorer.central_layout import (
     compare,
     compared_releases,
     error_curves,
+    reference_release,
     show_release,
     simulated_release,
 )
@@ -117,13 +118,14 @@ def view(label: str, controls) -> None:
         )
         compared = compared_releases(q, family, result, values, eps, delta, **settings)
         curves = error_curves(q, compared, values, delta, **settings)
+        reference = reference_release(q, family, values, delta, **settings)
     except ValueError as exc:
         st.error(f"This query cannot be released with these settings. {md(plain_sentence(exc))}")
         return
     with c3:
         accuracy_popover(q, family, delta, result, values, **settings)
     code = snippets.central_query(ds, column, q.key, eps, seed, **noise, **settings) if family.lattice else None
-    show_release(q, family, column, result, code)
+    show_release(q, family, column, result, code, reference=reference)
     widgets.audit_link(q.audit(family), eps, delta=family.delta(delta), **settings)
     central_publish.numeric_query(q, column, ds.frame[column], family, eps, delta, settings)
     compare(q, eps, delta, compared, curves)

@@ -10,15 +10,24 @@ a family without one (``Family.lattice`` is None: the staircase) is simulated on
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from dpcore import families, publish
 from dpcore.families import Family
 from explorer import domains, publishing, widgets
-from explorer.columns import condition_mask, is_numeric, numeric_values
+from explorer.columns import condition_mask, is_numeric, numeric_values, period_codes
 from explorer.markup import md, plain_sentence
 
-__all__ = ["numeric_query", "condition_count", "category_counts", "most_common", "quantile"]
+__all__ = [
+    "numeric_query",
+    "condition_count",
+    "category_counts",
+    "two_way_table",
+    "period_counts",
+    "most_common",
+    "quantile",
+]
 
 
 def _not_published(family: Family, what: str) -> bool:
@@ -126,33 +135,42 @@ def _plan_mean(column: str, declared: dict, family: Family, delta: float, split:
     )
 
 
-def condition_count(column: str, series, condition: str, family: Family, eps: float, delta: float) -> None:
-    """Publish how many rows meet a condition whose value is declared (typed, not picked from the file)."""
-    what = f"the count where {column} {condition} …"
+def _declared_value(column: str, series, key: str, label: str):
+    """The value of a condition, declared: a number typed, or a text typed (never picked from the file's values)."""
+    if is_numeric(series):
+        return widgets.bound(st.number_input, label, value=None, key=key, bind="query-params")
+    return (
+        st.text_input(
+            label,
+            key=key,
+            bind="query-params",
+            help="Typed, not picked from the file's values: a list read from the data would reveal who is in it.",
+        ).strip()
+        or None
+    )
+
+
+def condition_count(column: str, series, condition: str, family: Family, eps: float, delta: float, second=None) -> None:
+    """Publish how many rows meet a condition whose value is declared (typed, not picked from the file); with
+    ``second`` (its column, the column's values, its condition, and the simulation's value, not used), how many meet
+    both: one count of sensitivity 1, whatever the number of conditions."""
+    what = f"the count where {column} {condition} …" + (f" and {second[0]} {second[2]} …" if second else "")
     with publishing.section(what):
         if _not_published(family, what):
             return
-        if is_numeric(series):
-            value = widgets.bound(
-                st.number_input,
-                "Declared value of the condition (public)",
-                value=None,
-                key=f"cen_pub_value_{column}",
-                bind="query-params",
-            )
-        else:
-            value = (
-                st.text_input(
-                    "Declared value of the condition (public)",
-                    key=f"cen_pub_value_{column}",
-                    bind="query-params",
-                    help="Typed, not picked from the file's values: a list read from the data would reveal who is in it.",
-                ).strip()
-                or None
-            )
+        value = _declared_value(column, series, f"cen_pub_value_{column}", "Declared value of the condition (public)")
+        masks = [lambda: condition_mask(series, condition, value)]
         words = f"{column} {condition} {value}"
+        declared = {"value": value}
+        if second:
+            other, other_series, other_condition = second[:3]
+            declared["second_value"] = _declared_value(
+                other, other_series, f"cen_pub_value2_{other}", f"Declared value of the second condition ({other})"
+            )
+            masks.append(lambda: condition_mask(other_series, other_condition, declared["second_value"]))
+            words += f" and {other} {other_condition} {declared['second_value']}"
         draw = lambda: publish.publish_count_matching(  # noqa: E731
-            condition_mask(series, condition, value),
+            np.logical_and.reduce([m() for m in masks]),
             words,
             eps,
             mechanism=family.key,
@@ -163,13 +181,13 @@ def condition_count(column: str, series, condition: str, family: Family, eps: fl
             f"the count where {words}",
             family.privacy(eps, delta),
             draw,
-            domains.missing_declarations(value=value),
+            domains.missing_declarations(**declared),
         )
 
 
-def _domain(key: str) -> list[str] | None:
+def _domain(key: str, label: str = "Declared categories (public), one per line") -> list[str] | None:
     text = st.text_area(
-        "Declared categories (public), one per line",
+        label,
         key=key,
         bind="query-params",
         help="Every category that could occur, from a codebook or a questionnaire: absent ones are published too "
@@ -207,6 +225,70 @@ def category_counts(column: str, series, family: Family, eps: float, delta: floa
         publishing.action(
             "cen_pub_counts", what, family.privacy(eps, delta), draw, domains.missing_declarations(domain=domain)
         )
+
+
+def two_way_table(rows: str, columns: str, frame, family: Family, eps: float, delta: float) -> None:
+    """Publish the count of every pair of two declared domains (absent pairs as noisy zeros)."""
+    what = f"the two-way table of {rows} by {columns}"
+    with publishing.section(what):
+        if _not_published(family, what):
+            return
+        c1, c2 = st.columns(2)
+        with c1:
+            row_domain = _domain(f"cen_pub_rows_{rows}", f"Declared categories of {md(rows)} (public), one per line")
+        with c2:
+            column_domain = _domain(
+                f"cen_pub_columns_{columns}", f"Declared categories of {md(columns)} (public), one per line"
+            )
+        other = widgets.bound(
+            st.checkbox,
+            "Count values outside the lists as (other)",
+            key=f"cen_pub_other_{rows}_{columns}",
+            bind="query-params",
+            help="Declared before the data is read; otherwise the rows holding them are left out.",
+        )
+
+        def draw():
+            r, c = domains.encode_pairs_in_domains(frame[rows], frame[columns], row_domain, column_domain, other)
+            return publish.publish_two_way_table(
+                r, c, row_domain, column_domain, eps, other=other, mechanism=family.key, delta=family.delta(delta)
+            )
+
+        missing = domains.missing_declarations(rows=row_domain, columns=column_domain)
+        publishing.action("cen_pub_table", what, family.privacy(eps, delta), draw, missing)
+
+
+def period_counts(column: str, dates, period: str, family: Family, eps: float, delta: float) -> None:
+    """Publish the count per year or month of a declared range of years (``dates``: the column read as dates)."""
+    what = f"the counts per {period} of {column}"
+    with publishing.section(what):
+        if _not_published(family, what):
+            return
+        c1, c2 = st.columns(2)
+        first, last = (
+            widgets.bound(
+                box.number_input,
+                f"Declared {word} year (public)",
+                min_value=1,
+                max_value=9999,
+                value=None,
+                step=1,
+                key=f"cen_pub_{word}_year_{column}",
+                bind="query-params",
+                help="From the study's design (when data was collected), never from this file. Dates outside the "
+                "declared years are left out; every period inside is published, empty ones as noisy zeros.",
+            )
+            for box, word in ((c1, "first"), (c2, "last"))
+        )
+        missing = domains.missing_declarations(first_year=first, last_year=last)
+        if missing is None and last < first:
+            missing = f"To publish, declare a last year at or after the first year, got {last} before {first}."
+
+        def draw():
+            codes, labels = period_codes(dates, period, first, last)
+            return publish.publish_category_counts(codes, labels, eps, mechanism=family.key, delta=family.delta(delta))
+
+        publishing.action("cen_pub_periods", what, family.privacy(eps, delta), draw, missing)
 
 
 def most_common(column: str, series, eps: float) -> None:

@@ -16,7 +16,7 @@ import streamlit as st
 
 from dpcore.accounting import PureDP
 from dpcore.simulation import simulated
-from explorer import budget, central_publish, charts, export, state, widgets
+from explorer import budget, central_publish, charts, export, releases, snippets, state, widgets
 from explorer.central_layout import CONFIDENCE, EPS_GRID, QUERIES, SALT
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
@@ -100,7 +100,7 @@ def view(label: str, controls) -> None:
         st.caption(f"{dropped:,} missing values were left out.")
     seed = state.seed_words(SALT)
     try:
-        result = query.draw(values, eps, np.random.default_rng(seed), lower=lower, upper=upper, q=q)
+        result = releases.quantile(values, q, lower, upper, eps, seed)  # the snippet's function: query.draw's
     except ValueError as exc:
         st.error(f"This quantile cannot be released with these settings. {md(plain_sentence(exc))}")
         return
@@ -200,6 +200,13 @@ def view(label: str, controls) -> None:
         file_name="central_quantile.csv",
         mime="text/csv",
         help="The true quantile beside the released one, as shown. Never publish the true column.",
+    )
+    side.download_button(
+        "Python snippet",
+        snippets.quantile(ds, column, q, lower, upper, eps, seed),
+        file_name="central_quantile_snippet.py",
+        mime="text/x-python",
+        help="Recomputes this simulated release from the file and the link's seed (simulated, not private).",
     )
     with side:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
         budget.record_release(PureDP(eps), label=f"{what.capitalize()} of {column}, exponential ε={eps:g}", key="cen_q")

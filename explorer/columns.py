@@ -6,6 +6,9 @@
 * :func:`encode_categories`, :func:`numeric_values` and :func:`suggest_bounds`
   turn one column into the arrays the local-model frequency oracles and the
   central-model sums and means take.
+* :func:`parse_dates` reads a text column of dates (ISO ``2024-01-31``, with a time or not, ``2024/01/31``,
+  ``31/01/2024``, ``01/31/2024``, ``31.01.2024``, ``2024-01``) as dates, the profile's kind ``"date"``;
+  :func:`date_columns` lists them and :func:`period_codes` counts them per year or month of a declared range.
 """
 
 from __future__ import annotations
@@ -32,6 +35,13 @@ __all__ = [
     "TEXT_CONDITIONS",
     "NUMBER_CONDITIONS",
     "condition_mask",
+    "DATE_FORMATS",
+    "parse_dates",
+    "is_date",
+    "date_columns",
+    "PERIODS",
+    "period_labels",
+    "period_codes",
 ]
 
 #: Categories a frequency oracle is offered; more are top-k'd with an "(other)" bucket.
@@ -64,6 +74,20 @@ def _summary(series: pd.Series, max_categories: int) -> dict:
             frequency=frequency,
             numeric=bool(finite.size),
             note="; ".join(notes),
+        )
+    dates = parse_dates(series)
+    if dates is not None:
+        present = dates.dropna()
+        return dict(
+            kind="date",
+            missing=n - int(present.size),
+            distinct=int(present.nunique()),
+            min=np.nan,
+            max=np.nan,
+            top_values="",
+            frequency=False,
+            numeric=False,
+            note=f"dates from {present.min():%Y-%m-%d} to {present.max():%Y-%m-%d}: counted per year or month",
         )
     counts = series.value_counts(dropna=True)
     counts = counts[counts > 0]  # a categorical dtype lists unused categories too
@@ -113,7 +137,7 @@ def profile(frame: pd.DataFrame, max_categories: int = MAX_CATEGORIES_FOR_ORACLE
     Returns
     -------
     pandas.DataFrame
-        Columns ``column``, ``kind`` (``"numeric"``, ``"categorical"``,
+        Columns ``column``, ``kind`` (``"numeric"``, ``"categorical"``, ``"date"``,
         ``"identifier-like"`` or ``"empty"``), ``missing`` (NaN and infinite
         cells), ``distinct`` (distinct non-missing values), ``min`` and
         ``max`` (numeric only, else NaN), ``top_values`` (the three most
@@ -134,6 +158,8 @@ def profile(frame: pd.DataFrame, max_categories: int = MAX_CATEGORIES_FOR_ORACLE
     for name in frame.columns:
         s = _summary(frame[name], max_categories)
         fits = [label for label, ok in (("frequency oracles", s["frequency"]), ("sums and means", s["numeric"])) if ok]
+        if s["kind"] == "date":
+            fits.append("counts per year or month")
         rows.append(
             {
                 "column": str(name),
@@ -377,3 +403,110 @@ def condition_mask(series: pd.Series, condition: str, value) -> np.ndarray:
     present = series.notna().to_numpy()
     equal = (series.astype(str) == str(value)).to_numpy() & present
     return equal if condition == "is" else present & ~equal
+
+
+# --------------------------------------------------------------------------- dates
+
+#: The formats a text column of dates may be written in, tried in this order (a day-first and a month-first
+#: reading of ``01/02/2024`` both parse: the one that reads more of the column's values wins, ties to the first).
+DATE_FORMATS = (
+    "%Y-%m-%d",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d %H:%M",
+    "%Y/%m/%d",
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%d.%m.%Y",
+    "%Y-%m",
+)
+#: The share of a column's present values that must read as dates in one format for it to be a date column.
+_DATE_SHARE = 0.95
+_DATE_SAMPLE = 200
+
+
+def parse_dates(series: pd.Series) -> pd.Series | None:
+    """``series`` read as dates (``datetime64``; a value that does not parse is missing), or None when it is not a
+    column of dates: a text column at least 95% of whose present values, and all of the first 200 distinct ones
+    but 5%, read in one of :data:`DATE_FORMATS`. Numbers are never dates (a year column stays numeric).
+
+    >>> parse_dates(pd.Series(["2024-01-31", "2023-12-01", None])).dt.year.tolist()
+    [2024.0, 2023.0, nan]
+    >>> parse_dates(pd.Series(["31/01/2024", "01/02/2024"])).dt.month.tolist()  # 31 cannot be a month: day first
+    [1, 2]
+    >>> parse_dates(pd.Series(["Paris", "Lyon"])) is None
+    True
+    """
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return series
+    if is_numeric(series) or pd.api.types.is_bool_dtype(series.dtype):
+        return None
+    present = series.dropna()
+    if present.empty:
+        return None
+    sample = pd.Series(present.unique()[:_DATE_SAMPLE]).astype(str).str.strip()  # cheap on a column of text
+    best, best_share = None, 0.0
+    for fmt in DATE_FORMATS:
+        share = float(pd.to_datetime(sample, format=fmt, errors="coerce").notna().mean())
+        if share > best_share:
+            best, best_share = fmt, share
+    if best is None or best_share < _DATE_SHARE:
+        return None
+    parsed = pd.to_datetime(present.astype(str).str.strip(), format=best, errors="coerce")
+    if float(parsed.notna().mean()) < _DATE_SHARE:
+        return None
+    return parsed.reindex(series.index)
+
+
+def is_date(series: pd.Series) -> bool:
+    """Whether ``series`` is a column of dates (:func:`parse_dates`)."""
+    return parse_dates(series) is not None
+
+
+def date_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of dates, in frame order."""
+    return [name for name in frame.columns if is_date(frame[name])]
+
+
+#: How dates are counted: per year or per month.
+PERIODS = ("year", "month")
+
+
+def period_labels(period: str, first_year: int, last_year: int) -> list[str]:
+    """Every period of the declared range of years, in order: ``"2023"`` per year, ``"2023-01"`` per month.
+
+    A public list, from the declared years alone (never from the data): a period nobody falls in is counted too.
+
+    >>> period_labels("month", 2023, 2023)[:2], period_labels("year", 2022, 2024)
+    (['2023-01', '2023-02'], ['2022', '2023', '2024'])
+    """
+    if period not in PERIODS:
+        raise ValueError(f"period must be one of {', '.join(PERIODS)}, got {period!r}")
+    first_year = check_int(first_year, "first_year", minimum=1, maximum=9999)
+    last_year = check_int(last_year, "last_year", minimum=first_year, maximum=9999)
+    years = range(first_year, last_year + 1)
+    if period == "year":
+        return [f"{y:04d}" for y in years]
+    return [f"{y:04d}-{m:02d}" for y in years for m in range(1, 13)]
+
+
+def period_codes(dates: pd.Series, period: str, first_year: int, last_year: int) -> tuple[np.ndarray, list[str]]:
+    """Each dated row's index among :func:`period_labels` of the declared range, and the labels.
+
+    Rows with a missing date or a date outside the declared years are left out (a rule fixed before the data is
+    read; how many were is not released).
+
+    >>> codes, labels = period_codes(pd.to_datetime(pd.Series(["2023-02-10", "2020-01-01", None])), "month", 2023, 2023)
+    >>> codes.tolist(), labels[codes[0]]
+    ([1], '2023-02')
+    """
+    labels = period_labels(period, first_year, last_year)
+    present = dates.dropna()
+    years = present.dt.year.to_numpy(dtype=np.int64)
+    inside = (years >= first_year) & (years <= last_year)
+    offset = years[inside] - first_year
+    if period == "year":
+        codes = offset
+    else:
+        codes = offset * 12 + present.dt.month.to_numpy(dtype=np.int64)[inside] - 1
+    return codes.astype(np.int64), labels

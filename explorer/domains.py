@@ -14,7 +14,14 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["FROM_THE_DATA", "MAX_DOMAIN", "parse_domain", "encode_in_domain", "missing_declarations"]
+__all__ = [
+    "FROM_THE_DATA",
+    "MAX_DOMAIN",
+    "parse_domain",
+    "encode_in_domain",
+    "encode_pairs_in_domains",
+    "missing_declarations",
+]
 
 #: What a view whose categories come from the file says of them.
 FROM_THE_DATA = (
@@ -70,6 +77,31 @@ def encode_in_domain(series: pd.Series, domain: list[str], other: bool, *, every
     return codes.dropna().to_numpy(dtype=np.int64)
 
 
+def encode_pairs_in_domains(
+    rows: pd.Series, columns: pd.Series, row_domain: list[str], column_domain: list[str], other: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's index in two declared domains, aligned (a two-way table's cell of each row).
+
+    A row missing either value is left out; a value outside its declared domain is coded ``len(domain)``
+    ("(other)") when ``other`` is declared, else the row is left out. The cells are the declared lists' product,
+    whatever the data holds: no count decides anything.
+
+    >>> r, c = encode_pairs_in_domains(pd.Series(["a", "b", "z", None]), pd.Series(["x", None, "x", "y"]), ["a", "b"],
+    ...                                ["x", "y"], other=False)
+    >>> r.tolist(), c.tolist()
+    ([0], [0])
+    """
+
+    def codes(series: pd.Series, domain: list[str]) -> np.ndarray:
+        index = {value: i for i, value in enumerate(domain)}
+        text = series.map(lambda v: None if pd.isna(v) else index.get(_as_text(v), len(domain) if other else -1))
+        return text.fillna(-2).to_numpy(dtype=np.int64)  # -2: missing, -1: outside and left out
+
+    r, c = codes(rows, row_domain), codes(columns, column_domain)
+    kept = (r >= 0) & (c >= 0)
+    return r[kept], c[kept]
+
+
 def _as_text(value) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # a column of whole numbers read as floats matches "3", not "3.0"
@@ -89,6 +121,11 @@ def missing_declarations(**declared) -> str | None:
         "value": "the value of the condition",
         "threshold": "the threshold",
         "largest": "the largest candidate bound",
+        "rows": "the categories of the rows (one per line)",
+        "columns": "the categories of the columns (one per line)",
+        "first_year": "the first year",
+        "last_year": "the last year",
+        "second_value": "the value of the second condition",
     }
     missing = [words.get(name, name) for name, value in declared.items() if value is None or value == []]
     if not missing:

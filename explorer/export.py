@@ -1,13 +1,76 @@
-"""Downloads: CSV bytes a spreadsheet opens safely."""
+"""Downloads: CSV bytes a spreadsheet opens safely; every released number rounded by one rule.
+
+The rule is :mod:`dpcore.postprocess`'s (:func:`~dpcore.postprocess.release_step`): a count to whole units,
+any other number to the largest power of ten at most a tenth of its noise's standard deviation, an ε or a δ to 4
+significant digits, upwards. :func:`published_table` and :func:`published_label` apply it to a publication's file
+and label (the label keeps the exact ε and δ beside them, as the log charged them); :func:`simulated` to the label
+columns of a simulated release's file; a view rounds the numbers it shows with :func:`rounded`.
+"""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
+from dpcore.postprocess import release_step, round_release, round_up
 from dpcore.release import Release
 from explorer.columns import is_numeric
 
-__all__ = ["to_safe_csv", "SIMULATED_RELEASE", "SIMULATED_HELP", "SIMULATED_NOTE", "simulated"]
+__all__ = [
+    "to_safe_csv",
+    "SIMULATED_RELEASE",
+    "SIMULATED_HELP",
+    "SIMULATED_NOTE",
+    "simulated",
+    "COUNTING_QUERIES",
+    "rounded",
+    "published_table",
+    "published_label",
+]
+
+#: The queries (as a release names them) whose every number counts something: published in whole units.
+COUNTING_QUERIES = frozenset(
+    {
+        "count",
+        "count where",
+        "count_matching",
+        "category counts",
+        "category_counts",
+        "histogram",
+        "two-way table",
+        "two_way_table",
+        "period_counts",
+        "counts per period",
+        "range counts",
+        "local counts",
+    }
+)
+
+
+def rounded(values, noise_std: float, query: str):
+    """``values`` (a number or a sequence) rounded as a release of ``query`` with noise ``noise_std`` is published."""
+    return round_release(values, release_step(noise_std, whole=query in COUNTING_QUERIES))
+
+
+def published_table(release: Release) -> pd.DataFrame:
+    """A publication's file and on-screen table: :meth:`Release.table` with every number rounded by the rule."""
+    table = release.table()
+    values = release.values
+    if all(isinstance(v, (int, float)) for v in values):
+        table["released value"] = list(pd.Series(rounded(list(values), release.noise_std, release.query)))
+    return table
+
+
+def published_label(release: Release) -> dict:
+    """A publication's privacy label (:meth:`Release.label`) with ε and δ to 4 significant digits, rounded up, and
+    the exact values the log charged kept beside them (``epsilon_exact``, ``delta_exact``)."""
+    label = release.label()
+    exact = {"epsilon_exact": label["epsilon"], "delta_exact": label["delta"]}
+    label.update(epsilon=round_up(label["epsilon"]), delta=round_up(label["delta"]))
+    if label["noise_std"] is not None and math.isfinite(label["noise_std"]):
+        label["noise_std"] = float(f"{label['noise_std']:.4g}")
+    return {**label, **exact}
 
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -67,8 +130,8 @@ def simulated(frame: pd.DataFrame, release: Release | None = None) -> pd.DataFra
     label = release.label()
     return out.assign(
         mechanism=label["mechanism"],
-        epsilon=label["epsilon"],
-        delta=label["delta"],
+        epsilon=round_up(label["epsilon"]),
+        delta=round_up(label["delta"]),
         neighbouring_relation=label["neighbouring_relation"],
         unit_of_privacy=label["unit_of_privacy"],
     )

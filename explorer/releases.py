@@ -23,6 +23,7 @@ from dpcore import (
     dp_count_matching,
     dp_histogram,
     dp_mean,
+    dp_quantile,
     dp_sum,
     evenly_spaced_candidates,
     exponential_mechanism,
@@ -35,6 +36,7 @@ from dpcore import (
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.neighbours import ADD_REMOVE, NeighbouringRelation
 from dpcore.quantiles import ExponentialQuantile
+from dpcore.queries import dp_count_matching_all, dp_two_way_table
 
 __all__ = [
     "local_counts",
@@ -44,7 +46,10 @@ __all__ = [
     "range_queries",
     "random_ranges",
     "count_matching",
+    "count_matching_all",
     "category_counts",
+    "two_way_table",
+    "quantile",
     "clipping_bound",
     "automatic_mean",
     "compare_counts",
@@ -103,6 +108,27 @@ def count_matching(mask, epsilon, seed, noise="laplace", delta=None):
     rng = np.random.default_rng(seed)
     delta = families.family(noise).delta(delta)
     return dp_count_matching(mask, epsilon, rng, mechanism=noise, delta=delta).on_lattice(rng)
+
+
+def count_matching_all(masks, epsilon, seed, noise="laplace", delta=None):
+    """One central release of how many rows satisfy every one of several conditions (one count: sensitivity 1)."""
+    rng = np.random.default_rng(seed)
+    delta = families.family(noise).delta(delta)
+    return dp_count_matching_all(masks, epsilon, rng, mechanism=noise, delta=delta).on_lattice(rng)
+
+
+def two_way_table(row_codes, column_codes, shape, epsilon, seed, noise="laplace", delta=None):
+    """One central release of a two-way table: every cell's count (one record is in one cell: each gets the noise
+    of one count)."""
+    rng = np.random.default_rng(seed)
+    delta = families.family(noise).delta(delta)
+    result = dp_two_way_table(row_codes, column_codes, shape, epsilon, rng, mechanism=noise, delta=delta)
+    return result.on_lattice(rng)
+
+
+def quantile(values, q, lower, upper, epsilon, seed):
+    """One release of a quantile by the exponential mechanism over the range [lower, upper] (Smith 2011)."""
+    return dp_quantile(values, q, lower, upper, epsilon, np.random.default_rng(seed))
 
 
 def category_counts(codes, labels, epsilon, seed, noise="laplace", delta=None):

@@ -30,6 +30,9 @@ __all__ = [
     "central_query",
     "count_matching",
     "category_counts",
+    "two_way_table",
+    "period_counts",
+    "quantile",
     "most_common",
     "range_queries",
     "clipping_bound",
@@ -134,7 +137,7 @@ def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
     return (
         _HEADER
         + _imports()
-        + "from explorer.columns import condition_mask, encode_categories, numeric_values\n"
+        + "from explorer.columns import condition_mask, encode_categories, numeric_values, parse_dates, period_codes\n"
         + "from explorer.dataset import load_csv, load_demo\n\n\n"
         + "\n\n".join(inspect.getsource(f) for f in functions)
         + "\n\n"
@@ -145,6 +148,14 @@ def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
         + show
         + "\n"
     )
+
+
+#: What a central snippet prints: the release rounded as the page shows it (explorer.export.rounded, one rule).
+_PRINT_ROUNDED = (
+    "from explorer.export import rounded  # a count to whole units, any other number to what its noise allows\n\n"
+    "std = release.approx_std if hasattr(release, 'approx_std') else release.mechanism.std\n"
+    "print(np.atleast_1d(rounded(release.noisy_value, std, release.query)).tolist())"
+)
 
 
 def _column(column: str) -> str:
@@ -170,7 +181,7 @@ def central_query(ds: Dataset, column: str, query: str, epsilon: float, seed, **
         f"values, dropped = numeric_values({_column(column)})  # missing values are left out\n",
         releases.central_query,
         f"central_query(values, {_args(query, epsilon, list(seed))}{kw})",
-        "print(np.atleast_1d(release.noisy_value).tolist())",
+        _PRINT_ROUNDED,
     )
 
 
@@ -230,14 +241,27 @@ def compare_quantiles(ds: Dataset, column: str, q, lower, upper, bins, mechanism
     )
 
 
-def count_matching(ds: Dataset, column: str, condition: str, value, epsilon: float, seed, noise, delta) -> str:
-    """The snippet of :func:`explorer.releases.count_matching` (prints the published count)."""
+def count_matching(
+    ds: Dataset, column: str, condition: str, value, epsilon: float, seed, noise, delta, second=None
+) -> str:
+    """The snippet of :func:`explorer.releases.count_matching` (prints the published count); with ``second`` (a
+    second condition: its column, condition and value), of :func:`explorer.releases.count_matching_all`."""
+    if second is not None:
+        other, other_condition, other_value = second
+        return _build(
+            ds,
+            f"masks = [condition_mask({_column(column)}, {_args(condition, value)}), "
+            f"condition_mask({_column(other)}, {_args(other_condition, other_value)})]\n",
+            releases.count_matching_all,
+            f"count_matching_all(masks, {_args(epsilon, list(seed), noise, delta)})",
+            _PRINT_ROUNDED,
+        )
     return _build(
         ds,
         f"mask = condition_mask({_column(column)}, {_args(condition, value)})\n",
         releases.count_matching,
         f"count_matching(mask, {_args(epsilon, list(seed), noise, delta)})",
-        "print(np.atleast_1d(release.noisy_value).tolist())",
+        _PRINT_ROUNDED,
     )
 
 
@@ -248,7 +272,49 @@ def category_counts(ds: Dataset, column: str, epsilon: float, seed, noise, delta
         f"codes, labels, _ = encode_categories({_column(column)})\n",
         releases.category_counts,
         f"category_counts(codes, labels, {_args(epsilon, list(seed), noise, delta)})",
-        "print(np.atleast_1d(release.noisy_value).tolist())",
+        _PRINT_ROUNDED,
+    )
+
+
+def two_way_table(ds: Dataset, rows: str, columns: str, epsilon: float, seed, noise, delta) -> str:
+    """The snippet of :func:`explorer.releases.two_way_table` over the categories read from the two columns (prints
+    the cells' counts, row by row)."""
+    prepare = (
+        f"row_codes, row_labels, _ = encode_categories({_column(rows)})\n"
+        f"column_codes, column_labels, _ = encode_categories({_column(columns)})\n"
+        "shape = (len(row_labels), len(column_labels))\n"
+    )
+    return _build(
+        ds,
+        prepare,
+        releases.two_way_table,
+        f"two_way_table(row_codes, column_codes, shape, {_args(epsilon, list(seed), noise, delta)})",
+        _PRINT_ROUNDED,
+    )
+
+
+def period_counts(
+    ds: Dataset, column: str, period: str, first_year: int, last_year: int, epsilon: float, seed, noise, delta
+) -> str:
+    """The snippet of :func:`explorer.releases.category_counts` over the periods (years or months) of a range of
+    years (prints the counts, period by period)."""
+    return _build(
+        ds,
+        f"codes, labels = period_codes(parse_dates({_column(column)}), {_args(period, first_year, last_year)})\n",
+        releases.category_counts,
+        f"category_counts(codes, labels, {_args(epsilon, list(seed), noise, delta)})",
+        _PRINT_ROUNDED,
+    )
+
+
+def quantile(ds: Dataset, column: str, q: float, lower: float, upper: float, epsilon: float, seed) -> str:
+    """The snippet of :func:`explorer.releases.quantile` (prints the released value)."""
+    return _build(
+        ds,
+        f"values, dropped = numeric_values({_column(column)})  # missing values are left out\n",
+        releases.quantile,
+        f"quantile(values, {_args(q, lower, upper, epsilon, list(seed))})",
+        "print(release.noisy_value)",
     )
 
 

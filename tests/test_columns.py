@@ -124,3 +124,56 @@ def test_condition_masks_from_lists_never_evaluate_text():
         condition_mask(ages, "is", 50)
     with pytest.raises(ValueError, match="condition must be one of"):
         condition_mask(text, "≥", "Sales")
+
+
+# --------------------------------------------------------------------------- dates
+
+
+@pytest.mark.parametrize(
+    "text, month, day",
+    [
+        (["2024-01-31", "2023-12-01"], [1, 12], [31, 1]),
+        (["2024-01-31 08:00:00", "2023-12-01 23:59:59"], [1, 12], [31, 1]),
+        (["2024-01-31T08:00:00", "2023-12-01T23:59:59"], [1, 12], [31, 1]),
+        (["2024/01/31", "2023/12/01"], [1, 12], [31, 1]),
+        (["01/31/2024", "12/01/2023"], [1, 12], [31, 1]),  # month first: 31 cannot be a month
+        (["31/01/2024", "01/12/2023"], [1, 12], [31, 1]),  # day first
+        (["31.01.2024", "01.12.2023"], [1, 12], [31, 1]),
+        (["2024-01", "2023-12"], [1, 12], [1, 1]),
+    ],
+)
+def test_a_column_of_dates_in_a_common_format_reads_as_dates(text, month, day):
+    from explorer.columns import parse_dates
+
+    dates = parse_dates(pd.Series([*text, None]))
+    assert dates.dt.month.tolist()[:2] == month and dates.dt.day.tolist()[:2] == day
+    assert dates.isna().tolist() == [False, False, True]
+    kinds = profile(pd.DataFrame({"d": [*text, None], "n": [1, 2, 3]}))
+    assert kinds["kind"].tolist() == ["date", "numeric"]
+    assert "counts per year or month" in kinds["fits"][0]
+
+
+def test_text_numbers_and_mostly_other_values_are_not_dates():
+    from explorer.columns import date_columns, parse_dates
+
+    assert parse_dates(pd.Series(["Paris", "Lyon"])) is None
+    assert parse_dates(pd.Series([2020, 2021])) is None  # a year column stays numeric
+    assert parse_dates(pd.Series(["2024-01-01"] * 9 + ["soon"] * 2)) is None  # 82% dates: below the 95% asked
+    assert parse_dates(pd.Series([None, None], dtype=object)) is None
+    frame = pd.DataFrame({"a": ["x", "y"], "when": ["2024-01-01", "2024-02-01"]})
+    assert date_columns(frame) == ["when"]
+
+
+def test_dates_are_coded_per_period_of_the_declared_years_alone():
+    from explorer.columns import period_codes, period_labels
+
+    dates = pd.to_datetime(pd.Series(["2023-02-10", "2023-02-11", "2020-01-01", None, "2024-12-31"]))
+    codes, labels = period_codes(dates, "year", 2023, 2024)
+    assert labels == ["2023", "2024"] and codes.tolist() == [0, 0, 1]  # 2020 and the missing date left out
+    codes, labels = period_codes(dates, "month", 2023, 2024)
+    assert len(labels) == 24 and [labels[c] for c in codes] == ["2023-02", "2023-02", "2024-12"]
+    assert period_labels("month", 2022, 2022)[-1] == "2022-12"
+    with pytest.raises(ValueError, match="last_year must be"):
+        period_labels("year", 2024, 2023)
+    with pytest.raises(ValueError, match="period must be one of year, month"):
+        period_labels("week", 2024, 2024)

@@ -31,3 +31,12 @@ def test_missing_declarations_name_what_is_missing():
     assert domains.missing_declarations(lower=1.0, upper=2.0) is None
     assert "the categories" in domains.missing_declarations(domain=None)
     assert "the value of the condition" in domains.missing_declarations(value=None)
+
+
+def test_pairs_are_coded_in_two_declared_domains_aligned_row_by_row():
+    rows = pd.Series(["a", "b", "z", None, "a", 3.0])
+    cols = pd.Series(["x", None, "x", "y", "q", "y"])
+    r, c = domains.encode_pairs_in_domains(rows, cols, ["a", "b", "3"], ["x", "y"], other=False)
+    assert list(zip(r.tolist(), c.tolist())) == [(0, 0), (2, 1)]  # a missing value or one outside: the row is out
+    r, c = domains.encode_pairs_in_domains(rows, cols, ["a", "b"], ["x", "y"], other=True)
+    assert list(zip(r.tolist(), c.tolist())) == [(0, 0), (2, 0), (0, 2), (2, 1)]  # outside: "(other)", index 2

@@ -18,7 +18,9 @@ from dpcore import (
     exponential_probabilities,
     families,
 )
+from dpcore.queries import dp_count_matching_all, dp_two_way_table
 from dpcore.staircase import Staircase
+from explorer import export
 from explorer.columns import condition_mask, encode_categories, numeric_values, suggest_bounds
 from explorer.dataset import load_demo
 from explorer.widgets import EPSILON_GRID
@@ -35,6 +37,12 @@ def _rng(salt):
 def _num(x):
     # the page's number format
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _shown(result):
+    # the page shows a noisy answer rounded by the one rule of explorer.export (a count to whole units, ...)
+    std = result.approx_std if hasattr(result, "approx_std") else result.mechanism.std
+    return export.rounded(result.noisy_value, std, result.query)
 
 
 def _values(y) -> np.ndarray:
@@ -64,7 +72,7 @@ def test_sum_shows_the_dpcore_release_for_the_same_seed():
     rng = _rng("central")  # the answer shown is the one published: on a lattice with exact noise
     expected = dp_sum(values, lo, hi, 1.0, rng, mechanism="gaussian", delta=1e-6).on_lattice(rng)
     assert metric(at, "True answer") == _num(expected.true_value)
-    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(_shown(expected))
     assert metric(at, "95% error bound") == f"±{_num(expected.error_bound(0.95))}"
     assert metric(at, "Theoretical std of the error") == _num(expected.mechanism.std)
 
@@ -88,7 +96,7 @@ def test_mean_split_and_delta_method_std():
     lo, hi = suggest_bounds(_census("age"))
     rng = _rng("central")
     expected = dp_mean(values, lo, hi, 0.5, rng, split=0.25).on_lattice(rng)
-    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(_shown(expected))
     assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
 
 
@@ -115,6 +123,10 @@ def test_mean_release_is_recorded_as_two_releases_or_refused_whole():
     at.button(key="spend_cen").click().run()
     assert_clean(at)
     assert len(at.session_state["ledger"].entries) == 2  # noisy sum and noisy count
+    labels = [entry.label for entry in at.session_state["ledger"].entries]
+    assert labels[0] != labels[1]  # two rows, each saying which half of the mean it is
+    assert labels[0].endswith(": noisy sum") and labels[1].endswith(": noisy count")
+    assert labels[0].startswith("Mean of age, Laplace ε=1")
     at.select_slider(key="cen_epsilon").set_value(10.0).run()
     at.button(key="spend_cen").click().run()
     assert any("Not recorded" in w.value and "over your budget" in w.value for w in at.warning)
@@ -176,7 +188,7 @@ def test_a_count_where_a_condition_holds_is_dpcores_published_count():
     rng = _rng("central")
     expected = dp_count_matching(mask, 1.0, rng).on_lattice(rng)
     assert metric(at, "True answer") == _num(float(mask.sum()))
-    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(_shown(expected))
 
 
 def test_category_counts_release_every_category_centrally():
@@ -187,7 +199,8 @@ def test_category_counts_release_every_category_centrally():
     expected = dp_category_counts(codes, len(labels), 1.0, rng).on_lattice(rng)
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
     assert [str(v) for v in bars[0]["x"]] == labels
-    assert np.allclose(_values(bars[1]["y"]), expected.noisy_value)
+    assert np.allclose(_values(bars[1]["y"]), _shown(expected))
+    assert np.all(_values(bars[1]["y"]) == np.round(_values(bars[1]["y"])))  # counts in whole units
 
 
 def test_histogram_end_bin_labels_come_from_the_edges_whatever_was_clipped():
@@ -234,7 +247,7 @@ def test_the_staircase_count_is_dpcores_simulated_release_with_its_error_planner
     expected = dp_count(values, 1.0, _rng("central"), mechanism="staircase")
     assert isinstance(expected.mechanism, Staircase)
     assert metric(at, "True answer") == _num(expected.true_value)
-    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(_shown(expected))
     assert metric(at, "95% error bound") == f"±{_num(expected.error_bound(0.95))}"
     assert metric(at, "Theoretical std of the error") == _num(expected.mechanism.std)
     assert any("Staircase noise, std" in m.value for m in at.markdown)
@@ -267,10 +280,10 @@ def test_the_staircase_mean_draws_its_first_order_law():
     values, _ = numeric_values(_census("age"))
     lo, hi = suggest_bounds(_census("age"))
     expected = dp_mean(values, lo, hi, 1.0, _rng("central"), mechanism="staircase")
-    assert metric(at, "Noisy answer (simulated, not private)") == _num(expected.noisy_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(_shown(expected))
     assert metric(at, "Theoretical std of the error") == _num(expected.approx_std)
     density = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][1]
-    assert density["name"] == "first-order law"
+    assert density["name"].startswith("first-order law")
     assert np.allclose(_values(density["y"]), expected.approx_error_pdf(_values(density["x"])))
     audit = [link for link in at.page_link if link.proto.page == "audit"]
     assert audit[0].proto.query_string.startswith("aud_mechanism=staircase_mean&")
@@ -368,3 +381,88 @@ def test_the_quantile_accuracy_you_need_the_ledger_and_bad_ranges():
     at.number_input(key="cen_upper_age").set_value(10.0).run()
     assert not at.exception
     assert any("lower bound must be below the upper bound" in e.value for e in at.error)
+
+
+def _histogram(at):
+    """The error histogram's traces and its x-axis range."""
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    spec = next(s for s in specs if s["data"][0]["type"] == "histogram")
+    return spec["data"], spec["layout"]["xaxis"]["range"]
+
+
+@pytest.mark.parametrize("query", ["Count", "Mean"])
+def test_the_error_histogram_has_a_fixed_axis_so_epsilon_widens_it(query):
+    at = open_page("central", cen_query=query, cen_epsilon=1.0)
+    assert_clean(at)
+    data, axis = _histogram(at)
+    before = float(metric(at, "Empirical std of the error").replace(",", ""))
+    at.select_slider(key="cen_epsilon").set_value(0.1).run()
+    assert_clean(at)
+    after_data, after_axis = _histogram(at)
+    after = float(metric(at, "Empirical std of the error").replace(",", ""))
+    assert after_axis == axis  # the axis does not follow the slider
+    # the reference law at ε = 0.5 is the same curve at both ε; the current law is not
+    assert after_data[2]["name"] == data[2]["name"] == "at ε = 0.5, for reference"
+    assert np.allclose(_values(after_data[2]["y"]), _values(data[2]["y"]))
+    assert not np.allclose(_values(after_data[1]["y"]), _values(data[1]["y"]))
+    # the histogram's spread follows ε: 10 times the noise (a mean: about, through its count's floor and its clip)
+    assert after > 5 * before
+    values, _ = numeric_values(_census("age"))
+    if query == "Count":  # the axis: a little beyond the 99% error of the count's noise at ε = 0.5
+        half = 1.1 * dp_count(values, 0.5, 0).mechanism.error_bound(0.99)
+        assert axis == pytest.approx([-half, half])
+        assert any("of the simulated errors fall outside it" in c.value for c in at.caption)
+
+
+def test_two_conditions_are_one_count_of_the_rows_meeting_both():
+    at = open_page(
+        "central",
+        cen_query="Count where…",
+        cen_where_column="occupation",
+        cen_where_value_occupation="Sales",
+        cen_where_and="true",
+        cen_where2_column="age",
+        cen_where2_condition="≥",
+        cen_where2_value_age=50,
+    )
+    assert_clean(at)
+    masks = [condition_mask(_census("occupation"), "is", "Sales"), condition_mask(_census("age"), "≥", 50)]
+    rng = _rng("central")
+    expected = dp_count_matching_all(masks, 1.0, rng).on_lattice(rng)
+    assert expected.true_value == np.sum(masks[0] & masks[1]) > 0
+    assert metric(at, "True answer") == _num(expected.true_value)
+    assert metric(at, "Noisy answer (simulated, not private)") == _num(_shown(expected))
+    assert float(_shown(expected)).is_integer()
+    assert metric(at, "Theoretical std of the error") == _num(Laplace.from_epsilon(1.0).std)  # sensitivity 1
+
+
+def test_the_two_way_table_counts_every_pair_with_the_noise_of_one_count():
+    at = open_page("central", cen_query="Two-way table", cen_table_rows="race", cen_table_columns="sex")
+    assert_clean(at)
+    r, row_labels, _ = encode_categories(_census("race"))
+    c, column_labels, _ = encode_categories(_census("sex"))
+    shape = (len(row_labels), len(column_labels))
+    rng = _rng("central")
+    expected = dp_two_way_table(r, c, shape, 1.0, rng).on_lattice(rng)
+    noisy, true = (t.value for t in at.dataframe[:2])
+    assert list(noisy.index) == row_labels and list(noisy.columns) == column_labels
+    assert np.array_equal(true.to_numpy().ravel(), expected.true_value)
+    assert np.array_equal(noisy.to_numpy().ravel(), _shown(expected))
+    assert metric(at, "Theoretical std of the error") == _num(Laplace.from_epsilon(1.0).std)  # L1 sensitivity 1
+    assert at.radio(key="cen_query").value == "Two-way table"
+
+
+def test_dates_are_counted_per_month_of_the_years_chosen():
+    at = open_page("data")
+    rows = "when,score\n" + "".join(f"2023-{m:02d}-15,{m}\n" for m in (1, 1, 2, 5, 12)) + "2021-03-01,1\n,2\n"
+    at.file_uploader(key="data_upload").upload("d.csv", rows.encode(), "text/csv").run()
+    at.switch_page(PAGES["central"]).run()
+    at.radio(key="cen_query").set_value("Per year or month").run()
+    at.selectbox(key="cen_period").set_value("month").run()
+    assert_clean(at)
+    assert at.number_input(key="cen_first_year_when").value == 2021  # the data's years by default
+    at.number_input(key="cen_first_year_when").set_value(2023).run()
+    assert_clean(at)
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert [str(v) for v in bars[0]["x"]] == [f"2023-{m:02d}" for m in range(1, 13)]  # empty months too
+    assert _values(bars[0]["y"]).tolist() == [2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1]  # 2021 and the missing date out

@@ -263,3 +263,58 @@ def test_the_three_attacks_recover_nothing_from_published_quantiles():
     gaps = [_published_quantile(cen_q=0.75) - _published_quantile(cen_q=0.5) for _ in range(3)]
     assert len(set(gaps)) == len(gaps)
     assert all(p != truth for p in published)
+
+
+TWO = {
+    "cen_query": "Count where…",
+    "cen_where_column": "occupation",
+    "cen_where_value_occupation": "Sales",
+    "cen_where_and": "true",
+    "cen_where2_column": "sex",
+    "cen_where2_value_sex": "Male",
+}
+
+
+def test_two_conditions_publish_one_count_at_one_epsilon_once_both_values_are_declared():
+    at = open_page("central", **TWO, cen_pub_value_occupation="Sales", cen_epsilon=0.5)
+    button = [b for b in at.button if b.key == "cen_pub_where_publish"][0]
+    assert button.disabled  # the second value is not declared yet: said in one sentence
+    assert any("the value of the second condition" in i.value for i in at.info)
+    at = open_page("central", **TWO, cen_pub_value_occupation="Sales", cen_pub_value2_sex="Female", cen_epsilon=0.5)
+    before = _spent(at)
+    table = _published_table(_publish(at))
+    assert table["label"].tolist() == ["occupation is Sales and sex is Female"]  # the declared values, not the view's
+    assert _spent(at) == pytest.approx(before + 0.5)  # one count, one charge
+
+
+def test_the_two_way_table_publishes_every_declared_pair_and_only_those():
+    link = {
+        "cen_query": "Two-way table",
+        "cen_table_rows": "race",
+        "cen_table_columns": "sex",
+        "cen_pub_rows_race": "White\nMartian",
+        "cen_pub_columns_sex": "Female\nMale",
+        "cen_epsilon": 0.5,
+    }
+    at = open_page("central", **link)
+    before = _spent(at)
+    table = _published_table(_publish(at))
+    # the product of the declared lists, row by row, an absent pair ("Martian") included; no value of the data
+    assert table["label"].tolist() == ["White × Female", "White × Male", "Martian × Female", "Martian × Male"]
+    assert _spent(at) == pytest.approx(before + 0.5)  # the cells are disjoint: one count's ε for the table
+    second = _published_table(_publish(at))
+    assert not np.array_equal(second["released value"], table["released value"])  # fresh noise each time
+
+
+def test_counts_per_month_publish_every_month_of_the_declared_years():
+    at = open_page("data")
+    rows = "when,score\n" + "".join(f"2023-{m:02d}-15,{m}\n" for m in (1, 1, 2, 5, 12)) + "2021-03-01,1\n"
+    at.file_uploader(key="data_upload").upload("d.csv", rows.encode(), "text/csv").run()
+    at.switch_page("app_pages/central.py").run()
+    at.radio(key="cen_query").set_value("Per year or month").run()
+    at.selectbox(key="cen_period").set_value("month").run()
+    assert any("declare the first year and the last year" in i.value for i in at.info)
+    at.number_input(key="cen_pub_first_year_when").set_value(2023).run()
+    at.number_input(key="cen_pub_last_year_when").set_value(2024).run()
+    table = _published_table(_publish(at))
+    assert table["label"].tolist() == [f"{y}-{m:02d}" for y in (2023, 2024) for m in range(1, 13)]

@@ -34,3 +34,43 @@ def test_bad_input():
         project_to_histogram([1, 2], -1)
     with pytest.raises(ValueError, match="finite"):
         project_to_histogram([1, np.nan], 1)
+
+
+# --------------------------------------------------------------------------- rounding to what the noise allows
+
+
+def test_release_step_is_whole_units_for_a_count_and_a_decade_below_a_tenth_of_the_std_otherwise():
+    from dpcore.postprocess import release_step
+
+    assert release_step(1e-3, whole=True) == release_step(1e6, whole=True) == 1.0
+    for std in (0.0532, 1.0, 9.99, 10.0, 1234.5):
+        step = release_step(std)
+        assert step <= std / 10 < 10 * step  # the largest power of ten at most std/10
+        assert np.log10(step) == round(np.log10(step))
+    assert release_step(float("nan")) is None and release_step(0.0) is None
+
+
+def test_rounding_costs_at_most_a_small_share_of_the_noise_variance():
+    from dpcore import Laplace
+    from dpcore.postprocess import release_step, round_release
+
+    rng = np.random.default_rng(3)
+    noise = Laplace.from_epsilon(0.7, sensitivity=3.3)
+    true = 1234.56789
+    draws = noise.simulate(true, rng, trials=200_000)
+    step = release_step(noise.std)
+    rounded = np.asarray(round_release(draws, step))
+    assert np.all(np.abs(rounded - draws) <= step / 2 + 1e-9)
+    assert np.allclose(rounded / step, np.round(rounded / step))
+    # a rounding error of at most step/2 ≤ std/20 adds at most (std/20)² to the variance: 0.25%
+    assert np.var(rounded - true) <= np.var(draws - true) * (1 + 0.0025) + (step / 2) ** 2
+
+
+def test_round_up_writes_epsilon_with_four_significant_digits_never_below_the_exact_value():
+    from dpcore.postprocess import round_up
+
+    for exact in (2.9999999945214664, 0.123449, 0.12345678, 1e-6, 7.0, 1234567.0, 3.0000000001):
+        written = round_up(exact)
+        assert written >= exact * (1 - 1e-12)
+        assert len(f"{written:.10g}".replace(".", "").replace("-", "").lstrip("0").split("e")[0].rstrip("0")) <= 4
+    assert round_up(2.9999999945214664) == 3.0 and round_up(0.12345678) == 0.1235 and round_up(1e-6) == 1e-6

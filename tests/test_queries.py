@@ -455,3 +455,83 @@ def test_a_published_mean_is_the_ratio_of_its_published_sum_and_count():
 def test_category_counts_of_no_row_are_zeros_not_a_refusal():
     """A refusal when nobody holds a declared category would itself tell that nobody does."""
     assert dp_category_counts([], 3, 1.0, 0).true_value.tolist() == [0.0, 0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- two conditions, two-way tables
+
+
+def test_count_matching_all_is_one_counting_query_of_the_rows_meeting_every_condition(rng):
+    from dpcore.queries import dp_count_matching_all
+
+    young, low = AGES < 40, AGES < 30
+    r = dp_count_matching_all([young, AGES > 20], 0.5, rng)
+    assert r.query == "count_matching" and r.true_value == np.sum(young & (AGES > 20)) == 3
+    assert r.mechanism == Laplace(scale=2.0, sensitivity=1.0)  # b = 1/ε: sensitivity 1, however many conditions
+    # brute force over the neighbours of a small table: removing or adding any one row moves the count by ≤ 1
+    masks = np.stack([young, low])
+    count = np.sum(np.logical_and.reduce(masks))
+    for i in range(AGES.size):
+        kept = np.delete(masks, i, axis=1)
+        assert abs(np.sum(np.logical_and.reduce(kept)) - count) <= r.mechanism.sensitivity
+    with pytest.raises(ValueError, match="one entry per row"):
+        dp_count_matching_all([young, young[:3]], 1.0, rng)
+    with pytest.raises(ValueError, match="at least one condition"):
+        dp_count_matching_all([], 1.0, rng)
+
+
+def test_two_way_table_is_a_histogram_over_the_product_of_the_domains(rng):
+    from dpcore.neighbours import REPLACE_ONE
+    from dpcore.queries import dp_two_way_table, two_way_table_sensitivity
+
+    rows, cols = np.array([0, 1, 1, 2, 2, 2]), np.array([0, 0, 1, 1, 1, 0])
+    r = dp_two_way_table(rows, cols, (3, 2), 1.0, rng)
+    assert r.query == "two_way_table" and r.true_value.shape == (6,)
+    assert r.true_value.reshape(3, 2).tolist() == [[1, 0], [1, 1], [1, 2]]  # an empty cell is a count of 0
+    assert r.mechanism == Laplace(scale=1.0, sensitivity=1.0)  # each cell the noise of one count
+
+    # the sensitivities, checked by brute force over every neighbour of the table in a 3 × 2 product domain
+    def table(rr, cc):
+        return np.bincount(rr * 2 + cc, minlength=6)
+
+    base = table(rows, cols)
+    removed = [np.abs(table(np.delete(rows, i), np.delete(cols, i)) - base) for i in range(rows.size)]
+    added = [np.abs(table(np.append(rows, a), np.append(cols, b)) - base) for a in range(3) for b in range(2)]
+    replaced = [
+        np.abs(table(np.where(np.arange(6) == i, a, rows), np.where(np.arange(6) == i, b, cols)) - base)
+        for i in range(rows.size)
+        for a in range(3)
+        for b in range(2)
+    ]
+    assert max(d.sum() for d in removed + added) == two_way_table_sensitivity("l1") == 1.0
+    assert max(np.sqrt((d**2).sum()) for d in removed + added) == two_way_table_sensitivity("l2") == 1.0
+    assert max(d.sum() for d in replaced) == two_way_table_sensitivity("l1", REPLACE_ONE) == 2.0
+    assert max(np.sqrt((d**2).sum()) for d in replaced) == two_way_table_sensitivity("l2", REPLACE_ONE)
+    g = dp_two_way_table(rows, cols, (3, 2), 1.0, rng, mechanism="gaussian", delta=1e-6)
+    assert g.mechanism.sigma == Gaussian.from_epsilon_delta(1.0, 1e-6, 1.0).sigma  # L2 sensitivity 1
+
+
+def test_two_way_table_simulation_follows_one_counts_law_in_every_cell(rng):
+    from dpcore.queries import dp_two_way_table
+
+    r = dp_two_way_table([0, 1], [1, 1], (2, 3), 0.5, rng)
+    trials, c = 20_000, 0.9
+    err = r.simulate_errors(trials, rng)
+    assert err.shape == (trials, 6)
+    inside = np.mean(np.abs(err) <= r.error_bound(c), axis=0)
+    assert np.all(np.abs(inside - c) <= Z * math.sqrt(c * (1 - c) / trials))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda q: q([0], [0], (1,), 1.0, 0), "shape must be"),
+        (lambda q: q([0, 1], [0], (2, 1), 1.0, 0), "one entry per row each"),
+        (lambda q: q([2], [0], (2, 1), 1.0, 0), "row_codes"),
+        (lambda q: q([0], [0], (1000, 1000), 1.0, 0), "rows × columns must be"),
+    ],
+)
+def test_two_way_table_bad_input(call, message):
+    from dpcore.queries import dp_two_way_table
+
+    with pytest.raises(ValueError, match=message):
+        call(dp_two_way_table)

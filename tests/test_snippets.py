@@ -18,8 +18,15 @@ import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer import releases, snippets
-from explorer.columns import condition_mask, encode_categories, is_numeric, numeric_values
+from explorer import export, releases, snippets
+from explorer.columns import (
+    condition_mask,
+    encode_categories,
+    is_numeric,
+    numeric_values,
+    parse_dates,
+    period_codes,
+)
 from explorer.dataset import Dataset, load_csv
 from explorer.export import SIMULATED_NOTE, SIMULATED_RELEASE
 from explorer.features import prepare_features
@@ -161,8 +168,18 @@ def test_compare_snippet_prints_the_releases_the_chart_shows(query, downloads, t
         {"cen_query": "Count where…", "cen_where_column": "age", "cen_where_condition": "≥", "cen_where_value_age": 50},
         {"cen_query": "Count where…", "cen_where_column": "occupation", "cen_where_value_occupation": "Sales"},
         {"cen_query": "Category counts", "cen_category_column": "race", "cen_mechanism": "Gaussian"},
+        {
+            "cen_query": "Count where…",
+            "cen_where_column": "occupation",
+            "cen_where_value_occupation": "Sales",
+            "cen_where_and": "true",
+            "cen_where2_column": "age",
+            "cen_where2_condition": "<",
+            "cen_where2_value_age": 30,
+        },
+        {"cen_query": "Two-way table", "cen_table_rows": "race", "cen_table_columns": "sex", "cen_epsilon": 0.5},
     ],
-    ids=["age>=50", "occupation=Sales", "category-counts"],
+    ids=["age>=50", "occupation=Sales", "category-counts", "two-conditions", "two-way-table"],
 )
 def test_central_count_snippets_print_the_published_counts(link, downloads, tmp_path):
     at = open_page("central", **link)
@@ -173,6 +190,19 @@ def test_central_count_snippets_print_the_published_counts(link, downloads, tmp_
     assert (
         simulated_csv(downloads[SIMULATED_RELEASE]).iloc[:, -1].tolist() == page["noisy"].tolist()
     )  # the release, without truth
+
+
+def test_quantile_snippet_prints_the_value_the_page_released_and_carries_no_secret(downloads, tmp_path):
+    at = open_page("central", cen_query="Quantile", cen_q=0.9, cen_epsilon=0.5)
+    assert_clean(at)
+    code = downloads["Python snippet"]
+    page = simulated_csv(downloads[SIMULATED_RELEASE])
+    printed = float(run_snippet(code, tmp_path))
+    assert printed == page["released"][0]  # the same draw, to the last bit
+    assert metric(at, "Released (simulated, not private)") in (f"{printed:,.0f}", f"{printed:.4g}")
+    # a simulation's seed and the view's settings only: no publication, no secure noise, no session or log
+    assert "quantile(values, 0.9, " in code and "SecureGenerator" not in code and "publish" not in code
+    assert "session" not in code and "DPX_DATA_DIR" not in code
 
 
 def test_local_mean_snippet_prints_the_estimate_the_page_shows(downloads, tmp_path):
@@ -240,6 +270,7 @@ HOSTILE_PIECES = {
 }
 EVIL = " ".join(HOSTILE_PIECES.values())
 TEXT, NUMBER, TARGET = "text " + EVIL, "number " + EVIL, "target " + EVIL
+DATE = "date " + EVIL
 CATEGORIES = ("a " + EVIL, "b " + EVIL, "plain")
 LABELS = ("yes " + EVIL, "no " + EVIL)
 #: The upload's file name, which the snippet opens (a file name may hold anything but "/" and NUL, in 255 bytes).
@@ -259,10 +290,11 @@ def table_csv(rows: list[list]) -> bytes:
 def hostile_upload() -> tuple[bytes, Dataset]:
     """A table whose column names and text values hold every hostile piece, read as an upload is."""
     rng = np.random.default_rng(0)
-    rows = [[TEXT, NUMBER, TARGET]]
+    rows = [[TEXT, NUMBER, TARGET, DATE]]
     for i in range(240):
         number = int(rng.integers(0, 100))
-        rows.append([CATEGORIES[i % 3], number, LABELS[int(number + rng.integers(0, 40) < 70)]])
+        day = f"{2022 + i % 3}-{i % 12 + 1:02d}-{i % 28 + 1:02d}"
+        rows.append([CATEGORIES[i % 3], number, LABELS[int(number + rng.integers(0, 40) < 70)], day])
     raw = table_csv(rows)
     return raw, load_csv(raw, FILE_NAME)
 
@@ -296,7 +328,9 @@ def table_printed(frame: pd.DataFrame) -> str:
 
 
 def counts_printed(result) -> str:
-    return f"{np.atleast_1d(result.noisy_value).tolist()}\n"
+    """A central release as its snippet prints it: rounded by explorer.export's one rule, as the page shows it."""
+    std = result.approx_std if hasattr(result, "approx_std") else result.mechanism.std
+    return f"{np.atleast_1d(export.rounded(result.noisy_value, std, result.query)).tolist()}\n"
 
 
 def codes_of(ds: Dataset, column: str):
@@ -373,6 +407,36 @@ HOSTILE_CASES = {
         lambda ds: snippets.category_counts(ds, TEXT, 1.0, SEED, "gaussian", 1e-6),
         lambda ds: counts_printed(releases.category_counts(*codes_of(ds, TEXT), 1.0, SEED, "gaussian", 1e-6)),
     ),
+    "count_matching two conditions": (
+        lambda ds: snippets.count_matching(
+            ds, TEXT, "is", CATEGORIES[1], 1.0, SEED, "laplace", None, second=(NUMBER, "≥", 50.0)
+        ),
+        lambda ds: counts_printed(
+            releases.count_matching_all(
+                [condition_mask(ds.frame[TEXT], "is", CATEGORIES[1]), condition_mask(ds.frame[NUMBER], "≥", 50.0)],
+                1.0,
+                SEED,
+                "laplace",
+                None,
+            )
+        ),
+    ),
+    "two_way_table": (
+        lambda ds: snippets.two_way_table(ds, TEXT, TARGET, 1.0, SEED, "gaussian", 1e-6),
+        lambda ds: counts_printed(
+            releases.two_way_table(codes_of(ds, TEXT)[0], codes_of(ds, TARGET)[0], (3, 2), 1.0, SEED, "gaussian", 1e-6)
+        ),
+    ),
+    "period_counts": (
+        lambda ds: snippets.period_counts(ds, DATE, "month", 2022, 2023, 1.0, SEED, "laplace", None),
+        lambda ds: counts_printed(
+            releases.category_counts(*period_codes(parse_dates(ds.frame[DATE]), "month", 2022, 2023), 1.0, SEED)
+        ),
+    ),
+    "quantile": (
+        lambda ds: snippets.quantile(ds, NUMBER, 0.5, 0.0, 100.0, 1.0, SEED),
+        lambda ds: f"{releases.quantile(values_of(ds, NUMBER), 0.5, 0.0, 100.0, 1.0, SEED).noisy_value}\n",
+    ),
     "most_common": (
         lambda ds: snippets.most_common(ds, TEXT, 1.0, SEED),
         lambda ds: f"{releases.most_common(*codes_of(ds, TEXT), 1.0, SEED)}\n",
@@ -432,7 +496,7 @@ HOSTILE_CASES = {
 def hostile():
     """The hostile upload's bytes and Dataset, checked to hold the hostile names and values unchanged."""
     raw, ds = hostile_upload()
-    assert list(ds.frame.columns) == [TEXT, NUMBER, TARGET]  # the names survived the reader, every piece in them
+    assert list(ds.frame.columns) == [TEXT, NUMBER, TARGET, DATE]  # the names survived the reader, every piece in them
     assert set(ds.frame[TEXT]) == set(CATEGORIES) and set(ds.frame[TARGET]) == set(LABELS)
     assert is_numeric(ds.frame[NUMBER]) and ds.name == FILE_NAME
     return raw, ds

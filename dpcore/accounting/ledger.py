@@ -716,8 +716,8 @@ class BudgetLedger:
         ----------
         mechanisms : sequence
             The releases (as in :meth:`spend`), at least one.
-        label : str, default ""
-            The label of every entry.
+        label : str or sequence of str, default ""
+            The label of every entry, or one label per release (a mean's "sum" and "count" parts).
         count : int, default 1
             Number of releases of each, in [1, inf).
         release_delta : float, optional
@@ -751,12 +751,17 @@ class BudgetLedger:
         ...
         dpcore.accounting.ledger.BudgetError: spend refused (basic accounting, basic composition being the tightest): ...
         """
-        return self._record(self._entries_for(mechanisms, count, label, release_delta, relation, unit), label)
+        entries = self._entries_for(mechanisms, count, label, release_delta, relation, unit)
+        return self._record(entries, label if isinstance(label, str) else "; ".join(map(str, label)))
 
     def _entries_for(self, mechanisms, count, label, release_delta, relation=None, unit=None) -> list[LedgerEntry]:
         if isinstance(mechanisms, (str, bytes)) or not hasattr(mechanisms, "__iter__"):
             raise TypeError(f"mechanisms must be a sequence of releases, got {type(mechanisms).__name__}")
-        entries = [self._entry(m, count, label, release_delta, relation, unit) for m in mechanisms]
+        mechanisms = list(mechanisms)
+        labels = [label] * len(mechanisms) if isinstance(label, str) else list(label)
+        if len(labels) != len(mechanisms):
+            raise ValueError(f"label must be a str or one str per release ({len(mechanisms)}), got {len(labels)}")
+        entries = [self._entry(m, count, text, release_delta, relation, unit) for m, text in zip(mechanisms, labels)]
         if not entries:
             raise ValueError("mechanisms must contain at least one release, got none")
         return entries
