@@ -72,3 +72,22 @@ def test_eight_walkers_stay_alive_and_every_rerun_is_kept_and_error_free(app_url
     assert s["reruns"] >= 8 * 3  # each walker uploaded and moved at least twice
     pages = {what.split(": ")[0] for r in result["walks"] for what, _ in r["runs"]}
     assert "data" in pages and len(pages & set(WALK)) >= 2, pages  # the upload, then at least two pages walked
+
+
+def test_the_client_reads_the_value_a_page_sends_back():
+    from streamlit.proto.Element_pb2 import Element
+
+    from benchmarks.bench_load import _drawn
+
+    element = Element()
+    s = element.slider
+    s.query_param_key, s.options[:] = "acc_epsilon", ["0.5", "0.8", "1"]
+    assert _drawn(element, "slider") == ("acc_epsilon", None)  # the page left it alone
+    s.set_value, s.raw_value[:] = True, ["0.8"]  # a select slider's value comes back as its option's label
+    assert _drawn(element, "slider") == ("acc_epsilon", "0.8")
+    element.selectbox.query_param_key, element.selectbox.set_value, element.selectbox.raw_value = (
+        "cen_query",
+        True,
+        "Sum",
+    )
+    assert _drawn(element, "selectbox") == ("cen_query", "Sum")
