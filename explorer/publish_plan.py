@@ -1,0 +1,263 @@
+"""Publish page, the plan: statistics with their declared public facts, the unit, the total and the split policy.
+
+Every widget is bound to the link (keys ``pub_*``), so a link reopens the plan; a plan file
+(:func:`dpcore.plan.plan_to_dict`) is reopened by writing its values into the same widgets
+(:func:`open_file`). Declared facts (domains, bounds, keys, planned sizes) are typed or pasted; the
+only thing read from the data is the list of its columns, and a domain filled from the file's values
+by the button that says so ("not private"). Every privacy decision is dpcore's (:mod:`dpcore.plan`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from dpcore.contributions import ContributionBounds, PrivacyUnit
+from dpcore.plan import Plan, PlanError, Statistic, plan_from_dict
+from explorer import domains, state, widgets
+from explorer.markup import md, plain_sentence
+
+__all__ = ["KINDS", "MAX_SLOTS", "build", "open_file", "plan_state"]
+
+#: What a slot computes, in words (dpcore.plan's kinds).
+KINDS = {
+    "counts": "counts per category",
+    "mean": "mean",
+    "count": "count of rows",
+    "sum": "sum",
+    "quantile": "quantile",
+    "histogram": "histogram",
+}
+#: The most statistics the page lays out (a larger plan file is published with the command line).
+MAX_SLOTS = 8
+DEFAULT_KINDS = ("counts", "mean")
+POLICY_WORDS = {"equal": "equal shares", "weights": "by weights", "accuracy": "from accuracy targets"}
+NO_GROUPS = "(no groups)"
+ROW, PERSON = "One row per person", "A person column"
+CONFIDENCES = (0.8, 0.9, 0.95, 0.99)
+
+
+def _num(label, key, container, **kw):
+    return widgets.bound(container.number_input, label, key=key, max_value=widgets.LARGEST_AMOUNT, **kw)
+
+
+def _fill_domain(i: int, column: str) -> None:
+    values = state.dataset().frame[column].dropna().astype(str).unique()
+    st.session_state[f"pub_domain_{i}"] = "\n".join(sorted(values)[: domains.MAX_DOMAIN])
+
+
+def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
+    """One statistic's widgets; returns (its keyword arguments, what is still to declare or None)."""
+    box = st.container(border=True)
+    c1, c2, c3, c4 = box.columns([1.1, 1.2, 2.2, 1.2])
+    default = DEFAULT_KINDS[i] if i < len(DEFAULT_KINDS) else "count"
+    kind = widgets.bound(
+        c1.selectbox, f"Statistic {i + 1}", list(KINDS), index=list(KINDS).index(default), key=f"pub_kind_{i}",
+        format_func=KINDS.get, name=f"the kind of statistic {i + 1}",
+    )  # fmt: skip
+    kw: dict = {"kind": kind}
+    need: dict = {}
+    if kind == "counts":
+        kw["column"] = widgets.bound(c2.selectbox, "Column", columns, key=f"pub_cat_{i}")
+        text = widgets.bound(
+            c3.text_area, "Declared categories (one per line)", key=f"pub_domain_{i}", height=90,
+            help="From a codebook or a past release, not from this file: a category absent from the data is "
+            "published as a noisy zero, and a value outside the list is left out (or counted in (other)).",
+        )  # fmt: skip
+        kw["domain"] = domains.parse_domain(text)
+        need["domain"] = kw["domain"] or None
+        kw["other"] = widgets.bound(c3.checkbox, "Count other values in (other)", key=f"pub_other_{i}")
+        c2.button(
+            "Fill from the data (not private)", key=f"pub_fill_{i}", on_click=_fill_domain, args=(i, kw["column"]),
+            help="Lists this file's values: convenient for exploring, but the list itself then comes from the "
+            "private data (a category present in one person's row only would be revealed). Edit it from a "
+            "codebook before a real release.",
+        )  # fmt: skip
+    elif kind != "count":
+        kw["column"] = widgets.bound(c2.selectbox, "Numeric column", numeric, key=f"pub_num_{i}")
+        a, b = c3.columns(2)
+        kw["lower"] = _num("Declared lower bound", f"pub_lower_{i}", a, value=None, min_value=-widgets.LARGEST_AMOUNT)
+        kw["upper"] = _num("Declared upper bound", f"pub_upper_{i}", b, value=None, min_value=-widgets.LARGEST_AMOUNT)
+        need.update(lower=kw["lower"], upper=kw["upper"])
+        if kind == "mean":
+            kw["planned_n"] = widgets.whole_number(
+                "Planned number of records", 1, 10**9, 1_000, f"pub_planned_{i}",
+                "The size the study was designed for (declared, not this file's): the expected error is stated "
+                "at it.", c2,
+            )  # fmt: skip
+        elif kind == "histogram":
+            kw["bins"] = widgets.whole_number("Bins", 1, 1_000, 10, f"pub_bins_{i}", "Equal bins over the bounds.", c2)
+        elif kind == "quantile":
+            kw["q"] = _num("q", f"pub_q_{i}", a, value=0.5, min_value=0.0, step=0.05, help="0.5 for the median.")
+            kw["q"] = min(kw["q"], 1.0)
+            kw["resolution"] = _num(
+                "Resolution of the values", f"pub_res_{i}", b, value=None, min_value=0.0,
+                help="The step of the values (1 for whole years): the quantile's error bound needs it.",
+            )  # fmt: skip
+    if kind in ("count", "sum", "mean"):
+        by = widgets.bound(c2.selectbox, "Grouped by", [NO_GROUPS, *columns], key=f"pub_by_{i}")
+        if by != NO_GROUPS:
+            kw["by"] = by
+            kw["keys"] = domains.parse_domain(
+                widgets.bound(c3.text_area, "Declared groups (one per line)", key=f"pub_keys_{i}", height=90)
+            )
+            need["keys"] = kw["keys"] or None
+    kw["name"] = widgets.bound(c4.text_input, "Name (optional)", key=f"pub_name_{i}", max_chars=200).strip()
+    if policy == "accuracy":
+        kw["target"] = _num(
+            "Target error (±)", f"pub_target_{i}", c4, value=None, min_value=0.0,
+            help="The error each of its numbers must not exceed at the confidence (ranks for a quantile).",
+        )  # fmt: skip
+        need["target"] = kw["target"]
+    elif policy == "weights":
+        kw["weight"] = _num("Weight", f"pub_weight_{i}", c4, value=1.0, min_value=1e-6)
+    kw["provenance"] = widgets.bound(
+        c4.text_input, "Source of the facts", key=f"pub_prov_{i}", max_chars=200,
+        help="Where the declared facts come from (a codebook, a past release): printed in the report.",
+    )  # fmt: skip
+    return kw, domains.missing_declarations(**need)
+
+
+def _unit(columns: list[str]) -> PrivacyUnit:
+    c1, c2, c3, c4 = st.columns(4)
+    how = widgets.bound(c1.radio, "Unit of privacy", [ROW, PERSON], key="pub_unit")
+    if how == ROW:
+        return PrivacyUnit()
+    ident = widgets.bound(c2.selectbox, "Person column (declared)", columns, key="pub_id")
+    bounds = ContributionBounds(
+        max_rows=widgets.whole_number("Most rows per person", 1, 10**6, 1, "pub_max_rows", "Kept per person.", c3),
+        max_groups=widgets.whole_number("Most groups per person", 1, 1_000, 1, "pub_max_groups", "L0.", c4),
+        max_rows_per_group=widgets.whole_number("Most rows per group", 1, 10**6, 1, "pub_max_rpg", "L∞.", c4),
+    )
+    return PrivacyUnit(ident, bounds)
+
+
+def build() -> tuple[Plan | None, str | None]:
+    """The plan the widgets describe, or None and one sentence of what is missing or refused."""
+    ds = state.dataset()
+    columns = [str(c) for c in ds.frame.columns]
+    numeric = state.numeric_columns()
+    st.subheader("1. The plan")
+    c1, c2, c3 = st.columns([1.6, 1, 1.2])
+    with c1:
+        epsilon = widgets.epsilon_slider("pub_epsilon", "Total ε", help="The whole plan's privacy loss.")
+    policy = widgets.bound(
+        c2.radio, "Split the total", list(POLICY_WORDS), key="pub_policy", format_func=POLICY_WORDS.get
+    )
+    confidence = widgets.bound(
+        c3.select_slider,
+        "Confidence of the errors",
+        CONFIDENCES,
+        value=0.95,
+        key="pub_conf",
+        format_func="{:.0%}".format,
+    )
+    noise = widgets.bound(c3.radio, "Noise", ["Laplace", "Gaussian"], key="pub_noise", horizontal=True)
+    smallest = False
+    if policy == "accuracy":
+        smallest = widgets.bound(c2.checkbox, "Find the smallest total meeting the targets", key="pub_smallest")
+    delta = 0.0
+    if noise == "Gaussian":
+        with c1:
+            delta = widgets.delta_slider("pub_delta", help="The plan's total δ (Gaussian noise needs one).")
+    unit = _unit(columns)
+    n = widgets.whole_number(
+        "Number of statistics", 1, MAX_SLOTS, len(DEFAULT_KINDS), "pub_n", f"Up to {MAX_SLOTS}.", st.columns(5)[0]
+    )
+    stats, first_missing = [], None
+    for i in range(n):
+        kw, missing = _slot(i, columns, numeric, policy)
+        if missing and first_missing is None:
+            first_missing = f"Statistic {i + 1}: {missing}"
+        kw["mechanism"] = "laplace" if noise == "Laplace" or kw["kind"] == "quantile" else "gaussian"
+        stats.append(kw)
+    if first_missing:
+        return None, first_missing
+    try:
+        made = [Statistic(**kw) for kw in _named(stats)]
+        return Plan(tuple(made), unit, None if smallest else epsilon, delta, policy, confidence), None
+    except (ValueError, TypeError) as exc:
+        return None, plain_sentence(exc)
+
+
+def _named(every: list[dict]) -> list[dict]:
+    """Each statistic's keyword arguments with its name: typed, or its words (numbered when two say the same)."""
+    out = [{k: v for k, v in kw.items() if v is not None and v != ""} for kw in every]
+    words = [Statistic(name="x", **{k: v for k, v in kw.items() if k != "name"}).words() for kw in out]
+    unnamed = [w for kw, w in zip(out, words) if not kw.get("name")]
+    seen: dict[str, int] = {}
+    for kw, said in zip(out, words):
+        if not kw.get("name"):
+            seen[said] = seen.get(said, 0) + 1
+            kw["name"] = said if unnamed.count(said) == 1 else f"{said} ({seen[said]})"
+    return out
+
+
+def plan_state(plan: Plan) -> dict:
+    """The widget values that show ``plan`` (what :func:`open_file` writes); refuses, in one sentence, what the page
+    cannot lay out."""
+    stats = plan.statistics
+    if len(stats) > MAX_SLOTS:
+        raise PlanError(
+            f"the page lays out at most {MAX_SLOTS} statistics, the plan has {len(stats)}: publish it with the command line"
+        )
+    gaussian = any(not s.pure for s in stats)
+    values = {"pub_n": float(len(stats)), "pub_policy": plan.policy, "pub_conf": plan.confidence}
+    values["pub_noise"] = "Gaussian" if gaussian else "Laplace"
+    if gaussian:
+        if plan.delta not in widgets.DELTA_GRID:
+            raise PlanError(f"the page's δ is one of 1e-10 … 1e-2 by decades, the plan's is {plan.delta:g}")
+        values["pub_delta"] = plan.delta
+    values["pub_smallest"] = plan.epsilon is None
+    if plan.epsilon is not None:
+        values["pub_epsilon"] = float(f"{min(max(plan.epsilon, 0.01), 10.0):.4g}")
+    values["pub_unit"] = ROW if plan.unit.identifier is None else PERSON
+    if plan.unit.identifier is not None:
+        b = plan.unit.bounds
+        values.update(pub_id=plan.unit.identifier, pub_max_rows=float(b.max_rows), pub_max_groups=float(b.max_groups))
+        values["pub_max_rpg"] = float(b.max_rows_per_group)
+    for i, s in enumerate(stats):
+        if s.n_public is not None or s.split != 0.5 or (gaussian and s.pure and s.kind != "quantile"):
+            raise PlanError(
+                f"statistic {s.name!r} uses a public n, a split of its mean or a noise of its own, which this page "
+                "does not lay out: publish it with the command line"
+            )
+        values.update({f"pub_kind_{i}": s.kind, f"pub_name_{i}": s.name, f"pub_prov_{i}": s.provenance})
+        column = {"counts": f"pub_cat_{i}", "count": None}.get(s.kind, f"pub_num_{i}")
+        if column:
+            values[column] = s.column
+        for key, value in (("lower", s.lower), ("upper", s.upper), ("q", s.q), ("res", s.resolution)):
+            if value is not None:
+                values[f"pub_{key}_{i}"] = float(value)
+        for key, value in (("planned", s.planned_n), ("bins", s.bins), ("target", s.target)):
+            if value is not None:
+                values[f"pub_{key}_{i}"] = float(value)
+        values[f"pub_weight_{i}"] = float(s.weight)
+        if s.domain is not None:
+            values[f"pub_domain_{i}"] = "\n".join(s.domain)
+            values[f"pub_other_{i}"] = s.other
+        values[f"pub_by_{i}"] = s.by or NO_GROUPS
+        if s.keys is not None:
+            values[f"pub_keys_{i}"] = "\n".join(s.keys)
+    return values
+
+
+def open_file() -> None:
+    """Reopen a saved plan.json: its values go into the page's widgets (before they are drawn), then the page runs."""
+    with st.expander("Open a saved plan (plan.json)", icon=":material/folder_open:"):
+        upload = st.file_uploader("plan.json", type=["json"], key="pub_plan_file")
+        if upload is None or st.session_state.get("_pub_opened") == upload.file_id:
+            return
+        st.session_state["_pub_opened"] = upload.file_id
+        try:
+            values = plan_state(plan_from_dict(json.loads(upload.getvalue().decode("utf-8"))))
+        except (ValueError, TypeError, UnicodeDecodeError) as exc:
+            st.warning(f"This plan cannot be opened: {md(plain_sentence(exc))}")
+            return
+        for key in [k for k in st.session_state if str(k).startswith("pub_") and k != "pub_plan_file"]:
+            del st.session_state[key]
+        for key in [k for k in st.query_params if k.startswith("pub_")]:
+            del st.query_params[key]  # the link follows the opened plan, not the one before
+        st.session_state.update(values)
+        st.rerun()

@@ -1,0 +1,171 @@
+"""Publish page, the split and the release: the statistic / ε / δ / error table and the trade-off chart (both from
+the plan alone, :mod:`dpcore.plan`), then one secure publication of the whole plan, charged to the persistent log
+before it is shown (:func:`dpx_publish.package.publish_package`), with its package and the plan file.
+
+Nothing here reads the private data before Publish; the published tables are shown without any true value.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore.accounting import BudgetError
+from dpcore.plan import Allocation, Plan, allocate, error_curve, plan_to_dict
+from dpcore.plan_release import check_columns
+from dpx_publish.package import FILES, publish_package
+from explorer import charts, publishing, state
+from explorer.markup import md, plain_sentence
+
+__all__ = ["split", "trade_off", "publish", "save"]
+
+_SHOWN = "_pub_package"
+#: The totals the trade-off chart draws: a decade below and above the plan's total.
+CURVE_POINTS = 25
+
+
+def _errors(a: Allocation) -> pd.DataFrame:
+    rows = []
+    for s in a.shares:
+        stat = s.statistic
+        rows.append(
+            {
+                "statistic": stat.name,
+                "what": stat.words(),
+                "ε": s.epsilon,
+                "δ": s.delta,
+                "ρ (zCDP)": s.rho,
+                f"expected error (±) at {a.plan.confidence:.0%}": s.expected_error,
+                "error unit": stat.error_unit or "as the value",
+                "target": stat.target,
+                "error / target": s.ratio,
+                "noise": "; ".join(s.noise),
+            }
+        )
+    return pd.DataFrame(rows).dropna(axis=1, how="all")
+
+
+def split(plan: Plan) -> Allocation | None:
+    """The split of the plan's total: a table that moves with the targets, weights and total. Shows and returns it
+    (None, with one sentence, when the plan cannot be split: a total below what the targets need)."""
+    st.subheader("2. The split")
+    try:
+        a = allocate(plan)
+    except ValueError as exc:
+        st.info(md(plain_sentence(exc)))
+        return None
+    st.dataframe(_errors(a), hide_index=True, key="pub_split_table", width="stretch")
+    words = f"Total ε = {a.epsilon:.4g}" + (f", δ = {a.delta:.3g}" if a.delta else "")
+    words += f" under {a.relation.words(plan.unit.unit)}, by {a.accountant}."
+    if a.needed_epsilon is not None:
+        words += f" The targets need a total of at least ε = {a.needed_epsilon:.4g}."
+    st.caption(
+        md(words) + " Each error is that of each published number, from the plan alone (declared bounds and "
+        "planned sizes, never this file); a mean's at its planned number of records."
+    )
+    return a
+
+
+def trade_off(a: Allocation) -> None:
+    """How the errors trade against each other as the total moves (same policy and δ)."""
+    plan = a.plan
+    totals = np.geomspace(a.epsilon / 10, a.epsilon * 10, CURVE_POINTS)
+    curve = error_curve(plan, totals)
+    ratio = plan.policy == "accuracy"
+    column = "error to target" if ratio else "expected error"
+    series = {}
+    for name, rows in curve.groupby("statistic", sort=False):
+        series[name] = (rows["total epsilon"].to_numpy(), rows[column].to_numpy(dtype=float))
+    fig = charts.xy_curves(
+        series,
+        current=a.epsilon,
+        title="Each statistic's expected error as the total ε moves",
+        x_title="total ε",
+        y_title="expected error ÷ target" if ratio else "expected error (each in its own unit)",
+        log_y=True,
+        current_label=f"this plan, ε = {a.epsilon:.3g}",
+        hline=(1.0, "target") if ratio else None,
+    )
+    st.plotly_chart(fig, key="pub_curve")
+
+
+def _package_name(plan: Plan) -> str:
+    return "release.zip"
+
+
+def publish(a: Allocation) -> None:
+    """The Publish button: the whole plan drawn once with secure noise, charged to the log all or nothing first."""
+    st.subheader("3. Publish")
+    ds = state.dataset()
+    fingerprint = ds.fingerprint or ds.identity
+    plan = a.plan
+    st.caption(
+        "Publishing reads the data once: every statistic drawn with the operating system's secure generator, the "
+        "plan's total charged to this data's publication log before anything is shown (all or nothing), and only "
+        "the published numbers shown. Each click is a new publication with fresh noise, charged again in full."
+    )
+    refused = None
+    try:
+        check_columns(a, ds.frame)
+    except ValueError as exc:
+        refused = plain_sentence(exc)
+        st.info(md(refused))
+    cost = f"ε = {a.epsilon:.4g}" + (f", δ = {a.delta:.2g}" if a.delta else "")
+    if st.button(f"Publish the plan ({cost}, a new charge each time)", key="pub_publish", type="primary",
+                 disabled=refused is not None):  # fmt: skip
+        try:
+            package = publish_package(
+                plan, ds.frame, log=publishing.publication_log(), fingerprint=fingerprint, dataset=ds.name
+            )
+        except BudgetError as exc:
+            st.warning(md(publishing._over_budget(exc)))
+        except (ValueError, OSError) as exc:
+            st.warning(f"Not published: {md(plain_sentence(exc))}")
+        else:
+            st.session_state[_SHOWN] = (fingerprint, package)
+    try:
+        st.caption(md(publishing.log_summary(fingerprint)))
+    except (OSError, ValueError) as exc:
+        st.warning(f"The publication log cannot be opened here: {md(plain_sentence(exc))}")
+    shown = st.session_state.get(_SHOWN)
+    if shown and shown[0] == fingerprint:
+        _show(shown[1])
+
+
+def _show(package) -> None:
+    release = package.release
+    a = release.allocation
+    st.success(
+        f"Published {len(release.releases)} statistics of {md(state.dataset().name)} at ε = {a.epsilon:.4g}"
+        + (f", δ = {a.delta:.2g}" if a.delta else "")
+        + f" under {md(a.relation.words(a.plan.unit.unit))}; charged to this data's publication log. "
+        "The numbers below are the published ones alone (no true value is shown)."
+    )
+    table = release.table(rounded=True)
+    for i, (name, rows) in enumerate(table.groupby("statistic", sort=False)):
+        st.markdown(f"**{md(name)}**")
+        st.dataframe(rows.drop(columns="statistic"), hide_index=True, key=f"pub_published_{i}")
+    st.download_button(
+        "Download the package (release.zip)",
+        package.zip_bytes,
+        file_name=_package_name(a.plan),
+        mime="application/zip",
+        key="pub_zip",
+        type="primary",
+        help="One zip: " + ", ".join(FILES) + " (the script re-runs the plan with fresh noise, a new publication).",
+    )
+
+
+def save(plan: Plan) -> None:
+    """The plan as a file (reopened on this page, or published by ``python -m dpx_publish publish``)."""
+    st.download_button(
+        "Save the plan (plan.json)",
+        json.dumps(plan_to_dict(plan), ensure_ascii=False, indent=2),
+        file_name="plan.json",
+        mime="application/json",
+        key="pub_save",
+        help="No data in it: the statistics, declared facts, unit, total and policy. The link carries the plan too.",
+    )

@@ -1,0 +1,148 @@
+"""The Publish page: a plan built from declared facts, its split, one charged publication, the package, the plan file.
+
+Driven with AppTest on the census demo; the publication log is the test session's own (tests/conftest.py sets
+DPX_DATA_DIR to a fresh folder).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from dpcore.plan import plan_from_dict
+from dpx_publish.package import FILES
+from explorer import publishing
+from tests.apptest import assert_clean, open_page
+
+EDU = ["HS-grad", "Some-college", "Bachelors", "Masters", "Doctorate"]
+
+
+@pytest.fixture(autouse=True)
+def own_log(tmp_path, monkeypatch):
+    """A fresh publication log per test: the census demo's budget is not shared with other tests."""
+    monkeypatch.setenv("DPX_DATA_DIR", str(tmp_path))
+
+
+def _adult(at, domain=EDU):
+    at.selectbox(key="pub_cat_0").select("education").run()
+    at.text_area(key="pub_domain_0").input("\n".join(domain)).run()
+    at.number_input(key="pub_lower_1").set_value(17).run()
+    at.number_input(key="pub_upper_1").set_value(90).run()
+    return at
+
+
+def _split(at):
+    return at.dataframe[0].value  # the first table of the page (AppTest does not expose a dataframe's key)
+
+
+def test_the_page_asks_for_the_declared_facts_first():
+    at = open_page("publish")
+    assert_clean(at)
+    said = " ".join(i.value for i in at.info)
+    assert "Statistic 1" in said and "categories" in said and "not from this file" in said
+    assert not [d for d in at.dataframe]  # no split before the plan is declared
+
+
+def test_adult_plan_split_equally_publish_charges_the_log_once_and_shows_no_truth():
+    at = _adult(open_page("publish"))
+    assert_clean(at)
+    split = _split(at)
+    assert list(split["statistic"]) == ["counts of education per category", "mean of age"]
+    assert split["ε"].sum() == pytest.approx(1.0)
+    assert split["ε"].iloc[0] == pytest.approx(0.5)
+    at.button(key="pub_publish").click().run()
+    assert_clean(at)
+    assert at.success and "ε = 1" in at.success[0].value
+    fingerprint, package = at.session_state["_pub_package"]
+    assert publishing.publication_log().spent(fingerprint)[0] == pytest.approx(1.0, rel=1e-9)
+    shown = [d.value for d in at.dataframe][1:]
+    assert [list(t["label"]) for t in shown] == [EDU, ["mean"]]
+    for t in shown:
+        assert not any("true" in c.lower() for c in t.columns)
+    z = zipfile.ZipFile(io.BytesIO(package.zip_bytes))
+    assert tuple(z.namelist()) == FILES
+    report = json.loads(z.read("report.json"))
+    assert report["total"]["epsilon"] == pytest.approx(1.0)
+    assert report["neighbouring_relation"] and report["unit_of_privacy"]["unit"] == "record"
+    assert [s["name"] for s in report["statistics"]] == list(split["statistic"])
+    # the table shows the released numbers rounded to a tenth of their expected error (post-processing)
+    counts = dict(zip(shown[0]["label"], shown[0]["released value"]))
+    released = package.release.releases[0].values
+    assert [counts[k] for k in EDU] == pytest.approx(
+        [float(v) for v in released], abs=0.1 * split["expected error (±) at 95%"].iloc[0]
+    )
+
+
+def test_accuracy_targets_move_the_split_and_are_met():
+    at = _adult(open_page("publish"))
+    at.radio(key="pub_policy").set_value("accuracy").run()
+    assert "target" in " ".join(i.value for i in at.info)
+    at.number_input(key="pub_target_0").set_value(20.0).run()
+    at.number_input(key="pub_target_1").set_value(1.5).run()
+    assert_clean(at)
+    first = _split(at)
+    error = next(c for c in first.columns if c.startswith("expected error"))
+    assert (first[error] <= first["target"] * (1 + 1e-9)).all()
+    assert first["ε"].sum() == pytest.approx(1.0)
+    at.number_input(key="pub_target_1").set_value(3.0).run()  # a looser mean gives the counts more budget
+    second = _split(at)
+    assert second["ε"].iloc[0] > first["ε"].iloc[0]
+    at.checkbox(key="pub_smallest").check().run()
+    smallest = _split(at)
+    assert smallest["error / target"].max() == pytest.approx(1.0, abs=0.01)
+    assert smallest["ε"].sum() < 1.0
+    at.number_input(key="pub_target_1").set_value(0.01).run()
+    at.checkbox(key="pub_smallest").uncheck().run()
+    assert "below" in " ".join(i.value for i in at.info)  # a total below the targets' need: one sentence
+    assert_clean(at)
+
+
+def test_a_saved_plan_reopens_into_the_widgets_and_the_link():
+    at = _adult(open_page("publish"))
+    at.radio(key="pub_policy").set_value("weights").run()
+    at.number_input(key="pub_weight_1").set_value(3.0).run()
+    at.button(key="pub_publish").click().run()
+    plan_json = zipfile.ZipFile(io.BytesIO(at.session_state["_pub_package"][1].zip_bytes)).read("plan.json")
+    before = _split(at)
+    fresh = open_page("publish")
+    fresh.file_uploader(key="pub_plan_file").upload("plan.json", plan_json, "application/json").run()
+    assert_clean(fresh)
+    assert fresh.text_area(key="pub_domain_0").value == "\n".join(EDU)
+    assert fresh.query_params["pub_policy"] == "by weights"  # the link follows the opened plan
+    after = _split(fresh)
+    assert list(after["statistic"]) == list(before["statistic"])
+    assert list(after["ε"]) == pytest.approx(list(before["ε"]))
+    assert plan_from_dict(json.loads(plan_json)).statistics[1].weight == 3.0
+
+
+def test_a_link_carries_the_plan():
+    at = open_page(
+        "publish",
+        pub_cat_0="education",
+        pub_domain_0="\n".join(EDU),
+        pub_lower_1="17.0",
+        pub_upper_1="90.0",
+        pub_epsilon="2",
+    )
+    assert_clean(at)
+    assert _split(at)["ε"].sum() == pytest.approx(2.0)
+
+
+def test_over_the_budget_nothing_is_drawn_nor_charged():
+    at = _adult(open_page("publish"))
+    at.select_slider(key="pub_epsilon").set_value(10.0).run()
+    at.button(key="pub_publish").click().run()  # 10 > the default budget of 5
+    assert "Not published" in " ".join(w.value for w in at.warning)
+    assert "_pub_package" not in at.session_state
+
+
+def test_a_hostile_category_is_shown_as_text():
+    at = _adult(open_page("publish"), domain=["<b>x</b>", "[link](http://e.com)", *EDU])
+    assert_clean(at)
+    at.button(key="pub_publish").click().run()
+    assert_clean(at)
+    labels = list(at.dataframe[1].value["label"])
+    assert labels[:2] == ["<b>x</b>", "[link](http://e.com)"]
