@@ -152,6 +152,8 @@ def test_bad_queries_get_one_sentence():
     t = pd.DataFrame({"pid": [1.0, None], "value": [1.0, 2.0]})
     with pytest.raises(ValueError, match="person must name a person on every row, got 1 row"):
         duckdb_engine.aggregate(agg.count(person="pid", bounds=ContributionBounds()), t)
+    plan = [agg.count(), agg.clipped_sum("value", 0, 1)]  # a plan runs in one query; its results in its order
+    assert [r["rows"].iloc[0] for r in duckdb_engine.aggregate_plan(plan, t)] == [2, 2]
     with pytest.raises(ValueError, match="lower and upper must be finite"):
         agg.clipped_sum("value", 2, 1)
     with pytest.raises(ValueError, match="person and bounds must be given together"):

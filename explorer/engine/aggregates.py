@@ -38,7 +38,21 @@ import pandas as pd
 
 from dpcore.contributions import ContributionBounds
 
-__all__ = ["Dialect", "DUCKDB", "SPARK", "Aggregate", "count", "clipped_sum", "histogram", "group_by", "finish"]
+__all__ = [
+    "Dialect",
+    "DUCKDB",
+    "SPARK",
+    "Aggregate",
+    "count",
+    "clipped_sum",
+    "histogram",
+    "group_by",
+    "plan_sql",
+    "missing_persons_sql",
+    "refuse_missing",
+    "split",
+    "finish",
+]
 
 
 @dataclass(frozen=True)
@@ -157,12 +171,6 @@ class Aggregate:
             f"{select} FROM bounded WHERE rr <= {int(per_pair)} AND gr <= {int(pairs)} GROUP BY g"
         )
 
-    def missing_persons_sql(self, source: str, dialect: Dialect) -> str | None:
-        """A query counting rows without a person identifier (refused), or None without a person column."""
-        if self.person is None:
-            return None
-        return f"SELECT count(*) FROM {source} WHERE {dialect.identifier(self.person)} IS NULL"
-
 
 def count(*, person: str | None = None, bounds: ContributionBounds | None = None, seed="0") -> Aggregate:
     """The number of rows (at most m per person with a person column)."""
@@ -205,3 +213,36 @@ def finish(query: Aggregate, found: pd.DataFrame) -> pd.DataFrame:
     persons = by_key["persons"].reindex(keys)
     out["persons"] = persons.fillna(0).to_numpy(dtype=np.int64) if query.person else np.full(len(keys), -1)
     return out
+
+
+def plan_sql(queries, source: str, dialect: Dialect) -> str:
+    """One query for a whole plan: each aggregate's rows tagged with its position ``q`` (one pass, one job on Spark)."""
+    parts = [
+        f"SELECT {i} AS q, key, rows, total, persons FROM ({query.sql(source, dialect)}) part{i}"
+        for i, query in enumerate(queries)
+    ]
+    return " UNION ALL ".join(parts)
+
+
+def missing_persons_sql(queries, source: str, dialect: Dialect) -> tuple[list[str], str | None]:
+    """The person columns of a plan and one query counting, for each, the rows without an identifier (or None)."""
+    columns = sorted({q.person for q in queries if q.person is not None})
+    if not columns:
+        return columns, None
+    counts = ", ".join(f"sum(CASE WHEN {dialect.identifier(c)} IS NULL THEN 1 ELSE 0 END)" for c in columns)
+    return columns, f"SELECT {counts} FROM {source}"
+
+
+def refuse_missing(columns: list[str], counts) -> None:
+    """One sentence for the first person column with rows lacking an identifier."""
+    for column, missing in zip(columns, counts):
+        if missing:
+            raise ValueError(
+                f"person must name a person on every row, got {int(missing):,} row(s) without one in {column!r} "
+                "(drop those rows, or give each its own identifier, before bounding)"
+            )
+
+
+def split(queries, found: pd.DataFrame) -> list[pd.DataFrame]:
+    """A plan's tagged rows back into one result per aggregate, each on its declared domain."""
+    return [finish(query, found[found["q"] == i].drop(columns="q")) for i, query in enumerate(queries)]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from explorer.engine.aggregates import DUCKDB, Aggregate, finish
+from explorer.engine.aggregates import DUCKDB, Aggregate, missing_persons_sql, plan_sql, refuse_missing, split
 
-__all__ = ["MEMORY_LIMIT", "THREADS", "aggregate", "connect"]
+__all__ = ["MEMORY_LIMIT", "THREADS", "aggregate", "aggregate_plan", "connect"]
 
 #: Threads one connection may use (the shared server has two cores).
 THREADS = 2
@@ -49,22 +49,33 @@ def _source_sql(source) -> str:
 
 
 def aggregate(query: Aggregate, source, *, con: duckdb.DuckDBPyConnection | None = None) -> pd.DataFrame:
-    """The exact aggregate of ``query`` over ``source``, on its declared domain (:func:`~explorer.engine.aggregates.finish`).
+    """The exact aggregate of ``query`` over ``source`` on its declared domain (see :func:`aggregate_plan`)."""
+    return aggregate_plan([query], source, con=con)[0]
+
+
+def aggregate_plan(queries, source, *, con: duckdb.DuckDBPyConnection | None = None) -> list[pd.DataFrame]:
+    """The exact aggregates of a plan's ``queries`` over ``source``, in one query, each on its declared domain.
 
     Parameters
     ----------
-    query : Aggregate
+    queries : sequence of Aggregate
     source : pandas.DataFrame, str or os.PathLike
-        A frame, or the path of a Parquet file (``.parquet``) or a CSV file read by DuckDB's sniffer (for files
-        opened by path on a local install; uploads go through :mod:`explorer.csv_reader`).
+        A frame, or the path of a Parquet file (``.parquet``) or a CSV file read by DuckDB's sniffer (files opened
+        by path on a local install; uploads go through :mod:`explorer.csv_reader`).
     con : duckdb connection, optional
         A connection to use (a new one by default, closed after).
+
+    Returns
+    -------
+    list of pandas.DataFrame
+        One per query (:func:`explorer.engine.aggregates.finish`).
 
     Raises
     ------
     ValueError
         A row without a person identifier (one sentence).
     """
+    queries = list(queries)
     own = con is None
     con = connect() if own else con
     try:
@@ -72,16 +83,11 @@ def aggregate(query: Aggregate, source, *, con: duckdb.DuckDBPyConnection | None
             con.register("dpx_source", source)
         else:
             con.execute(f"CREATE OR REPLACE TEMP VIEW dpx_source AS SELECT * FROM {_source_sql(source)}")
-        check = query.missing_persons_sql("dpx_source", DUCKDB)
+        columns, check = missing_persons_sql(queries, "dpx_source", DUCKDB)
         if check is not None:
-            missing = con.execute(check).fetchone()[0]
-            if missing:
-                raise ValueError(
-                    f"person must name a person on every row, got {missing:,} row(s) without one "
-                    "(drop those rows, or give each its own identifier, before bounding)"
-                )
-        found = con.execute(query.sql("dpx_source", DUCKDB)).df()
+            refuse_missing(columns, con.execute(check).fetchone())
+        found = con.execute(plan_sql(queries, "dpx_source", DUCKDB)).df()
     finally:
         if own:
             con.close()
-    return finish(query, found)
+    return split(queries, found)

@@ -11,9 +11,9 @@ import uuid
 
 import pandas as pd
 
-from explorer.engine.aggregates import SPARK, Aggregate, finish
+from explorer.engine.aggregates import SPARK, Aggregate, missing_persons_sql, plan_sql, refuse_missing, split
 
-__all__ = ["aggregate", "local_session"]
+__all__ = ["aggregate", "aggregate_plan", "local_session"]
 
 
 def local_session(app_name: str = "dp-explorer", cores: int = 2):
@@ -24,7 +24,9 @@ def local_session(app_name: str = "dp-explorer", cores: int = 2):
         SparkSession.builder.master(f"local[{int(cores)}]")
         .appName(app_name)
         .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", str(2 * int(cores)))
+        .config("spark.sql.shuffle.partitions", str(int(cores)))
+        .config("spark.default.parallelism", str(int(cores)))
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
@@ -33,7 +35,20 @@ def local_session(app_name: str = "dp-explorer", cores: int = 2):
 
 
 def aggregate(query: Aggregate, source, spark=None) -> pd.DataFrame:
-    """The exact aggregate of ``query`` over ``source`` (a Spark DataFrame, a pandas frame, or a Parquet path).
+    """The exact aggregate of ``query`` over ``source`` on its declared domain (see :func:`aggregate_plan`)."""
+    return aggregate_plan([query], source, spark)[0]
+
+
+def aggregate_plan(queries, source, spark=None) -> list[pd.DataFrame]:
+    """The exact aggregates of a plan's ``queries`` over ``source`` in one Spark job, each on its declared domain.
+
+    Parameters
+    ----------
+    queries : sequence of Aggregate
+    source : pyspark.sql.DataFrame, pandas.DataFrame or str
+        A Spark DataFrame, a pandas frame, or the path of a Parquet file (or folder).
+    spark : SparkSession, optional
+        For a pandas frame or a path (a local session by default).
 
     Raises
     ------
@@ -42,25 +57,20 @@ def aggregate(query: Aggregate, source, spark=None) -> pd.DataFrame:
     """
     from pyspark.sql import DataFrame
 
+    queries = list(queries)
     if isinstance(source, DataFrame):
-        frame = source
-        spark = frame.sparkSession
+        frame, spark = source, source.sparkSession
     else:
         spark = spark or local_session()
         frame = spark.createDataFrame(source) if isinstance(source, pd.DataFrame) else spark.read.parquet(str(source))
     view = f"dpx_source_{uuid.uuid4().hex}"
     frame.createOrReplaceTempView(view)
     try:
-        check = query.missing_persons_sql(view, SPARK)
+        columns, check = missing_persons_sql(queries, view, SPARK)
         if check is not None:
-            missing = spark.sql(check).collect()[0][0]
-            if missing:
-                raise ValueError(
-                    f"person must name a person on every row, got {missing:,} row(s) without one "
-                    "(drop those rows, or give each its own identifier, before bounding)"
-                )
-        rows = spark.sql(query.sql(view, SPARK)).collect()
+            refuse_missing(columns, spark.sql(check).collect()[0])
+        rows = spark.sql(plan_sql(queries, view, SPARK)).collect()
     finally:
         spark.catalog.dropTempView(view)
-    found = pd.DataFrame([r.asDict() for r in rows], columns=["key", "rows", "total", "persons"])
-    return finish(query, found)
+    found = pd.DataFrame([r.asDict() for r in rows], columns=["q", "key", "rows", "total", "persons"])
+    return split(queries, found)
