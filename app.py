@@ -23,6 +23,7 @@ PAGES = [
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     st.Page("app_pages/audit.py", title="Audit", icon=":material/fact_check:", url_path="audit"),
     st.Page("app_pages/learning.py", title="Learning", icon=":material/model_training:", url_path="learning"),
+    st.Page("app_pages/people.py", title="People", icon=":material/groups:", url_path="people"),
     st.Page("app_pages/publish.py", title="Publish", icon=":material/publish:", url_path="publish"),
 ]
 page = frame.navigation(PAGES)

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-import time
 
 import pytest
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.browser import NAV_LINK, chromium_path, launch_browser, running_app
 
@@ -52,6 +50,7 @@ PAGES = {
     "compare": ("select", "cmp_query"),
     "audit": "tab",
     "learning": "tab",
+    "publish": None,
 }
 TIMEOUT = 120_000
 
@@ -73,17 +72,18 @@ SNAPSHOT = """() => {
     for (const el of document.querySelectorAll('[class*="st-key-"]')) {
         const key = [...el.classList].find(c => c.startsWith('st-key-')).slice(7);
         if (key.startsWith('dpx_nav') || key.startsWith('jobs_')) continue;
+        const tab = el.querySelector('[role="tablist"] [role="tab"][aria-selected="true"]');
+        const radio = el.querySelector('[data-testid="stRadio"] input[type="radio"]:checked');
+        const select = el.querySelector('[data-testid="stSelectbox"] [data-baseweb="select"]');
         const range = el.querySelector('input[type="range"]');
         const input = el.querySelector('input[type="number"], input[type="text"], textarea');
-        const select = el.querySelector('[data-testid="stSelectbox"]');
-        const checked = el.querySelector('input[type="radio"]:checked, input[type="checkbox"]');
-        const tab = el.querySelector('[role="tab"][aria-selected="true"]');
-        if (range) widgets[key] = range.getAttribute('aria-valuetext') || range.value;
+        const box = el.querySelector('input[type="checkbox"]');
+        if (tab) widgets[key] = tab.innerText;
+        else if (radio) widgets[key] = radio.closest('label').innerText;
         else if (select) widgets[key] = select.innerText;
+        else if (range) widgets[key] = range.getAttribute('aria-valuetext') || range.value;
         else if (input) widgets[key] = input.value;
-        else if (checked && checked.type === 'radio') widgets[key] = checked.closest('label').innerText;
-        else if (checked) widgets[key] = String(checked.checked);
-        else if (tab) widgets[key] = tab.innerText;
+        else if (box) widgets[key] = String(box.checked);
     }
     const main = document.querySelector('[data-testid="stMain"]');
     const metrics = [...main.querySelectorAll('[data-testid="stMetric"]')].map(m => m.innerText);
@@ -107,52 +107,63 @@ def browser():
         yield b
 
 
-class Runs:
-    """Counts the full script runs a page's server has finished (its ``script_finished`` messages over the socket)."""
-
-    def __init__(self, page) -> None:
-        self.finished = 0
-        page.on("websocket", lambda ws: ws.on("framereceived", self.frame))
-
-    def frame(self, payload) -> None:
-        if not isinstance(payload, (bytes, bytearray)):
-            return
-        msg = ForwardMsg()
-        try:
-            msg.ParseFromString(bytes(payload))
-        except Exception:  # noqa: BLE001 - not a message of the app's protocol
-            return
-        if msg.WhichOneof("type") == "script_finished" and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
-            self.finished += 1
-
-
-RUNS: dict = {}
+#: Counts, in the page, the full script runs the server has finished: its ``ForwardMsg``s whose ``script_finished``
+#: (field 6, a varint) is FINISHED_SUCCESSFULLY (0), read off the socket's frames by walking their top-level fields
+#: (no frame is copied out of the browser).
+COUNT_RUNS = """
+(() => {
+  window.__dpxRuns = 0;
+  const finished = (buf) => {
+    const b = new Uint8Array(buf);
+    let i = 0;
+    const varint = () => { let v = 0, s = 0, c; do { c = b[i++]; v += (c & 0x7f) * 2 ** s; s += 7; } while (c & 0x80 && i < b.length); return v; };
+    while (i < b.length) {
+      const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
+      if (wire === 0) { const v = varint(); if (field === 6) return v === 0; }
+      else if (wire === 2) { const n = varint(); i += n; }  // i + varint() would read i before varint moves it
+      else if (wire === 1) { i += 8; }
+      else if (wire === 5) { i += 4; }
+      else return false;
+    }
+    return false;
+  };
+  const count = (data) => {
+    if (data instanceof ArrayBuffer) { if (data.byteLength < 512 && finished(data)) window.__dpxRuns += 1; }
+    else if (data instanceof Blob && data.size < 512) data.arrayBuffer().then(d => { if (finished(d)) window.__dpxRuns += 1; });
+  };
+  const Native = window.WebSocket;
+  function Counting(...args) {
+    const ws = new Native(...args);
+    ws.addEventListener('message', (e) => count(e.data));
+    return ws;
+  }
+  Counting.prototype = Native.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Counting[k] = Native[k];
+  window.WebSocket = Counting;
+})();
+"""
 
 
 def new_page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    RUNS[page] = Runs(page)
-    return page
+    context.add_init_script(COUNT_RUNS)
+    return context.new_page()
 
 
 def runs(p) -> int:
-    return RUNS[p].finished
+    return p.evaluate("() => window.__dpxRuns || 0")
 
 
 def settle(p, before: int) -> None:
     """Wait until a full run that ended after ``before`` runs has been drawn (and any job it started has ended)."""
-    deadline = time.monotonic() + TIMEOUT / 1000
-    while runs(p) <= before:
-        assert time.monotonic() < deadline, "no script run finished"
-        p.wait_for_timeout(25)  # lets Playwright deliver the socket's frames
-    p.wait_for_function(DRAWN, timeout=TIMEOUT, polling=100)
+    p.wait_for_function(f"() => (window.__dpxRuns || 0) > {int(before)} && ({DRAWN})()", timeout=TIMEOUT, polling=50)
+    # two animation frames: the widgets have applied the values the run sent them (a render barrier, not a sleep)
+    p.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def open_url(p, url: str) -> None:
-    before = runs(p)
     p.goto(url)
-    settle(p, before)
+    settle(p, 0)  # a new document counts from 0
 
 
 def act(p, action) -> None:
@@ -284,9 +295,8 @@ def test_a_reload_brings_back_the_upload_and_the_budget_and_a_shared_link_gives_
     act(p, p.locator(".st-key-acc_new_ledger button").first.click)
     assert "mine.csv" in sidebar(p) and "ε spent 0 of 2" in sidebar(p)
     token = dict(kv.split("=", 1) for kv in p.url.split("?")[1].split("&"))["tab"]
-    before = runs(p)
     p.reload()
-    settle(p, before)
+    settle(p, 0)
     assert "mine.csv" in sidebar(p) and "ε spent 0 of 2" in sidebar(p)  # the same tab, reloaded: both are back
     assert f"tab={token}" not in p.url  # the new session answers to a token of its own
     other = new_page(browser)  # another browser (its own cookies) opening the same link
@@ -295,3 +305,20 @@ def test_a_reload_brings_back_the_upload_and_the_budget_and_a_shared_link_gives_
     assert "This link was made on" in other.locator('[data-testid="stMain"]').inner_text()
     p.context.close()
     other.context.close()
+
+
+def test_a_typed_epsilon_is_in_the_link_and_a_new_browser_opens_on_it(browser, app_url):
+    p = new_page(browser)
+    open_url(p, f"{app_url}/central?trials=100")
+    box = p.locator(".st-key-cen_epsilon_typed input")
+    box.fill("0.7")
+    act(p, lambda: box.press("Enter"))
+    assert p.locator('.st-key-cen_epsilon input[type="range"]').get_attribute("aria-valuetext") == "0.7"
+    assert query(p.url)["cen_epsilon"] == "0.7" and not any(k.endswith("_typed") for k in query(p.url))
+    shown = snapshot(p)
+    q = new_page(browser)
+    open_url(q, p.url)
+    got = snapshot(q)
+    assert got["widgets"] == shown["widgets"] and got["metrics"] == shown["metrics"]
+    p.context.close()
+    q.context.close()
