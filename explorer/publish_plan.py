@@ -36,6 +36,8 @@ POLICY_WORDS = {"equal": "equal shares", "weights": "by weights", "accuracy": "f
 NO_GROUPS = "(no groups)"
 ROW, PERSON = "One row per person", "A person column"
 CONFIDENCES = (0.8, 0.9, 0.95, 0.99)
+#: What the page and the report say of categories filled by the button from the file's values.
+FILLED = "Categories read from this file's values: not private (the list itself reveals them); edit from a codebook."
 
 
 def _num(label, key, container, **kw):
@@ -44,13 +46,15 @@ def _num(label, key, container, **kw):
 
 def _fill_domain(i: int, column: str) -> None:
     values = state.dataset().frame[column].dropna().astype(str).unique()
-    st.session_state[f"pub_domain_{i}"] = "\n".join(sorted(values)[: domains.MAX_DOMAIN])
+    st.session_state[f"pub_domain_{i}"] = st.session_state[f"_pub_filled_{i}"] = "\n".join(
+        sorted(values)[: domains.MAX_DOMAIN]
+    )
 
 
 def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     """One statistic's widgets; returns (its keyword arguments, what is still to declare or None)."""
     box = st.container(border=True)
-    c1, c2, c3, c4 = box.columns([1.1, 1.2, 2.2, 1.2])
+    c1, c2, c3, c4 = box.columns([1.3, 1.2, 2.2, 1.2])
     default = DEFAULT_KINDS[i] if i < len(DEFAULT_KINDS) else "count"
     kind = widgets.bound(
         c1.selectbox, f"Statistic {i + 1}", list(KINDS), index=list(KINDS).index(default), key=f"pub_kind_{i}",
@@ -68,7 +72,10 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         kw["domain"] = domains.parse_domain(text)
         need["domain"] = kw["domain"] or None
         kw["other"] = widgets.bound(c3.checkbox, "Count other values in (other)", key=f"pub_other_{i}")
-        c2.button(
+        if text and text == st.session_state.get(f"_pub_filled_{i}"):
+            c3.warning(FILLED, icon=":material/warning:")
+            kw["source"] = FILLED
+        c3.button(
             "Fill from the data (not private)", key=f"pub_fill_{i}", on_click=_fill_domain, args=(i, kw["column"]),
             help="Lists this file's values: convenient for exploring, but the list itself then comes from the "
             "private data (a category present in one person's row only would be revealed). Edit it from a "
@@ -112,10 +119,11 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         need["target"] = kw["target"]
     elif policy == "weights":
         kw["weight"] = _num("Weight", f"pub_weight_{i}", c4, value=1.0, min_value=1e-6)
-    kw["provenance"] = widgets.bound(
+    said = widgets.bound(
         c4.text_input, "Source of the facts", key=f"pub_prov_{i}", max_chars=200,
         help="Where the declared facts come from (a codebook, a past release): printed in the report.",
     )  # fmt: skip
+    kw["provenance"] = "; ".join(x for x in (kw.pop("source", ""), said.strip()) if x)[:200]
     return kw, domains.missing_declarations(**need)
 
 

@@ -34,7 +34,7 @@ def _errors(a: Allocation) -> pd.DataFrame:
         rows.append(
             {
                 "statistic": stat.name,
-                "what": stat.words(),
+                "what": stat.words() if stat.words() != stat.name else None,
                 "ε": s.epsilon,
                 "δ": s.delta,
                 "ρ (zCDP)": s.rho,
@@ -147,7 +147,8 @@ def _show(package) -> None:
     table = release.table(rounded=True)
     for i, (name, rows) in enumerate(table.groupby("statistic", sort=False)):
         st.markdown(f"**{md(name)}**")
-        st.dataframe(rows.drop(columns="statistic"), hide_index=True, key=f"pub_published_{i}")
+        height = 38 + 35 * min(len(rows), 40)  # every row in view up to 40 (a long domain scrolls)
+        st.dataframe(rows.drop(columns="statistic"), hide_index=True, key=f"pub_published_{i}", height=height)
     st.download_button(
         "Download the package (release.zip)",
         package.zip_bytes,

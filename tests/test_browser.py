@@ -46,6 +46,7 @@ PAGES = {
     "Compare": "compare",
     "Audit": "audit",
     "Learning": "learning",
+    "Publish": "publish",
 }
 CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit", "Learning"}
 UPLOAD = (
@@ -363,6 +364,7 @@ HOSTILE_WALK = [
     ("Compare", ("select", "Mean of a number"), "cmp_query=Mean"),
     ("Audit", None, None),
     ("Learning", None, None),
+    ("Publish", None, None),
 ]
 
 

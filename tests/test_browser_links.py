@@ -51,6 +51,7 @@ PAGES = {
     "audit": "tab",
     "learning": "tab",
     "publish": None,
+    "publish": None,
 }
 TIMEOUT = 120_000
 

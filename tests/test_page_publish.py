@@ -146,3 +146,17 @@ def test_a_hostile_category_is_shown_as_text():
     assert_clean(at)
     labels = list(at.dataframe[1].value["label"])
     assert labels[:2] == ["<b>x</b>", "[link](http://e.com)"]
+
+
+def test_fill_from_the_data_says_not_private_on_the_page_and_in_the_report():
+    at = open_page("publish")
+    at.selectbox(key="pub_cat_0").select("education").run()
+    at.button(key="pub_fill_0").click().run()
+    assert len(at.text_area(key="pub_domain_0").value.splitlines()) == 16
+    assert "not private" in " ".join(w.value for w in at.warning)
+    at.number_input(key="pub_lower_1").set_value(17).run()
+    at.number_input(key="pub_upper_1").set_value(90).run()
+    at.button(key="pub_publish").click().run()
+    report = json.loads(zipfile.ZipFile(io.BytesIO(at.session_state["_pub_package"][1].zip_bytes)).read("report.json"))
+    assert "not private" in report["statistics"][0]["provenance"]
+    assert "not private" not in report["statistics"][1]["provenance"]
