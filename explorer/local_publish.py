@@ -14,7 +14,7 @@ import streamlit as st
 from dpcore import publish
 from dpcore.families import Family
 from dpcore.neighbours import REPLACE_ONE
-from explorer import domains, publishing
+from explorer import domains, publishing, widgets
 
 __all__ = ["counts", "mean"]
 
@@ -23,7 +23,7 @@ def counts(column: str, series, oracle: Family, eps: float, valid_histogram: boo
     """Publish the counts of a categorical column estimated from local reports by ``oracle`` (a local family)."""
     what = f"the {oracle.name} estimate of the counts of {column}"
     with publishing.section(what):
-        text = st.text_area(
+        text = st.text_area(  # any text is taken: a list a link carries is never refused
             "Declared categories (public), one per line",
             key=f"ldp_pub_domain_{column}",
             bind="query-params",
@@ -56,11 +56,20 @@ def mean(column: str, series, eps: float) -> None:
     values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)  # missing ones report the midpoint
     with publishing.section(what):
         c1, c2 = st.columns(2)
-        lower = c1.number_input(
-            "Declared lower bound (public)", value=None, key=f"ldpm_pub_lower_{column}", bind="query-params"
+        # through widgets.bound, as every URL-bound input: a link's refused value is named by its label
+        lower = widgets.bound(
+            c1.number_input,
+            "Declared lower bound (public)",
+            value=None,
+            key=f"ldpm_pub_lower_{column}",
+            help="From what you know of the data (a questionnaire's range, a law, a plan), never from this file.",
         )
-        upper = c2.number_input(
-            "Declared upper bound (public)", value=None, key=f"ldpm_pub_upper_{column}", bind="query-params"
+        upper = widgets.bound(
+            c2.number_input,
+            "Declared upper bound (public)",
+            value=None,
+            key=f"ldpm_pub_upper_{column}",
+            help="Each value is clipped to the declared bounds on its device before it is randomized.",
         )
         draw = lambda: publish.publish_local_mean(values, lower, upper, eps)  # noqa: E731
         publishing.action(
