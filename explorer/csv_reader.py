@@ -78,7 +78,6 @@ import numpy as np
 import pandas as pd
 
 from dpcore.validation import check_int
-from explorer.engine.duckdb_engine import connect
 
 __all__ = [
     "DatasetError",
@@ -308,6 +307,8 @@ def _read_quoted(text: str, delimiter: str) -> list[np.ndarray] | None:
         return None
     if not first or len(first) > MAX_COLUMNS:
         return None
+    from explorer.engine.duckdb_engine import connect  # DuckDB loads (0.5 s) only for a file that needs it
+
     names = [f"c{i}" for i in range(len(first))]
     con = connect()
     try:
@@ -367,6 +368,8 @@ def _read_typed(kind: str, data: bytes, notes: list[str]) -> tuple[list[str], li
     JSON: an array of records or one record per line (keys missing from a record are missing values), or one object
     of equally long columns. Nested values and binary columns are refused.
     """
+    from explorer.engine.duckdb_engine import connect  # DuckDB loads (0.5 s) only for a file that needs it
+
     label = "Parquet" if kind == "parquet" else "JSON"
     con = connect()
     try:

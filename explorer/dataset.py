@@ -1,7 +1,9 @@
-"""The dataset a session works on: an uploaded CSV file or a synthetic demo table.
+"""The dataset a session works on: an uploaded table or a synthetic demo table.
 
-:func:`load_csv` turns the bytes of an upload into a :class:`Dataset` (reading
-rules in :mod:`explorer.csv_reader`), or refuses it with a
+:func:`load_csv` turns the bytes of an upload (CSV, gzip-compressed CSV,
+Parquet, JSON; Excel when openpyxl is installed; the format is read from the
+content, not the name) into a :class:`Dataset` (reading rules in
+:mod:`explorer.csv_reader`), or refuses it with a
 :class:`DatasetError` whose message is one plain sentence for the user;
 :func:`load_demo` reads the synthetic demo tables in the repository's
 ``data/`` folder (made by ``data/make_datasets.py``).
@@ -46,6 +48,7 @@ _DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 DEMO_DATASETS = {
     "census": ("census.csv", "Census-like table, 32,561 synthetic people shaped on the 1994 US census extract"),
     "survey": ("survey.csv", "Student survey, 2,000 synthetic respondents with a sensitive yes/no question"),
+    "visits": ("visits.csv", "Clinic visits, 19,520 synthetic visits by 3,000 patients (many rows per person)"),
 }
 
 
@@ -98,7 +101,7 @@ class Dataset:
 
 
 def load_csv(raw: bytes, name: str = "upload.csv", *, max_bytes: int = MAX_UPLOAD_BYTES) -> Dataset:
-    """Read the bytes of a CSV upload into a :class:`Dataset`.
+    """Read the bytes of an upload (CSV, gzip-compressed CSV, Parquet, JSON, Excel) into a :class:`Dataset`.
 
     Parameters
     ----------
