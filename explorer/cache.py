@@ -21,7 +21,7 @@ would tell a session, by its speed, whether someone else had uploaded the same b
 
 **The server's total.** Every budget together is at most :data:`SERVER_BUDGET`, 1 GiB, what an operator can count
 on the caches to hold however many sessions come and go (``tests/test_cache.py`` adds up every :func:`bounded`
-cache of the app, with 32 MiB for each ``st.cache_data`` still counted by entries, and checks it). The budgets:
+cache of the app and checks it; ``tests/test_shared_caches.py`` forbids ``st.cache_data`` anywhere). The budgets:
 
 =================================================  ==========  ==============================================
 cache (``explorer.``)                              MiB         holds
@@ -40,9 +40,11 @@ cache (``explorer.``)                              MiB         holds
 ``accountant_planner.plan``, ``accuracy_plan``     2 × 4       one row per accounting
 ``central_layout._mean_curves``,                   2 × 4       error bounds of each family over the ε grid
 ``_noise_curves``
-``st.cache_data`` left: ``audit_mechanism`` (2),   4 × 32      counted at 32 MiB each until their pages'
-``audit_floating_point``, ``compare_means``                    owners convert them
-total                                              824         within 1,024
+``audit_mechanism``: runs, curves                 4 + 1       an audit's counts and intervals (33-41 kB)
+``audit_floating_point.attack``                    1           shares, intervals, five outputs (under 1 kB)
+``compare_means.mean_curves``,                     2 × 1       a few numbers per mechanism and ε
+``compare_quantiles.quantile_curves``
+total                                              704         within 1,024
 =================================================  ==========  ==============================================
 """
 

@@ -5,7 +5,6 @@ import importlib
 import pathlib
 import pickle
 import pkgutil
-import re
 import threading
 
 import numpy as np
@@ -189,25 +188,6 @@ def test_outside_a_streamlit_session_there_is_no_owner():
 
 # --- the server's total -------------------------------------------------------------------------------------------
 
-#: ``st.cache_data`` decorators left in the app (counted by entries, not bytes): each counted at this many bytes in
-#: the server's total until its owner converts it. The places may only shrink.
-ENTRY_CACHE_CHARGE = 32 * cache.MIB
-KNOWN_ENTRY_CACHES = {
-    "explorer/audit_floating_point.py": 1,
-    "explorer/audit_mechanism.py": 2,
-    "explorer/compare_means.py": 1,
-}
-
-
-def _entry_caches() -> dict[str, int]:
-    found = {}
-    for folder in ("explorer", "app_pages"):
-        for path in sorted((ROOT / folder).glob("*.py")):
-            n = len(re.findall(r"@st\.cache_data\b", path.read_text(encoding="utf-8")))
-            if n:
-                found[f"{folder}/{path.name}"] = n
-    return found
-
 
 def test_every_budget_together_stays_within_the_server_total():
     for module in pkgutil.iter_modules(explorer.__path__):
@@ -216,13 +196,7 @@ def test_every_budget_together_stays_within_the_server_total():
     assert {"explorer.training.prepared", "explorer.state.cached_demo", "explorer.accountant_composition.curve"} <= set(
         bounded
     )
-    entries = sum(_entry_caches().values())
-    total = sum(bounded.values()) + entries * ENTRY_CACHE_CHARGE
+    total = sum(bounded.values())  # no st.cache_data is left to count by entries (tests/test_shared_caches.py)
     assert total <= cache.SERVER_BUDGET, (
         f"{total / cache.MIB:.0f} MiB of caches over {cache.SERVER_BUDGET / cache.MIB:.0f}"
     )
-
-
-def test_st_cache_data_is_left_only_where_it_was():
-    found = _entry_caches()
-    assert all(found[p] <= KNOWN_ENTRY_CACHES.get(p, 0) for p in found), found  # a new one is bounded by bytes
