@@ -31,6 +31,7 @@ def render() -> None:
     if allocation is None:
         return
     publish_release.trade_off(allocation)
+    publish_release.preview(allocation)
     publish_release.publish(allocation)
 
 

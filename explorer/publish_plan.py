@@ -35,7 +35,8 @@ DEFAULT_KINDS = ("counts", "mean")
 POLICY_WORDS = {"equal": "equal shares", "weights": "by weights", "accuracy": "from accuracy targets"}
 NO_GROUPS = "(no groups)"
 ROW, PERSON = "One row per person", "A person column"
-CONFIDENCES = (0.8, 0.9, 0.95, 0.99)
+CONFIDENCES = {"80%": 0.8, "90%": 0.9, "95%": 0.95, "99%": 0.99}
+_KIND_OF = {v: k for k, v in KINDS.items()}
 #: What the page and the report say of categories filled by the button from the file's values.
 FILLED = "Categories read from this file's values: not private (the list itself reveals them); edit from a codebook."
 
@@ -57,9 +58,10 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     c1, c2, c3, c4 = box.columns([1.3, 1.2, 2.2, 1.2])
     default = DEFAULT_KINDS[i] if i < len(DEFAULT_KINDS) else "count"
     kind = widgets.bound(
-        c1.selectbox, f"Statistic {i + 1}", list(KINDS), index=list(KINDS).index(default), key=f"pub_kind_{i}",
-        format_func=KINDS.get, name=f"the kind of statistic {i + 1}",
+        c1.selectbox, f"Statistic {i + 1}", list(KINDS.values()), index=list(KINDS).index(default),
+        key=f"pub_kind_{i}", name=f"the kind of statistic {i + 1}",
     )  # fmt: skip
+    kind = _KIND_OF[kind]
     kw: dict = {"kind": kind}
     need: dict = {}
     if kind == "counts":
@@ -150,21 +152,15 @@ def build() -> tuple[Plan | None, str | None]:
     c1, c2, c3 = st.columns([1.6, 1, 1.2])
     with c1:
         epsilon = widgets.epsilon_slider("pub_epsilon", "Total ε", help="The whole plan's privacy loss.")
-    policy = widgets.bound(
-        c2.radio, "Split the total", list(POLICY_WORDS), key="pub_policy", format_func=POLICY_WORDS.get
-    )
-    confidence = widgets.bound(
-        c3.select_slider,
-        "Confidence of the errors",
-        CONFIDENCES,
-        value=0.95,
-        key="pub_conf",
-        format_func="{:.0%}".format,
-    )
+    policy = widgets.bound(c2.radio, "Split the total", list(POLICY_WORDS.values()), key="pub_policy")
+    policy = next(k for k, v in POLICY_WORDS.items() if v == policy)
+    confidence = CONFIDENCES[
+        widgets.bound(c3.select_slider, "Confidence of the errors", list(CONFIDENCES), value="95%", key="pub_conf")
+    ]
     noise = widgets.bound(c3.radio, "Noise", ["Laplace", "Gaussian"], key="pub_noise", horizontal=True)
     smallest = False
     if policy == "accuracy":
-        smallest = widgets.bound(c2.checkbox, "Find the smallest total meeting the targets", key="pub_smallest")
+        smallest = widgets.bound(c2.checkbox, "Smallest total meeting the targets", key="pub_smallest")
     delta = 0.0
     if noise == "Gaussian":
         with c1:
@@ -211,7 +207,10 @@ def plan_state(plan: Plan) -> dict:
             f"the page lays out at most {MAX_SLOTS} statistics, the plan has {len(stats)}: publish it with the command line"
         )
     gaussian = any(not s.pure for s in stats)
-    values = {"pub_n": float(len(stats)), "pub_policy": plan.policy, "pub_conf": plan.confidence}
+    conf = next((k for k, v in CONFIDENCES.items() if v == plan.confidence), None)
+    if conf is None:
+        raise PlanError(f"the page's confidence is one of {', '.join(CONFIDENCES)}, the plan's is {plan.confidence:g}")
+    values = {"pub_n": float(len(stats)), "pub_policy": POLICY_WORDS[plan.policy], "pub_conf": conf}
     values["pub_noise"] = "Gaussian" if gaussian else "Laplace"
     if gaussian:
         if plan.delta not in widgets.DELTA_GRID:
@@ -231,7 +230,7 @@ def plan_state(plan: Plan) -> dict:
                 f"statistic {s.name!r} uses a public n, a split of its mean or a noise of its own, which this page "
                 "does not lay out: publish it with the command line"
             )
-        values.update({f"pub_kind_{i}": s.kind, f"pub_name_{i}": s.name, f"pub_prov_{i}": s.provenance})
+        values.update({f"pub_kind_{i}": KINDS[s.kind], f"pub_name_{i}": s.name, f"pub_prov_{i}": s.provenance})
         column = {"counts": f"pub_cat_{i}", "count": None}.get(s.kind, f"pub_num_{i}")
         if column:
             values[column] = s.column

@@ -15,12 +15,13 @@ import streamlit as st
 
 from dpcore.accounting import BudgetError
 from dpcore.plan import Allocation, Plan, allocate, error_curve, plan_to_dict
-from dpcore.plan_release import check_columns
+from dpcore.plan_release import check_columns, simulate_plan
 from dpx_publish.package import FILES, publish_package
 from explorer import charts, publishing, state
+from explorer.dataset import DatasetError, load_csv
 from explorer.markup import md, plain_sentence
 
-__all__ = ["split", "trade_off", "publish", "save"]
+__all__ = ["split", "trade_off", "preview", "publish", "save"]
 
 _SHOWN = "_pub_package"
 #: The totals the trade-off chart draws: a decade below and above the plan's total.
@@ -90,10 +91,45 @@ def trade_off(a: Allocation) -> None:
         hline=(1.0, "target") if ratio else None,
     )
     st.plotly_chart(fig, key="pub_curve")
+    if ratio:
+        needed = a.needed_epsilon
+        st.caption(
+            "Under the accuracy split every statistic gets the same error-to-target ratio at each total, so the "
+            "curves lie on one another (drawn dotted over a wider line); they cross the target line at the smallest "
+            f"total meeting every target, ε = {needed:.4g}."
+        )
+    else:
+        st.caption(
+            "Each error falls as 1/ε (Laplace) or about 1/√ρ (Gaussian) of its share: the split keeps the shares "
+            "fixed, so every error moves by the same factor; weights or targets change which statistic is cheaper."
+        )
 
 
 def _package_name(plan: Plan) -> str:
     return "release.zip"
+
+
+def preview(a: Allocation) -> None:
+    """What the published tables will look like, drawn on a public file (same columns, not the private data):
+    seeded, simulated, not private; nothing charged."""
+    with st.expander("Preview on a public file (simulated, not private)", icon=":material/preview:"):
+        st.caption(
+            "A file you may show: a past release, a synthetic stand-in with the same columns. The plan is drawn "
+            "on it once with seeded noise (reproducible from the seed, not private, nothing charged); the private "
+            "data is not read before Publish."
+        )
+        upload = st.file_uploader("Public file (CSV)", type=["csv", "tsv", "txt"], key="pub_preview_file")
+        if upload is None:
+            return
+        try:
+            public = load_csv(upload.getvalue(), upload.name).frame
+            check_columns(a, public)
+            simulated = simulate_plan(a, public, state.rng("publish-preview"), 1)
+        except (DatasetError, ValueError) as exc:
+            st.info(f"No preview on {md(upload.name)}: {md(plain_sentence(exc))}")
+            return
+        table = simulated.table(0)
+        st.dataframe(table, hide_index=True, key="pub_preview_table", height=38 + 35 * min(len(table), 20))
 
 
 def publish(a: Allocation) -> None:

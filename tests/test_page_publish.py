@@ -78,7 +78,7 @@ def test_adult_plan_split_equally_publish_charges_the_log_once_and_shows_no_trut
 
 def test_accuracy_targets_move_the_split_and_are_met():
     at = _adult(open_page("publish"))
-    at.radio(key="pub_policy").set_value("accuracy").run()
+    at.radio(key="pub_policy").set_value("from accuracy targets").run()
     assert "target" in " ".join(i.value for i in at.info)
     at.number_input(key="pub_target_0").set_value(20.0).run()
     at.number_input(key="pub_target_1").set_value(1.5).run()
@@ -102,7 +102,7 @@ def test_accuracy_targets_move_the_split_and_are_met():
 
 def test_a_saved_plan_reopens_into_the_widgets_and_the_link():
     at = _adult(open_page("publish"))
-    at.radio(key="pub_policy").set_value("weights").run()
+    at.radio(key="pub_policy").set_value("by weights").run()
     at.number_input(key="pub_weight_1").set_value(3.0).run()
     at.button(key="pub_publish").click().run()
     plan_json = zipfile.ZipFile(io.BytesIO(at.session_state["_pub_package"][1].zip_bytes)).read("plan.json")
@@ -160,3 +160,17 @@ def test_fill_from_the_data_says_not_private_on_the_page_and_in_the_report():
     report = json.loads(zipfile.ZipFile(io.BytesIO(at.session_state["_pub_package"][1].zip_bytes)).read("report.json"))
     assert "not private" in report["statistics"][0]["provenance"]
     assert "not private" not in report["statistics"][1]["provenance"]
+
+
+def test_preview_on_a_public_file_is_labelled_simulated_and_charges_nothing():
+    at = _adult(open_page("publish"))
+    public = "education,age\n" + "\n".join(f"{EDU[i % 5]},{20 + i % 50}" for i in range(500))
+    at.file_uploader(key="pub_preview_file").upload("past.csv", public.encode(), "text/csv").run()
+    assert_clean(at)
+    table = at.dataframe[1].value
+    assert list(table["label"]) == [*EDU, "mean"]
+    assert (table["randomness"].str.contains("not private")).all()
+    assert "_pub_package" not in at.session_state
+    missing = "age\n" + "\n".join(str(20 + i % 50) for i in range(100))
+    at.file_uploader(key="pub_preview_file").upload("ages.csv", missing.encode(), "text/csv").run()
+    assert "education" in " ".join(i.value for i in at.info)  # a missing column: one sentence
