@@ -35,7 +35,7 @@ def _errors(a: Allocation) -> pd.DataFrame:
         rows.append(
             {
                 "statistic": stat.name,
-                "what": stat.words() if stat.words() != stat.name else None,
+                "what": stat.words() if stat.words() != stat.name else "",
                 "ε": s.epsilon,
                 "δ": s.delta,
                 "ρ (zCDP)": s.rho,
@@ -46,7 +46,8 @@ def _errors(a: Allocation) -> pd.DataFrame:
                 "noise": "; ".join(s.noise),
             }
         )
-    return pd.DataFrame(rows).dropna(axis=1, how="all")
+    table = pd.DataFrame(rows).dropna(axis=1, how="all")
+    return table.drop(columns="what") if not table["what"].any() else table
 
 
 def split(plan: Plan) -> Allocation | None:

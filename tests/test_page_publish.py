@@ -174,3 +174,38 @@ def test_preview_on_a_public_file_is_labelled_simulated_and_charges_nothing():
     missing = "age\n" + "\n".join(str(20 + i % 50) for i in range(100))
     at.file_uploader(key="pub_preview_file").upload("ages.csv", missing.encode(), "text/csv").run()
     assert "education" in " ".join(i.value for i in at.info)  # a missing column: one sentence
+
+
+def test_gaussian_plan_charges_its_delta_and_names_the_accountant():
+    at = _adult(open_page("publish"))
+    at.radio(key="pub_noise").set_value("Gaussian").run()
+    assert_clean(at)
+    split = _split(at)
+    assert (split["δ"] > 0).all() and split["ρ (zCDP)"].notna().all()
+    assert "zCDP" in " ".join(c.value for c in at.caption)
+    at.button(key="pub_publish").click().run()
+    assert_clean(at)
+    fingerprint, package = at.session_state["_pub_package"]
+    spent = publishing.publication_log().spent(fingerprint)
+    assert spent[0] == pytest.approx(package.release.allocation.epsilon) and 0 < spent[1] <= 1e-5
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"confidence": 0.97}, "confidence"),
+        (
+            {"statistics": [{"name": "m", "kind": "mean", "column": "age", "lower": 0, "upper": 1, "n_public": 9}]},
+            "command line",
+        ),
+        ({"total": {"epsilon": 1, "delta": 0}, "policy": "wrong"}, "policy"),
+    ],
+)
+def test_a_plan_the_page_cannot_lay_out_is_refused_in_one_sentence(change, words):
+    plan = {"version": 1, "total": {"epsilon": 1, "delta": 0}, "statistics": [{"name": "n", "kind": "count"}], **change}
+    at = open_page("publish")
+    at.file_uploader(key="pub_plan_file").upload("plan.json", json.dumps(plan).encode(), "application/json").run()
+    assert_clean(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "cannot be opened" in said and words in said.lower()
+    assert at.text_area(key="pub_domain_0").value in ("", None)  # the widgets were left as they were
