@@ -308,8 +308,13 @@ def ngd_clipping(t: Task, s: NGDSettings, noise) -> None:
     )
     diff = 100 * (acc["gradient"].mean() - acc["example"].mean())
     better = "gradient" if diff > 0 else "example"
+    lead = (
+        f"{better} clipping is ahead by {abs(diff):.1f} points"
+        if round(abs(diff), 1)
+        else "the two are level (within 0.05 points)"  # not "ahead by 0.0 points" beside two equal accuracies
+    )
     st.caption(
-        f"Here {better} clipping is ahead by {abs(diff):.1f} points at these settings (mean of {t.draws} draws). "
+        f"Here {lead} at these settings (mean of {t.draws} draws). "
         "Example clipping shrinks the rows themselves, which also shrinks the step; gradient clipping biases only "
         "the examples it clips. Try C = 0.5 and C = 8."
     )
@@ -376,12 +381,14 @@ def ngd_sweep_part(t: Task, s: NGDSettings, noise) -> None:
     )
     first, last = training.SWEEP_ITERATIONS[0], training.SWEEP_ITERATIONS[-1]
     if best in (first, last):
-        why = (
-            "more iterations still help at this ε: the noise is small next to the gradient"
+        why = (  # a lower ε moves the best T down (each step noisier), a higher one up
+            "more iterations still help at this ε: the noise is small next to the gradient. Lower ε to see an "
+            "optimum inside"
             if best == last
-            else "even one iteration leaves too little signal at this ε"
+            else "at this ε, splitting the budget over more iterations drowns each step in noise. Raise ε (or train "
+            "on more rows) to see an optimum inside"
         )
-        right.markdown(f"The best T of the sweep is at its edge, T = {best}: {why}. Lower ε to see an optimum inside.")
+        right.markdown(f"The best T of the sweep is at its edge, T = {best}: {why}.")
     else:
         right.markdown(
             f"At ε = {s.epsilon:g} the best number of iterations is **T = {best}** "

@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pytest
 
+from explorer import training
 from explorer.learning_dp_sgd import SGD_PARTS
 from explorer.learning_fedavg import FED_PARTS
 from explorer.learning_noisy_gd import NGD_PARTS
@@ -81,7 +82,7 @@ def rows(n: int, seed: int = 24) -> bytes:
     rng = np.random.default_rng([seed, n])
     age = rng.integers(17, 91, n)
     hours = rng.normal(40, 12, n).clip(1, 99).round(1)
-    sector = rng.choice(["private", "public", "self-employed", "charity", "none"], n, p=[0.5, 0.2, 0.15, 0.1, 0.05])
+    sector = rng.choice(["private", "public", "self-employed", "charity", "retired"], n, p=[0.5, 0.2, 0.15, 0.1, 0.05])
     answer = np.where(age + rng.normal(0, 15, n) > 45, "yes", "no")
     body = "".join(f"{a},{h},{s},{y}\n" for a, h, s, y in zip(age, hours, sector, answer))
     return ("age,hours,sector,answer\n" + body).encode()
@@ -94,6 +95,7 @@ def app(request):
     at = open_page("data", timeout=300)
     at.file_uploader(key="data_upload").upload(f"rows_{n}.csv", rows(n), "text/csv").run()
     assert at.session_state["dataset"].n_rows == n
+    assert at.session_state["dataset"].frame["sector"].nunique() == 5  # no category read as missing
     return at
 
 
@@ -148,3 +150,23 @@ def test_the_view_runs_without_a_refusal(app, page, view):
 def test_every_page_is_registered_and_walked():
     assert set(PAGES) <= set(registered_pages())  # the pages tests/apptest.py knows; app.py may have more
     assert set(VIEWS) - set(registered_pages()) <= OPTIONAL, set(VIEWS) - set(registered_pages())
+
+
+def test_the_learning_sentences_agree_with_their_numbers(app):
+    """Found in the screenshots of the 300-row file: "example clipping is ahead by 0.0 points" beside two equal
+    accuracies, and "Lower ε to see an optimum inside" when the best T is the sweep's first (a lower ε moves it
+    further down)."""
+    visit(app, "learning", {"lrn_view": "Noisy gradient descent", "lrn_ngd_part": "Gradient or example clipping"})
+    shown = {m.label: m.value for m in app.metric}
+    level = shown["Gradient clipping, test accuracy"] == shown["Example clipping, test accuracy"]
+    caption = next(c.value for c in app.caption if c.value.startswith("Here "))
+    assert ("level" in caption) == level and "ahead by 0.0 " not in caption, caption
+    visit(app, "learning", {"lrn_view": "Noisy gradient descent", "lrn_ngd_part": "Best T at this ε"})
+    best = int(next(m.value for m in app.metric if m.label == "Best T at this ε"))
+    said = " ".join(m.value for m in app.markdown if "best T of the sweep is at its edge" in m.value)
+    if best == training.SWEEP_ITERATIONS[0]:
+        assert "Raise ε" in said and "Lower ε" not in said, said
+    elif best == training.SWEEP_ITERATIONS[-1]:
+        assert "Lower ε" in said and "Raise ε" not in said, said
+    else:
+        assert not said, said
