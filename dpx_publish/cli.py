@@ -6,16 +6,20 @@ file), charges the persistent publication log (``--log``, default :func:`explore
 all or nothing, and writes the package (:mod:`dpx_publish.package`). ``plan`` shows the split of a plan without
 reading any data.
 
-Anything wrong with the plan, the data or the budget is said in one sentence on standard error, with exit code 2 and
-no traceback; nothing is charged and no file is written.
+Anything wrong with the plan, the data, the budget, the log or the output is said in one sentence on standard error,
+with exit code 2 and no traceback; nothing is charged and no file is written. The output is claimed before the log is
+charged (a temporary file beside ``--out``, moved onto it once the package is written), so an output that cannot be
+written is refused before anything is spent, and a package is never left half written.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
+import tempfile
 
 from dpcore.plan import Plan, PlanError, allocate, plan_from_dict
 
@@ -85,7 +89,7 @@ def _show(plan: Plan) -> str:
 def _publish(args) -> str:
     from dpx_publish.package import publish_package
     from explorer.dataset import load_csv
-    from explorer.publication_log import PublicationLog, default_path
+    from explorer.publication_log import DATA_DIR_VARIABLE, PublicationLog, default_path
 
     plan = read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace"))
     allocate(plan)  # a plan refused before the data is read
@@ -94,14 +98,38 @@ def _publish(args) -> str:
     out = pathlib.Path(args.out)
     if not out.parent.is_dir():
         raise _Refused(f"the folder of --out {str(out)!r} does not exist")
-    log = PublicationLog(args.log if args.log else default_path())
-    package = publish_package(plan, dataset.frame, log=log, fingerprint=dataset.fingerprint, dataset=dataset.name)
-    out.write_bytes(package.zip_bytes)
+    if out.is_dir():
+        raise _Refused(f"--out {str(out)!r} is a folder: name the zip file to write")
+    try:
+        log_path = args.log if args.log else default_path()
+    except OSError as exc:
+        raise _Refused(
+            f"the folder of the publication log (${DATA_DIR_VARIABLE}) cannot be created ({exc.strerror or exc})"
+        ) from None
+    log = PublicationLog(log_path)
+    claim = _claim(out)  # before the charge: an output that cannot be written costs nothing
+    try:
+        package = publish_package(plan, dataset.frame, log=log, fingerprint=dataset.fingerprint, dataset=dataset.name)
+        claim.write_bytes(package.zip_bytes)
+        os.replace(claim, out)
+    except BaseException:
+        claim.unlink(missing_ok=True)
+        raise
     a = package.release.allocation
     return (
         f"published {len(a.shares)} statistics at ε = {a.epsilon:.6g}, δ = {a.delta:.3g} (charged to {log.path}); "
         f"package written to {out}"
     )
+
+
+def _claim(out: pathlib.Path) -> pathlib.Path:
+    """An empty temporary file beside ``out``: proof that the package can be written there."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".dpx-publish-", suffix=".zip.part", dir=out.parent)
+    except OSError as exc:
+        raise _Refused(f"--out {str(out)!r} cannot be written ({exc.strerror or exc})") from None
+    os.close(handle)
+    return pathlib.Path(name)
 
 
 def main(argv=None) -> int:

@@ -6,7 +6,10 @@ Contents of the zip (:func:`build_package`):
   error, the expected error), spreadsheet-safe (:func:`explorer.export.to_safe_csv`);
 * ``report.json``: the privacy label (:func:`report_dict`): unit of privacy and neighbouring relation, total and
   per-statistic ε, δ (and ρ), mechanism and noise scale, accountant, declared public facts with their source and
-  provenance, expected errors, date, software version, the dataset's fingerprint and the publication log charged;
+  provenance, expected errors, date, software version, the publication's id and the publication log charged. The
+  dataset is named, never fingerprinted: a hash of the private file is a function of every row (one who knows all
+  rows but one finds the last by trying its candidates against the hash), so the report carries a random
+  publication id instead, which the log's entry names (its label);
 * ``report.html``: the same, self-contained (inline CSS, no script, no external resource: opening it makes no
   request), every user string escaped;
 * ``plan.json``: the plan (:func:`dpcore.plan.plan_to_dict`);
@@ -24,6 +27,7 @@ import html
 import io
 import json
 import math
+import secrets
 import zipfile
 from dataclasses import dataclass
 from importlib import metadata
@@ -65,8 +69,11 @@ def _num(x):
     return None if math.isnan(x) else x
 
 
-def report_dict(release: PlanRelease, *, dataset: str = "", fingerprint: str = "", log: str = "") -> dict:
-    """The privacy label of a published plan, JSON-ready: every parameter a reader needs to judge the numbers."""
+def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "", log: str = "") -> dict:
+    """The privacy label of a published plan, JSON-ready: every parameter a reader needs to judge the numbers.
+
+    ``publication`` is the publication's random id (what the log's entry names); nothing in the report is a
+    function of the data but the published numbers (no fingerprint, no number of rows)."""
     a: Allocation = release.allocation
     plan = a.plan
     unit = plan.unit
@@ -102,7 +109,8 @@ def report_dict(release: PlanRelease, *, dataset: str = "", fingerprint: str = "
         "created": release.created,
         "software": {"name": "dp-explorer (dpx_publish)", "version": software_version()},
         "randomness": release.combined.randomness.words,
-        "dataset": {"name": dataset, "fingerprint": fingerprint},
+        "dataset": {"name": dataset},
+        "publication_id": publication,
         "unit_of_privacy": {
             "unit": unit.unit,
             "in_words": unit.words(),
@@ -190,7 +198,8 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
         ("split", report["split"]["policy"]),
         ("confidence of every error", report["split"]["confidence"]),
         ("randomness", report["randomness"]),
-        ("dataset", f"{report['dataset']['name']} (fingerprint {report['dataset']['fingerprint']})"),
+        ("dataset", report["dataset"]["name"]),
+        ("publication id (in the log's entry)", report["publication_id"] or "none"),
         ("publication log charged", report["publication_log"] or "none"),
         ("date (UTC)", report["created"]),
         ("software", f"{report['software']['name']} {report['software']['version']}"),
@@ -263,9 +272,9 @@ if __name__ == "__main__":
 '''
 
 
-def build_package(release: PlanRelease, *, dataset: str = "", fingerprint: str = "", log: str = "") -> bytes:
+def build_package(release: PlanRelease, *, dataset: str = "", publication: str = "", log: str = "") -> bytes:
     """The zip of a published plan (module notes), as bytes."""
-    report = report_dict(release, dataset=dataset, fingerprint=fingerprint, log=log)
+    report = report_dict(release, dataset=dataset, publication=publication, log=log)
     table = release.table(rounded=True)
     files = {
         "release.csv": to_safe_csv(table),
@@ -310,8 +319,11 @@ def publish_package(plan: Plan, table: pd.DataFrame, *, log, fingerprint: str, d
         drawn.append(publish_plan(allocation, table))
         return drawn[-1].combined
 
-    label = f"release plan: {len(plan.statistics)} statistics" + (f" ({plan.title})" if plan.title else "")
+    publication = secrets.token_hex(8)  # random: the report names the log's entry by it, never by the data's hash
+    label = f"release plan {publication}: {len(plan.statistics)} statistics" + (
+        f" ({plan.title})" if plan.title else ""
+    )
     log.publish(fingerprint, dataset, (allocation.epsilon, allocation.delta), draw, label=label[:200])
     release = drawn[-1]
-    zip_bytes = build_package(release, dataset=dataset, fingerprint=fingerprint, log=str(log.path))
+    zip_bytes = build_package(release, dataset=dataset, publication=publication, log=str(log.path))
     return Package(release, zip_bytes)

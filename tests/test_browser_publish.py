@@ -78,7 +78,7 @@ def test_adult_task_in_at_most_eight_actions(page):  # noqa: F811 - the fixture
     assert report["unit_of_privacy"]["unit"] == "record" and report["neighbouring_relation"]
     assert report["accountant"] and report["split"]["policy"] == "equal" and report["split"]["confidence"] == 0.95
     assert report["created"] and report["software"]["version"] and report["randomness"]
-    assert report["dataset"]["name"] == "census.csv" and report["dataset"]["fingerprint"]
+    assert report["dataset"]["name"] == "census.csv" and report["publication_id"]
     counts, mean = report["statistics"]
     assert counts["column"] == "education" and counts["labels"] == [e.strip() for e in EDUCATION.split(";")]
     assert mean["column"] == "age" and mean["kind"] == "mean"

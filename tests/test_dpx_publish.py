@@ -115,7 +115,8 @@ def test_report_states_every_parameter(files):
     assert report["total"]["epsilon"] == pytest.approx(1.0) and report["total"]["delta"] == 0.0
     assert "basic composition" in report["accountant"]
     assert report["software"]["version"] and report["created"]
-    assert report["dataset"]["fingerprint"] and report["publication_log"].endswith("log.db")
+    assert len(report["publication_id"]) == 16 and "fingerprint" not in report["dataset"]
+    assert report["publication_log"].endswith("log.db")
     for s in report["statistics"]:
         assert s["epsilon"] == pytest.approx(0.5) and s["delta"] == 0.0
         assert "Laplace, scale b" in " ".join(s["noise"]) and "lattice" in s["mechanism"]
