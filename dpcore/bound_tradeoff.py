@@ -40,19 +40,21 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from dpcore.contributions import ContributionBounds, person_codes
 from dpcore.families import family as _family
 from dpcore.limits import MAX_CURVE_POINTS, MAX_TABLE_ROWS
+from dpcore.neighbours import UNIT_PERSON
 from dpcore.publish import publish_quantile
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.randomness import SecureGenerator
+from dpcore.release import PublicFact, Release
 from dpcore.validation import as_generator, check_bounds, check_elements, check_int, check_probability
 
-__all__ = ["BoundTradeoff", "count_tradeoff", "sum_tradeoff", "private_bound"]
+__all__ = ["BoundTradeoff", "count_tradeoff", "sum_tradeoff", "private_bound", "publish_private_bound"]
 
 
 @dataclass(frozen=True)
@@ -251,3 +253,52 @@ def private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound: int, rn
     else:
         point = ExponentialQuantile(epsilon, 1.0, float(max_bound), q).intervals(rows).simulate(as_generator(rng))
     return int(min(max_bound, max(1, math.ceil(point))))
+
+
+def publish_private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound: int, identifier: str = "") -> Release:
+    """:func:`private_bound` as a publication: one secure draw, a :class:`~dpcore.release.Release` under add/remove one
+    person, to be charged before it is shown.
+
+    The q-quantile of the rows per person by :func:`dpcore.publish.publish_quantile` over ``[1, max_bound]`` on a grid
+    of one row (one value per person: add/remove one person is add/remove one record of that table, so the
+    exponential mechanism's ε holds for persons), rounded up to a whole number of rows (post-processing).
+
+    Parameters
+    ----------
+    persons : array_like, shape (n,)
+        Each row's person identifier, no missing value.
+    epsilon : float
+        In (0, inf).
+    q : float, default 0.9
+        In (0, 1).
+    max_bound : int
+        The declared largest bound, in [2, MAX_TABLE_ROWS].
+    identifier : str, default ""
+        The person column's name, stated in the release's facts.
+
+    Returns
+    -------
+    Release
+        One value, the bound m, ε-DP (δ = 0) under add/remove one person.
+    """
+    q = check_probability(q, "q")
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"q must be in (0, 1), got {q}")
+    max_bound = check_int(max_bound, "max_bound", minimum=2, maximum=MAX_TABLE_ROWS)
+    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+    codes, labels = person_codes(persons)
+    rows = np.bincount(codes, minlength=labels.size).astype(float)
+    drawn = publish_quantile(rows, q, 1.0, float(max_bound), epsilon, grid=1.0)
+    bound = int(min(max_bound, max(1, math.ceil(float(drawn.value)))))
+    return replace(
+        drawn,
+        query="contribution bound",
+        value=float(bound),
+        labels=(f"m, rows kept per person (the {q:g}-quantile of rows per person)",),
+        unit=UNIT_PERSON,
+        public=(
+            PublicFact("person identifier", identifier or "(declared column)", "declared"),
+            *drawn.public,
+            PublicFact("rounding", "up to a whole number of rows (post-processing)", "fixed"),
+        ),
+    )

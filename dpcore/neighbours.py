@@ -33,8 +33,10 @@ enters another: two counts move by 1. A record clipped to [L, U] adds at most
 The unit of privacy
 -------------------
 A neighbour differs in one *unit*: one record (:data:`UNIT_RECORD`, every query
-of dpcore), or one client's whole data (:data:`UNIT_CLIENT`, DP federated
-learning's client-level guarantee, McMahan et al. 2018).
+of dpcore), one client's whole data (:data:`UNIT_CLIENT`, DP federated
+learning's client-level guarantee, McMahan et al. 2018), or all the rows of one
+person named by an identifier column (:data:`UNIT_PERSON`,
+:mod:`dpcore.contributions`; Wilson et al. 2020's user-level privacy).
 
 From one relation to another
 ----------------------------
@@ -56,11 +58,30 @@ replace one u                   add/remove one u'               refused: a repla
                                                                 reveal the number of units
 one record                      one client                      refused: says nothing about a
                                                                 client's whole data
+add/remove one person           add/remove one record           2: remove the record's person, add
+                                                                them back changed
+add/remove one person           replace one record              4: the record may change person:
+                                                                remove both persons, add both back
+replace one person              replace one record              2: replace both persons
+add/remove one record, at most  add/remove one person           k: a person is at most k records
+k rows per person (declared)
+add/remove one record, at most  replace one person              2k: remove the person's k records,
+k rows per person (declared)                                    add the other's k
+one record, no declared k       one person                      refused: says nothing about a person
+                                                                with many rows
+a person and a client           (the other)                     refused: different units
 ==============================  ==============================  ===================================
+
+A person's records are named by a column, so replacing one record may move it
+from one person to another: two persons change, which is why a person-level
+guarantee counts twice the client-level group for replace one record. The
+declared bound ``k`` on rows per person is a fact about the data that the
+record-level release must have enforced (or that holds by construction): the
+caller states it, dpcore does not read it from the data.
 
 A guarantee for a path of ``k`` steps: pure ε-DP gives ``kε`` (Dwork & Roth 2014,
 Theorem 2.2); (ε, δ)-DP gives ``(kε, δ·Σ_{i<k} e^{iε})`` by chaining the definition
-``k`` times, ``(2ε, (1 + e^ε)·δ)`` for ``k = 2`` (Vadhan 2017, Lemma 2.2 states
+``k`` times, ``(2ε, (1 + e^ε)·δ)`` for ``k = 2``, at most ``(kε, k·e^{(k−1)ε}·δ)`` (Vadhan 2017, Lemma 2.2 states
 the larger ``k·e^{kε}·δ``); ρ-zCDP gives ``k²ρ`` (Bun & Steinke 2016,
 Proposition 1.9). A noise-adding mechanism can do better than the generic rule
 through its sensitivity: a path of ``k`` steps moves a query by at most ``k``
@@ -99,7 +120,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
-from dpcore.validation import check_bounds, check_choice, check_epsilon, check_nonnegative, check_probability
+from dpcore.validation import check_bounds, check_choice, check_epsilon, check_int, check_nonnegative, check_probability
 
 __all__ = [
     "NeighbouringRelation",
@@ -123,11 +144,14 @@ UNIT_RECORD = "record"
 #: The unit of DP federated learning's client-level guarantee: one client's whole data.
 UNIT_CLIENT = "client"
 #: The unit of a table with a person identifier: all of one person's rows (:mod:`dpcore.contributions`). Not among
-#: :data:`UNITS` yet: the conversions below state no rule for it, so a ledger refuses a person-level guarantee
-#: (``check_unit``) rather than convert it by a rule meant for clients.
+#: :data:`UNITS` yet: :func:`conversion` states its rules (a person-level guarantee composes with person-level ones;
+#: a record-level one converts only with a declared bound on rows per person), but the session ledger does not keep
+#: person-level entries yet (``check_unit`` refuses them); the publication log does (:mod:`explorer.publication_log`).
 UNIT_PERSON = "person"
-#: Every unit of privacy dpcore knows.
+#: Every unit of privacy a ledger may hold (the person is converted by :func:`conversion`, not yet kept by a ledger).
 UNITS = (UNIT_RECORD, UNIT_CLIENT)
+#: Every unit :func:`conversion` converts between.
+_CONVERTIBLE = (*UNITS, UNIT_PERSON)
 
 
 class NeighbouringRelation(Enum):
@@ -177,7 +201,7 @@ class NeighbouringRelation(Enum):
 
     def words(self, unit: str = UNIT_RECORD) -> str:
         """The relation for ``unit`` in words: ``"add/remove one client"``, ``"replace one record"``."""
-        unit = check_unit(unit)
+        unit = check_choice(unit, "unit", _CONVERTIBLE)
         return f"add/remove one {unit}" if self is NeighbouringRelation.ADD_REMOVE else f"replace one {unit}"
 
 
@@ -231,7 +255,14 @@ def check_unit(unit, name: str = "unit") -> str:
     return check_choice(unit, name, UNITS)
 
 
-def conversion(*, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_unit: str = UNIT_RECORD) -> Conversion:
+def conversion(
+    *,
+    from_relation,
+    to_relation,
+    from_unit: str = UNIT_RECORD,
+    to_unit: str = UNIT_RECORD,
+    rows_per_person: int | None = None,
+) -> Conversion:
     """How a guarantee under ``from_relation`` and ``from_unit`` gives one under ``to_relation`` and ``to_unit``.
 
     The table of the module notes: one step of the target relation is a path
@@ -252,13 +283,25 @@ def conversion(*, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_u
       may reveal the number of units (``n`` is public under replace-one).
     * One record to one client: refused, a record-level guarantee says nothing
       about a client's whole data.
+    * Add/remove one person to add/remove one record: ``k = 2`` (the data set
+      without the record's person neighbours both); to replace one record:
+      ``k = 4`` (the replaced record may belong to another person afterwards:
+      remove both persons, add both back); replace one person to replace one
+      record: ``k = 2``.
+    * Add/remove one record to add/remove one person, with a declared bound of
+      ``rows_per_person = k`` rows per person: ``k`` (a person is at most k
+      records, Dwork & Roth 2014, Theorem 2.2); to replace one person: ``2k``.
+      Without a declared bound, or from replace one record: refused.
+    * Between a person and a client: refused, they are different units.
 
     Parameters
     ----------
     from_relation, to_relation : NeighbouringRelation
         The relation the guarantee holds under, and the one it is wanted under.
-    from_unit, to_unit : {"record", "client"}, default "record"
+    from_unit, to_unit : {"record", "client", "person"}, default "record"
         The unit of privacy of the guarantee, and the one wanted.
+    rows_per_person : int, optional
+        The declared most rows of one person, in [1, inf): only for a record-level guarantee wanted per person.
 
     Returns
     -------
@@ -279,13 +322,18 @@ def conversion(*, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_u
     """
     from_relation = check_relation(from_relation, "from_relation")
     to_relation = check_relation(to_relation, "to_relation")
-    from_unit, to_unit = check_unit(from_unit, "from_unit"), check_unit(to_unit, "to_unit")
+    from_unit = check_choice(from_unit, "from_unit", _CONVERTIBLE)
+    to_unit = check_choice(to_unit, "to_unit", _CONVERTIBLE)
+    if rows_per_person is not None:
+        rows_per_person = check_int(rows_per_person, "rows_per_person", minimum=1)
 
     def refuse(message: str) -> RelationError:
         return RelationError(
             message, from_relation=from_relation, to_relation=to_relation, from_unit=from_unit, to_unit=to_unit
         )
 
+    if UNIT_PERSON in (from_unit, to_unit) and from_unit != to_unit:
+        return _person_conversion(from_relation, to_relation, from_unit, to_unit, rows_per_person, refuse)
     if from_unit == UNIT_RECORD and to_unit == UNIT_CLIENT:
         raise refuse(
             "a guarantee for one record says nothing about one client's whole data: release it with client-level "
@@ -313,6 +361,41 @@ def conversion(*, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_u
     )
 
 
+def _person_conversion(from_relation, to_relation, from_unit, to_unit, rows_per_person, refuse) -> Conversion:
+    """The rows of :func:`conversion`'s table between one person and one record (checked input, units differ)."""
+    if UNIT_CLIENT in (from_unit, to_unit):
+        raise refuse(
+            f"a guarantee for one {from_unit} says nothing about one {to_unit}: keep a ledger for one {from_unit}, "
+            f"or release it with {to_unit}-level privacy"
+        )
+    if from_relation is REPLACE_ONE and (to_relation is ADD_REMOVE or from_unit == UNIT_RECORD):
+        raise refuse(
+            f"a guarantee under {from_relation.words(from_unit)} gives none under {to_relation.words(to_unit)}, "
+            f"because it may reveal the number of {'rows' if from_unit == UNIT_RECORD else 'persons'}: release it "
+            f"under {ADD_REMOVE.words(from_unit)}, or keep a ledger under {from_relation.words(from_unit)}"
+        )
+    if from_unit == UNIT_PERSON:  # to one record
+        if from_relation is REPLACE_ONE:
+            return Conversion(2, "a replaced record changes at most two persons' rows: two steps of replace one person")
+        if to_relation is ADD_REMOVE:
+            return Conversion(
+                2, "a record added or removed changes its person's rows: remove that person and add them back changed"
+            )
+        return Conversion(
+            4, "a replaced record may move from one person to another: remove both persons and add both back changed"
+        )
+    # one record, to one person
+    if rows_per_person is None:
+        raise refuse(
+            "a guarantee for one record says nothing about a person with many rows: declare the most rows one person "
+            "may have (group privacy then multiplies ε by it), or release it with person-level privacy"
+        )
+    k = rows_per_person
+    if to_relation is ADD_REMOVE:
+        return Conversion(k, f"a person is at most {k:,} record(s): {k:,} step(s) of add/remove one record")
+    return Conversion(2 * k, f"replacing a person removes at most {k:,} record(s) and adds at most {k:,}")
+
+
 def _group_privacy(epsilon: float, delta: float, group: int) -> tuple[float, float]:
     """(ε, δ)-DP for neighbours gives ``(kε, δ·Σ_{i<k} e^{iε})`` for data sets ``k`` steps apart (checked input).
 
@@ -331,7 +414,13 @@ def _group_privacy(epsilon: float, delta: float, group: int) -> tuple[float, flo
 
 
 def convert(
-    guarantee, *, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_unit: str = UNIT_RECORD
+    guarantee,
+    *,
+    from_relation,
+    to_relation,
+    from_unit: str = UNIT_RECORD,
+    to_unit: str = UNIT_RECORD,
+    rows_per_person: int | None = None,
 ) -> tuple[float, float]:
     """An (ε, δ)-DP guarantee under one relation and unit, as one under another (or refused).
 
@@ -345,7 +434,7 @@ def convert(
     ----------
     guarantee : tuple of float
         ``(epsilon, delta)``: ε in (0, inf), δ in [0, 1) (0: pure DP).
-    from_relation, to_relation, from_unit, to_unit
+    from_relation, to_relation, from_unit, to_unit, rows_per_person
         As in :func:`conversion`.
 
     Returns
@@ -370,12 +459,24 @@ def convert(
         raise TypeError(f"guarantee must be an (epsilon, delta) pair, got {guarantee!r}")
     epsilon = check_epsilon(guarantee[0])
     delta = check_probability(guarantee[1], "delta", low_open=False)
-    group = conversion(from_relation=from_relation, to_relation=to_relation, from_unit=from_unit, to_unit=to_unit).group
+    group = conversion(
+        from_relation=from_relation,
+        to_relation=to_relation,
+        from_unit=from_unit,
+        to_unit=to_unit,
+        rows_per_person=rows_per_person,
+    ).group
     return _group_privacy(epsilon, delta, group)
 
 
 def convert_rho(
-    rho: float, *, from_relation, to_relation, from_unit: str = UNIT_RECORD, to_unit: str = UNIT_RECORD
+    rho: float,
+    *,
+    from_relation,
+    to_relation,
+    from_unit: str = UNIT_RECORD,
+    to_unit: str = UNIT_RECORD,
+    rows_per_person: int | None = None,
 ) -> float:
     """A ρ-zCDP guarantee under one relation and unit, as one under another: ``k²ρ`` (or refused).
 
@@ -386,7 +487,7 @@ def convert_rho(
     ----------
     rho : float
         ρ, in [0, inf).
-    from_relation, to_relation, from_unit, to_unit
+    from_relation, to_relation, from_unit, to_unit, rows_per_person
         As in :func:`conversion`.
 
     Examples
@@ -395,5 +496,11 @@ def convert_rho(
     2.0
     """
     rho = check_nonnegative(rho, "rho")
-    group = conversion(from_relation=from_relation, to_relation=to_relation, from_unit=from_unit, to_unit=to_unit).group
+    group = conversion(
+        from_relation=from_relation,
+        to_relation=to_relation,
+        from_unit=from_unit,
+        to_unit=to_unit,
+        rows_per_person=rows_per_person,
+    ).group
     return group * group * rho

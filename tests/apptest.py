@@ -17,6 +17,7 @@ PAGES = {
     "compare": "app_pages/compare.py",
     "audit": "app_pages/audit.py",
     "learning": "app_pages/learning.py",
+    "people": "app_pages/people.py",
     "publish": "app_pages/publish.py",
 }
 

@@ -46,9 +46,10 @@ PAGES = {
     "Compare": "compare",
     "Audit": "audit",
     "Learning": "learning",
+    "People": "people",
     "Publish": "publish",
 }
-CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit", "Learning"}
+CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit", "Learning", "People"}
 UPLOAD = (
     "colour,score,hours\n"
     + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))
@@ -364,6 +365,8 @@ HOSTILE_WALK = [
     ("Compare", ("select", "Mean of a number"), "cmp_query=Mean"),
     ("Audit", None, None),
     ("Learning", None, None),
+    ("People", None, None),
+    ("People", ("tab", "Group-by with unknown keys"), "ppl_view=Group"),
     ("Publish", None, None),
 ]
 

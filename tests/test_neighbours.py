@@ -279,7 +279,7 @@ def test_the_gaussian_converts_by_its_sensitivity():
 def test_conversion_bad_input():
     with pytest.raises(TypeError, match="from_relation must be a NeighbouringRelation"):
         conversion(from_relation="add/remove one record", to_relation=REPLACE_ONE)
-    with pytest.raises(ValueError, match="to_unit must be one of 'record', 'client', got 'user'"):
+    with pytest.raises(ValueError, match="to_unit must be one of 'record', 'client', 'person', got 'user'"):
         conversion(from_relation=ADD_REMOVE, to_relation=REPLACE_ONE, to_unit="user")
     kwargs = {"from_relation": ADD_REMOVE, "to_relation": REPLACE_ONE}
     with pytest.raises(TypeError, match=r"guarantee must be an \(epsilon, delta\) pair, got 2.5"):

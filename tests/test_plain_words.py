@@ -55,6 +55,7 @@ SWITCHES = {
     "svt": ("svt_view",),
     "audit": ("aud_view", "aud_mechanism", "aud_broken"),
     "learning": ("lrn_view", "lrn_ngd_part", "lrn_sgd_part", "lrn_fed_part"),
+    "people": ("ppl_view",),
 }
 #: Parameters of the sidebar, the same on every page: swept on the Overview.
 SIDEBAR = ("seed", "trials")
@@ -67,6 +68,8 @@ DEMO_COLUMNS = {
     "satisfaction",
     "study_hours_per_week",
     "cheated_on_exam",
+    "patient_id",
+    "visit_date",
 }
 
 # --------------------------------------------------------------------------- the checks of one sentence

@@ -46,6 +46,9 @@ VIEWS = [
     ("learning", {"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run"}),
     ("learning", {"lrn_view": "Federated averaging"}),
     ("learning", {"lrn_view": "Federated averaging", "lrn_fed_part": "Training run"}),
+    ("people", {}),
+    ("people", {"ppl_query": "Sum of a numeric column"}),
+    ("people", {"ppl_view": "Group-by with unknown keys"}),
 ]
 
 

@@ -1,0 +1,167 @@
+"""The People page on the visits demo: every number shown is dpcore's, the bound is published charged, groups kept."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+
+from dpcore.bound_tradeoff import count_tradeoff, sum_tradeoff
+from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
+from dpcore.groupby import group_by
+from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
+from dpcore.partition_selection import selection
+from dpcore.publish import publish_count
+from explorer import people_groups, publishing, state
+from explorer.dataset import load_demo
+from tests.apptest import PAGES, assert_clean, metric, open_page
+
+VISITS = load_demo("visits")
+PERSONS = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
+GROUPS_VIEW = "Group-by with unknown keys"
+
+
+@pytest.fixture(autouse=True)
+def own_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPX_DATA_DIR", str(tmp_path))
+
+
+def open_people(demo: str = "visits", **link):
+    at = open_page("data")
+    if demo != "census":  # every session starts on the census demo
+        at.button(key=f"demo_{demo}").click().run()
+    for key, value in link.items():  # the widgets' values, set before the page first draws them
+        at.session_state[key] = value
+    at.switch_page(PAGES["people"])
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def _best(at) -> tuple[int, float]:
+    text = next(m.value for m in at.markdown if "has its smallest total error" in m.value)
+    found = re.search(r"m = ([\d,]+)\*\* rows per person .*? smallest total error, ([\d.,e+-]+)", text)
+    return int(found.group(1).replace(",", "")), float(found.group(2).replace(",", ""))
+
+
+def _fingerprint(at) -> str:
+    ds = at.session_state[state.DATASET]
+    return ds.fingerprint or ds.identity
+
+
+def test_rows_per_person_are_the_data_s():
+    at = open_people()
+    rows = np.bincount(PERSONS)
+    assert metric(at, "Persons") == f"{rows.size:,}" == "3,000"
+    assert metric(at, "Rows") == f"{int(rows.sum()):,}" == "19,520"
+    assert metric(at, "Median rows per person") == f"{np.median(rows):g}"
+    assert metric(at, "Most rows of one person") == f"{int(rows.max()):,}"
+    assert any("not private" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 10.0])
+def test_the_marked_minimum_is_dpcore_s_and_a_brute_force_search_s(eps):
+    at = open_people(ppl_epsilon=eps)
+    shown, rmse = _best(at)
+    tradeoff = count_tradeoff(PERSONS, eps)
+    assert shown == tradeoff.best_bound
+    # brute force: the total error of every bound m from 1 to the largest rows per person, Laplace scale m/ε
+    rows = np.bincount(PERSONS)
+    errors = [np.hypot(np.clip(rows - m, 0, None).sum(), np.sqrt(2) * m / eps) for m in range(1, rows.max() + 1)]
+    assert shown == 1 + int(np.argmin(errors))
+    assert rmse == pytest.approx(min(errors), rel=1e-3)  # shown to 4 significant digits
+    assert any("not private" in w.value for w in at.warning)
+
+
+def test_a_sum_s_minimum_is_dpcore_s_for_the_declared_bounds():
+    at = open_people(ppl_query="Sum of a numeric column", ppl_value="cost", ppl_lower_cost=0, ppl_upper_cost=300)
+    shown, _ = _best(at)
+    cost = VISITS.frame["cost"].to_numpy(dtype=float)
+    assert shown == sum_tradeoff(PERSONS, cost, 0.0, 300.0, 1.0).best_bound
+
+
+def test_the_private_bound_is_charged_before_it_is_shown_and_holds_for_persons():
+    at = open_people(ppl_pub_epsilon=0.5, ppl_pub_max=500)
+    assert not at.success  # nothing published yet
+    at.button(key="ppl_pub_bound_publish").click().run()
+    assert_clean(at)
+    log = publishing.publication_log()
+    assert log.spent(_fingerprint(at)).epsilon == pytest.approx(0.5)
+    assert log.guarantee(_fingerprint(at)) == (ADD_REMOVE, UNIT_PERSON)
+    table = next(d.value for d in at.dataframe if list(d.value.columns) == ["label", "released value"])
+    m = float(table["released value"][0])
+    assert m == int(m) and 1 <= m <= 500
+    assert any("one person" in s.value for s in at.success)
+    at.button(key="ppl_pub_bound_publish").click().run()  # a new publication, charged again in full
+    assert log.spent(_fingerprint(at)).epsilon == pytest.approx(1.0)
+
+
+def test_a_person_release_on_a_record_level_log_is_charged_by_group_privacy():
+    at = open_people(ppl_pub_epsilon=0.5)
+    fingerprint = _fingerprint(at)
+    count = lambda: publish_count(VISITS.frame["minutes"] > 30, 0.25)  # noqa: E731 - a record-level publication
+    publishing.publication_log().publish(fingerprint, "visits.csv", (0.25, 0.0), count)
+    at.run()
+    assert any("(group privacy)" in c.value and "ε = 1" in c.value for c in at.caption)
+    at.button(key="ppl_pub_bound_publish").click().run()
+    # add/remove one person gives add/remove one record at k = 2: remove the record's person, add them back
+    assert publishing.publication_log().spent(fingerprint).epsilon == pytest.approx(0.25 + 2 * 0.5)
+
+
+@pytest.mark.parametrize("key", ["optimal", "laplace_thresholding", "gaussian_thresholding"])
+def test_groups_kept_and_threshold_are_dpcore_s_and_no_group_is_named(key):
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_selection=key, ppl_l0=2, ppl_sel_epsilon=2, ppl_sel_delta=1e-6)
+    chosen = selection(key, 2.0, 1e-6, 2)
+    seed = [state.DEFAULT_SEED, sum(map(ord, "people_groups"))]
+    result = group_by(
+        VISITS.frame["visit_date"], 2.0, np.random.default_rng(seed), persons=PERSONS,
+        bounds=ContributionBounds(max_groups=2), selection=chosen,
+    )  # fmt: skip
+    assert metric(at, "Groups kept (simulated, not private)") == f"{result.kept:,}"
+    assert 0 < result.kept < VISITS.frame["visit_date"].nunique()  # some dropped: the page must not say which
+    threshold = "none" if chosen.threshold is None else f"{chosen.threshold:,.4g}"
+    assert metric(at, "Threshold") == threshold
+    shown = " ".join(e.value for e in (*at.markdown, *at.caption, *at.info, *at.warning))
+    assert not re.search(r"2024-\d\d-\d\d", shown)  # no date (group) named, kept or dropped
+    assert "simulated, not private" in shown.lower()
+
+
+def test_the_expected_groups_kept_fall_with_l0_and_rise_with_epsilon():
+    # the curves' numbers: more groups per person splits ε among them; a larger ε keeps more
+    seed = [state.DEFAULT_SEED, 1]
+    frame = VISITS.frame
+    kept = {}
+    for l0 in (1, 5):
+        distinct = bound_contributions(
+            PERSONS, np.random.default_rng(seed), bounds=ContributionBounds(max_groups=l0), groups=frame["visit_date"]
+        ).distinct
+        kept[l0] = [selection("optimal", e, 1e-5, l0).expected_kept(distinct) for e in people_groups.EPSILONS]
+    assert np.all(np.diff(kept[1]) >= 0) and np.all(np.diff(kept[5]) >= 0)
+    assert kept[5][15] < kept[1][15]  # at ε = 1
+
+
+def test_an_identifier_with_missing_values_gets_one_sentence():
+    at = open_people("census", ppl_person="workclass")  # 1,844 rows with no workclass
+    assert_clean(at)
+    said = [w.value for w in at.warning if "cannot name the persons" in w.value]
+    assert len(said) == 1 and "\n" not in said[0], [w.value for w in at.warning]
+    assert not at.metric  # nothing computed from a column that cannot name the persons
+    assert any("no column that looks like a person identifier" in i.value for i in at.info)
+
+
+def test_the_views_rerun_in_under_half_a_second_on_the_visits_demo():
+    at = open_people()
+    times = []
+    for eps in (0.5, 2.0, 1.0):
+        start = time.perf_counter()
+        at.select_slider(key="ppl_epsilon").set_value(eps).run()
+        times.append(time.perf_counter() - start)
+    at = open_people(ppl_view=GROUPS_VIEW)
+    for delta in (1e-6, 1e-4):
+        start = time.perf_counter()
+        at.select_slider(key="ppl_sel_delta").set_value(delta).run()
+        times.append(time.perf_counter() - start)
+    assert_clean(at)
+    assert np.median(times) < 0.5, times
