@@ -409,8 +409,9 @@ def _error_histogram(q: Query, family: Family, result, where, labels, reference)
         errors,
         grid_x,
         density(result),
-        f"Error of the {q.label.lower().rstrip('…').removesuffix(' where')}"
-        + (f" of {labels[j]}" if j is not None else "")
+        (
+            f"Error of the count of {labels[j]}" if j is not None else f"Error of the {q.label.lower().rstrip('…')}"
+        ).replace(" count where", " count")
         + f" over {state.trials():,} simulated releases",
         density_name=f"{'first-order law' if q.ratio else 'noise density'} at ε = {result.epsilon:.3g}",
         mechanism=family.name,

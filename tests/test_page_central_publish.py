@@ -157,8 +157,10 @@ def test_two_conditions_published_at_one_epsilon_do_not_share_noise():
             at = open_page("central", **link, cen_pub_value_age=value)
             counts.append(float(_published_table(_publish(at))["released value"][0]))
         gaps.append(counts[0] - counts[1] - exact)
-    assert np.count_nonzero(np.asarray(gaps) == 0.0) == 0
-    assert np.std(gaps, ddof=1) > 0.3  # two independent Laplace(1) noises: std 2; below 0.3 is below 1e-4 likely
+    # a shared draw made every gap 0; two independent Laplace(1) noises (even rounded to whole units, as a published
+    # count is) give std 2, and 6 gaps below 0.3 are below 1e-4 likely
+    assert np.count_nonzero(np.asarray(gaps) == 0.0) < len(gaps)
+    assert np.std(gaps, ddof=1) > 0.3
 
 
 def test_the_accountant_shows_the_log_exports_it_and_offers_no_way_to_empty_it():
