@@ -10,6 +10,12 @@ histogram: ε-DP for Laplace or the staircase, (ε, δ)-DP for the Gaussian, und
 one record, :data:`dpcore.queries.RELATION`), by the post-processing property (Dwork & Roth 2014, Proposition 2.1).
 Its bins, like the range, are declared before the data is seen.
 
+Everything here is a **simulation** (seeded float noise, the truth kept beside it, for Compare): a
+:class:`~dpcore.randomness.SecureGenerator` is refused in one sentence rather than silently driving textbook float
+noise, whose low bits can tell neighbouring datasets apart (Mironov 2012). To publish such a quantile, publish the
+histogram (:func:`dpcore.publish.publish_histogram`: secure lattice noise) and read the quantile off its published
+counts with :func:`quantile_from_counts` (post-processing).
+
 Its error has two parts: the bin width (the quantile is only located to within a bin: at most
 ``(upper − lower) / bins``, however large ε) and the noise summed along the cumulative counts (the sum of ``j``
 noisy counts has ``j`` times one count's variance), which moves the crossing point by a number of ranks that grows
@@ -34,9 +40,21 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from dpcore.queries import QueryResult, dp_histogram
+from dpcore.randomness import Randomness, SecureGenerator
 from dpcore.validation import check_probability
 
 __all__ = ["quantile_from_counts", "HistogramQuantileResult", "dp_histogram_quantile"]
+
+
+def _seeded(rng):
+    """``rng`` unless it is a :class:`SecureGenerator` (module notes: this module only simulates)."""
+    if isinstance(rng, SecureGenerator):
+        raise TypeError(
+            "rng must be a seed or a seeded numpy Generator: a quantile read off a noisy histogram is simulated here "
+            "with float noise, got a SecureGenerator; to publish, use dpcore.publish.publish_histogram and read the "
+            "quantile off its counts with quantile_from_counts"
+        )
+    return rng
 
 
 def quantile_from_counts(counts, edges, q: float):
@@ -103,6 +121,11 @@ class HistogramQuantileResult:
     family: str = "laplace"
 
     @property
+    def randomness(self) -> Randomness:
+        """Always :attr:`Randomness.SIMULATION`: seeded float noise, not private."""
+        return Randomness.SIMULATION
+
+    @property
     def mechanism(self):
         """The histogram's noise: the quantile costs what the histogram costs."""
         return self.histogram.mechanism
@@ -122,6 +145,7 @@ class HistogramQuantileResult:
         >>> s.mechanism.epsilon, s.histogram.true_value.tolist() == r.histogram.true_value.tolist()
         (0.25, True)
         """
+        rng = _seeded(rng)
         edges = self.edges
         calibrated = dp_histogram(edges[:1], edges, epsilon, rng, mechanism=self.family, delta=delta).mechanism
         true = self.histogram.true_value
@@ -131,7 +155,7 @@ class HistogramQuantileResult:
 
     def simulate(self, trials: int, rng) -> np.ndarray:
         """``trials`` fresh quantiles on the same data: each read off a fresh noisy histogram (vectorised)."""
-        return quantile_from_counts(self.histogram.simulate(trials, rng), self.edges, self.q)
+        return quantile_from_counts(self.histogram.simulate(trials, _seeded(rng)), self.edges, self.q)
 
 
 def dp_histogram_quantile(
@@ -152,6 +176,7 @@ def dp_histogram_quantile(
     epsilon : float
         In (0, inf): the histogram's ε, and so the quantile's.
     rng : numpy.random.Generator or int
+        Seeded: a simulation (a :class:`~dpcore.randomness.SecureGenerator` is refused, see the module notes).
     mechanism : str, default "laplace"
         A central family's key (:mod:`dpcore.families`).
     delta : float, optional
@@ -164,6 +189,7 @@ def dp_histogram_quantile(
     (True, 1.0)
     """
     q = check_probability(q, "q", low_open=False, high_open=False)
+    rng = _seeded(rng)
     histogram = dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=mechanism, delta=delta)
     noisy = float(quantile_from_counts(histogram.noisy_value, histogram.bin_edges, q))
     return HistogramQuantileResult(histogram, q, noisy, mechanism)

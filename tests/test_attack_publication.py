@@ -562,3 +562,23 @@ def test_the_data_file_hash_is_not_what_the_log_key_prints(tmp_path):
     trying candidates against it, so it stays in the log and never reaches a package (test 4 checks the zip)."""
     _, data_file = _write(tmp_path, _plan(), _rows())
     assert _fingerprint(data_file) == hashlib.sha256(data_file.read_bytes()).hexdigest()[:8]
+
+
+def test_a_quantile_read_off_a_float_histogram_cannot_pass_for_a_publication():
+    """dp_histogram_quantile draws textbook float noise (a simulation): given the secure generator it used to draw
+    float noise from secure bits, which looks published but is not floating-point safe; it is refused by name."""
+    from dpcore.histogram_quantile import dp_histogram_quantile, quantile_from_counts
+    from dpcore.publish import publish_histogram
+    from dpcore.randomness import SecureGenerator
+
+    values = np.arange(200) % 90.0
+    with pytest.raises(TypeError, match="publish_histogram"):
+        dp_histogram_quantile(values, 0.5, 0.0, 100.0, 10, 1.0, SecureGenerator())
+    simulated = dp_histogram_quantile(values, 0.5, 0.0, 100.0, 10, 1.0, 0)
+    assert simulated.randomness is Randomness.SIMULATION
+    with pytest.raises(TypeError, match="SecureGenerator"):
+        simulated.simulate(3, SecureGenerator())
+    # the safe route: a published histogram (lattice noise), its quantile by post-processing
+    published = publish_histogram(values, 10, 0.0, 100.0, 1.0)
+    assert published.randomness is Randomness.PUBLICATION
+    assert 0.0 <= quantile_from_counts(np.array(published.values, dtype=float), np.linspace(0, 100, 11), 0.5) <= 100
