@@ -261,22 +261,24 @@ def _structure(report):
     return report
 
 
-def test_removing_one_row_of_a_unique_category_changes_nothing_but_noise(tmp_path):
+@pytest.mark.parametrize("person", [False, True], ids=["record", "person"])
+def test_removing_one_row_of_a_unique_category_changes_nothing_but_noise(tmp_path, person):
     packages = {}
     for rare in (True, False):
         folder = tmp_path / str(rare)
         folder.mkdir()
-        _, data_file = _write(folder, _plan(), _rows(rare=rare))
+        _, data_file = _write(folder, _plan(person=person), _rows(rare=rare))
         dataset = load_csv(data_file.read_bytes(), "data.csv")
         log = PublicationLog(tmp_path / "log.db")
         package = publish_package(
-            plan_from_dict(_plan()), dataset.frame, log=log, fingerprint=dataset.fingerprint, dataset="data.csv"
-        )
+            plan_from_dict(_plan(person=person)), dataset.frame, log=log, fingerprint=dataset.fingerprint,
+            dataset="data.csv",
+        )  # fmt: skip
         packages[rare] = (dataset.fingerprint, _unzip(package.zip_bytes))
     (fp_with, with_rare), (fp_without, without) = packages[True], packages[False]
     assert fp_with != fp_without  # the files differ by one row
     rows_with, rows_without = _csv_rows(with_rare["release.csv"]), _csv_rows(without["release.csv"])
-    assert len(rows_with) == len(rows_without) == 24
+    assert len(rows_with) == len(rows_without) == (23 if person else 24)  # the median is offered per record only
     assert [(r["statistic"], r["label"]) for r in rows_with] == [(r["statistic"], r["label"]) for r in rows_without]
     assert all(RARE not in r["label"] for r in rows_with)
     report_with, report_without = (json.loads(p["report.json"]) for p in (with_rare, without))
@@ -362,6 +364,16 @@ def test_a_log_that_is_not_a_database_writes_nothing(tmp_path, capsys):
     code, err = _cli(capsys, plan_file, data_file, "--out", tmp_path / "r.zip", "--log", tmp_path / "log.db")
     assert code == EXIT_REFUSED and _one_sentence(err), err
     assert not (tmp_path / "r.zip").exists()
+
+
+def test_rows_without_a_person_are_refused_with_nothing_charged(tmp_path, capsys):
+    frame = _rows()
+    frame.loc[:9, "pid"] = None
+    plan_file, data_file = _write(tmp_path, _plan(person=True), frame)
+    code, err = _cli(capsys, plan_file, data_file, "--out", tmp_path / "r.zip", "--log", tmp_path / "log.db")
+    assert code == EXIT_REFUSED and _one_sentence(err) and "missing" in err, err
+    assert not (tmp_path / "r.zip").exists()
+    assert tuple(PublicationLog(tmp_path / "log.db").spent(_fingerprint(data_file))) == (0.0, 0.0)
 
 
 def test_an_unwritable_output_is_refused_before_the_charge(tmp_path, capsys):
