@@ -314,6 +314,12 @@ class Statistic:
             raise ValueError(f'{at}: keys are the groups of a group-by: give "by" too')
         if not isinstance(self.other, bool):
             raise TypeError(f"{at}: other must be true or false, got {self.other!r}")
+        listed = self.domain if self.domain is not None else self.keys
+        if self.other and listed is not None and OTHER in listed:
+            raise ValueError(
+                f"{at}: {OTHER!r} is the label of the values outside the declared list, so the list must not hold it "
+                "too (two rows would share one label): rename that category, or leave out other"
+            )
         if self.kind == "quantile":
             if self.q is None:
                 raise PlanError(f"{at}: a quantile needs its q (0.5 for the median)")

@@ -594,3 +594,15 @@ def test_a_quantile_read_off_a_float_histogram_cannot_pass_for_a_publication():
     published = publish_histogram(values, 10, 0.0, 100.0, 1.0)
     assert published.randomness is Randomness.PUBLICATION
     assert 0.0 <= quantile_from_counts(np.array(published.values, dtype=float), np.linspace(0, 100, 11), 0.5) <= 100
+
+
+@pytest.mark.parametrize("field", ["domain", "keys"])
+def test_a_declared_category_named_like_the_catch_all_is_refused(field):
+    """Two published rows labelled "(other)" (the declared one and the catch-all) cannot be told apart."""
+    stat = {"name": "s", "kind": "counts", "column": "edu", "domain": ["a", "(other)"], "other": True}
+    if field == "keys":
+        stat = {"name": "s", "kind": "count", "by": "edu", "keys": ["a", "(other)"], "other": True}
+    with pytest.raises(ValueError, match="must not hold it"):
+        plan_from_dict({"total": {"epsilon": 1.0}, "statistics": [stat]})
+    stat["other"] = False  # without the catch-all, "(other)" is an ordinary declared category
+    assert plan_from_dict({"total": {"epsilon": 1.0}, "statistics": [stat]}).statistics[0].labels == ("a", "(other)")
