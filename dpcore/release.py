@@ -118,7 +118,7 @@ class Release:
     def guarantee(self) -> str:
         """The guarantee in one sentence."""
         delta = "" if self.delta == 0 else f", δ = {self.delta:.2g}"
-        return f"(ε = {self.epsilon:.4g}{delta})-DP under {self.relation.value} (unit: one {self.unit})"
+        return f"(ε = {self.epsilon:.4g}{delta})-DP under {self.relation.words(self.unit)} (unit: one {self.unit})"
 
 
 def as_tuple(value) -> float | str | tuple:

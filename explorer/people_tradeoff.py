@@ -20,6 +20,8 @@ from explorer.columns import suggest_bounds
 from explorer.markup import md, plain_sentence
 
 QUERIES = ("Count of rows", "Sum of a numeric column")
+#: The largest clipping bound a user may declare (a sum's noise for m rows of it stays a finite number).
+LARGEST = 1e12
 
 
 def unit_words(column: str) -> str:
@@ -86,10 +88,12 @@ def _query(persons: np.ndarray) -> tuple[str, tuple] | None:
     lo, hi = suggest_bounds(state.dataset().frame[column])
     lower = widgets.bound(
         c3.number_input, "Declared lower bound", value=float(min(lo, 0.0)), key=f"ppl_lower_{column}",
+        min_value=-LARGEST, max_value=LARGEST,
         help="Each value is clipped to the declared bounds (the default is read from the data: not private).",
     )  # fmt: skip
     upper = widgets.bound(
         c4.number_input, "Declared upper bound", value=float(hi), key=f"ppl_upper_{column}",
+        min_value=-LARGEST, max_value=LARGEST,
         help="Each value is clipped to the declared bounds (the default is read from the data: not private).",
     )  # fmt: skip
     values = pd.to_numeric(state.dataset().frame[column], errors="coerce").to_numpy(dtype=float)

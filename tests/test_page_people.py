@@ -93,7 +93,7 @@ def test_the_private_bound_is_charged_before_it_is_shown_and_holds_for_persons()
     table = next(d.value for d in at.dataframe if list(d.value.columns) == ["label", "released value"])
     m = float(table["released value"][0])
     assert m == int(m) and 1 <= m <= 500
-    assert any("one person" in s.value for s in at.success)
+    assert any("under add/remove one person" in s.value for s in at.success)
     at.button(key="ppl_pub_bound_publish").click().run()  # a new publication, charged again in full
     assert log.spent(_fingerprint(at)).epsilon == pytest.approx(1.0)
 
