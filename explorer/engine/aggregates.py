@@ -15,7 +15,9 @@ every aggregate here, so how ties are numbered changes nothing), and each person
 ``sha256(seed | person | key)``. A person keeps the L∞ rows of smallest row key in each of the L₀ pairs of smallest
 pair key (m rows of smallest row key, ungrouped). For a seed nobody chose after seeing the data, the kept subset is
 a pseudo-random uniform one (SHA-256 as a random function), and which rows a person keeps depends on that person's
-rows only, which is what the bound's guarantee needs (see ``dpcore.contributions``). A simulation's seed is the
+rows only, which is what the bound's guarantee needs (see ``dpcore.contributions``). The keys are the first 60 bits
+of the hash as integers (sorting 64-character strings of 10⁷ rows spilled gigabytes to disk); two rows of one person
+tie with probability below n² / 2⁶¹. A simulation's seed is the
 session's; a publication must draw the seed fresh from a secure generator and never show it.
 
 Rules about each row alone, applied before bounding (as in ``dpcore.groupby``): a row with a missing value (for a
@@ -62,7 +64,7 @@ class Dialect:
     name: str
     quote: str
     text: str
-    sha256: str  # a format string with one {} for the argument
+    hash64: str  # a format string with one {} for a text: its SHA-256's first 60 bits as a BIGINT
     backslash_escapes: bool
 
     def identifier(self, name: str) -> str:
@@ -79,8 +81,10 @@ class Dialect:
         return "'" + value.replace("'", "''") + "'"
 
 
-DUCKDB = Dialect("duckdb", '"', "VARCHAR", "sha256({})", backslash_escapes=False)
-SPARK = Dialect("spark", "`", "STRING", "sha2({}, 256)", backslash_escapes=True)
+DUCKDB = Dialect("duckdb", '"', "VARCHAR", "CAST(('0x' || left(sha256({}), 15)) AS BIGINT)", backslash_escapes=False)
+SPARK = Dialect(
+    "spark", "`", "STRING", "CAST(conv(substr(sha2({}, 256), 1, 15), 16, 10) AS BIGINT)", backslash_escapes=True
+)
 
 
 @dataclass(frozen=True)
@@ -160,8 +164,8 @@ class Aggregate:
         b = self.bounds
         per_pair, pairs = (b.max_rows_per_group, b.max_groups) if self.key else (b.max_rows, 1)
         seed = d.literal(self.seed)
-        row_key = d.sha256.format(f"concat({seed}, '|r|', p, '|', g, '|', CAST(r AS {text}))")
-        pair_key = d.sha256.format(f"concat({seed}, '|g|', p, '|', g)")
+        row_key = d.hash64.format(f"concat({seed}, '|r|', p, '|', g, '|', CAST(r AS {text}))")
+        pair_key = d.hash64.format(f"concat({seed}, '|g|', p, '|', g)")
         return (
             f"WITH base AS ({base}), "
             "ranked AS (SELECT p, g, v, row_number() OVER (PARTITION BY p, g ORDER BY v) AS r FROM base), "

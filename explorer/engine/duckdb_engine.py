@@ -6,6 +6,9 @@ extension (Parquet and JSON are built into the wheel), uses at most two threads 
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import duckdb
 import pandas as pd
 
@@ -35,6 +38,8 @@ def connect(*, threads: int = THREADS, memory_limit: str = MEMORY_LIMIT) -> duck
             "autoload_known_extensions": False,
             "threads": int(threads),
             "memory_limit": memory_limit,
+            # what does not fit spills to the system's temporary folder (never the working directory), removed after
+            "temp_directory": os.path.join(tempfile.gettempdir(), "dpx-duckdb"),
         }
     )
 
