@@ -155,6 +155,26 @@ def test_publications_are_fresh_whatever_seed_is_set(monkeypatch):
         assert np.count_nonzero(seeded == first) <= 2 and np.count_nonzero(seeded == second) <= 2
 
 
+@pytest.mark.parametrize("person", [False, True], ids=["record", "person"])
+def test_a_publication_never_builds_a_seedable_generator(monkeypatch, person):
+    """No numpy generator (seeded or not) and no global numpy draw takes part in a publication: every bit is secure."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a publication asked numpy's generators for randomness")
+
+    a = allocate(plan_from_dict(_plan(person=person)))
+    frame = _rows()
+    monkeypatch.setattr(np.random, "default_rng", refuse)
+    for name in ("PCG64", "Philox", "MT19937", "SFC64"):  # the bit generators a seeded Generator is built on
+        monkeypatch.setattr(np.random, name, refuse)
+    for name in ("random", "laplace", "normal", "integers", "randint", "uniform", "choice", "permutation", "shuffle"):
+        monkeypatch.setattr(np.random, name, refuse, raising=False)
+    release = publish_plan(a, frame)
+    assert release.combined.randomness is Randomness.PUBLICATION
+    with pytest.raises(AssertionError, match="numpy's generators"):  # the trap is live: a simulation falls in it
+        simulate_plan(a, frame, 2017, 1)
+
+
 @pytest.mark.parametrize("where", ["plan", "statistic", "unit", "total"], ids=["plan", "statistic", "unit", "total"])
 def test_a_seed_in_the_plan_file_is_refused_by_name(where):
     plan = _plan()
