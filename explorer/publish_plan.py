@@ -10,6 +10,7 @@ by the button that says so ("not private"). Every privacy decision is dpcore's (
 from __future__ import annotations
 
 import json
+import re
 
 import streamlit as st
 
@@ -37,6 +38,11 @@ NO_GROUPS = "(no groups)"
 ROW, PERSON = "One row per person", "A person column"
 CONFIDENCES = {"80%": 0.8, "90%": 0.9, "95%": 0.95, "99%": 0.99}
 _KIND_OF = {v: k for k, v in KINDS.items()}
+#: The keys of the widgets that describe a plan (what reopening a plan file resets).
+_PLAN_KEY = re.compile(
+    r"^pub_(n|policy|conf|noise|delta|smallest|epsilon|epsilon_typed|unit|id|max_rows|max_groups|max_rpg)$"
+    r"|^pub_(kind|cat|num|domain|other|lower|upper|planned|bins|q|res|by|keys|name|target|weight|prov)_\d+$"
+)
 #: What the page and the report say of categories filled by the button from the file's values.
 FILLED = "Categories read from this file's values: not private (the list itself reveals them); edit from a codebook."
 
@@ -98,8 +104,10 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         elif kind == "histogram":
             kw["bins"] = widgets.whole_number("Bins", 1, 1_000, 10, f"pub_bins_{i}", "Equal bins over the bounds.", c2)
         elif kind == "quantile":
-            kw["q"] = _num("q", f"pub_q_{i}", a, value=0.5, min_value=0.0, step=0.05, help="0.5 for the median.")
-            kw["q"] = min(kw["q"], 1.0)
+            kw["q"] = widgets.bound(
+                a.number_input, "q", key=f"pub_q_{i}", value=0.5, min_value=0.0, max_value=1.0, step=0.05,
+                help="0.5 for the median.",
+            )  # fmt: skip
             kw["resolution"] = _num(
                 "Resolution of the values", f"pub_res_{i}", b, value=None, min_value=0.0,
                 help="The step of the values (1 for whole years): the quantile's error bound needs it.",
@@ -262,9 +270,9 @@ def open_file() -> None:
         except (ValueError, TypeError, UnicodeDecodeError) as exc:
             st.warning(f"This plan cannot be opened: {md(plain_sentence(exc))}")
             return
-        for key in [k for k in st.session_state if str(k).startswith("pub_") and k != "pub_plan_file"]:
+        for key in [k for k in st.session_state if _PLAN_KEY.match(str(k))]:
             del st.session_state[key]
-        for key in [k for k in st.query_params if k.startswith("pub_")]:
+        for key in [k for k in st.query_params if _PLAN_KEY.match(k)]:
             del st.query_params[key]  # the link follows the opened plan, not the one before
         st.session_state.update(values)
         st.rerun()

@@ -209,3 +209,42 @@ def test_a_plan_the_page_cannot_lay_out_is_refused_in_one_sentence(change, words
     said = " ".join(w.value for w in at.warning)
     assert "cannot be opened" in said and words in said.lower()
     assert at.text_area(key="pub_domain_0").value in ("", None)  # the widgets were left as they were
+
+
+def test_every_kind_from_a_link_splits_and_publishes():
+    at = open_page(
+        "publish",
+        pub_n="4",
+        pub_kind_0="quantile",
+        pub_lower_0="17.0",
+        pub_upper_0="90.0",
+        pub_res_0="1.0",
+        pub_kind_1="histogram",
+        pub_num_1="hours-per-week",
+        pub_lower_1="0.0",
+        pub_upper_1="100.0",
+        pub_bins_1="5",
+        pub_kind_2="sum",
+        pub_num_2="capital-gain",
+        pub_lower_2="0.0",
+        pub_upper_2="10000.0",
+        pub_by_2="sex",
+        pub_keys_2="Male\nFemale",
+        pub_kind_3="count of rows",
+    )
+    assert_clean(at)
+    split = _split(at)
+    assert list(split["statistic"]) == [
+        "median of age",
+        "histogram of hours-per-week (5 bins)",
+        "sum of capital-gain by sex",
+        "count of rows",
+    ]
+    assert split["ε"].sum() == pytest.approx(1.0)
+    at.button(key="pub_publish").click().run()
+    assert_clean(at)
+    labels = [list(d.value["label"]) for d in at.dataframe[1:]]
+    assert labels[0] == ["median"] and len(labels[1]) == 5 and labels[2] == ["Male", "Female"] and len(labels[3]) == 1
+    at.radio(key="pub_unit").set_value("A person column").run()
+    assert "quantile" in " ".join(i.value for i in at.info)  # one row per person only: one sentence
+    assert_clean(at)
