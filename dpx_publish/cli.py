@@ -129,6 +129,9 @@ def _claim(out: pathlib.Path) -> pathlib.Path:
     except OSError as exc:
         raise _Refused(f"--out {str(out)!r} cannot be written ({exc.strerror or exc})") from None
     os.close(handle)
+    mask = os.umask(0)  # mkstemp makes the file private (0600): give the package the permissions a plain write would
+    os.umask(mask)
+    os.chmod(name, 0o666 & ~mask)
     return pathlib.Path(name)
 
 
