@@ -20,7 +20,7 @@ from dpcore.accounting import BudgetError
 from dpcore.neighbours import ADD_REMOVE, UNIT_RECORD, NeighbouringRelation, RelationError, convert
 from dpcore.release import Release
 from explorer import state
-from explorer.export import to_safe_csv
+from explorer.export import published_label, published_table, to_safe_csv
 from explorer.markup import md, plain_sentence
 
 __all__ = ["section", "action", "publication_log", "log_summary"]
@@ -146,14 +146,14 @@ def _show(key: str, releases: list[Release], charged: tuple[float, float]) -> No
             f"Published: {md(release.guarantee())}; charged to this data's log: {_cost_words(charged)}. "
             f"{md(release.mechanism[0].upper() + release.mechanism[1:])}."
         )
-        st.dataframe(release.table(), hide_index=True, key=f"{key}_published_table_{i}")
+        st.dataframe(published_table(release), hide_index=True, key=f"{key}_published_table_{i}")
         facts = "; ".join(f"{f.name}: {f.value} ({f.source})" for f in release.public)
         if facts:
             st.caption(f"Declared public facts: {md(facts)}.")
         c1, c2 = st.columns(2)
         c1.download_button(
             "Published release (CSV)",
-            to_safe_csv(release.table()),
+            to_safe_csv(published_table(release)),
             file_name=f"published_{release.query.replace(' ', '_')}.csv",
             mime="text/csv",
             key=f"{key}_published_csv_{i}",
@@ -161,7 +161,7 @@ def _show(key: str, releases: list[Release], charged: tuple[float, float]) -> No
         )
         c2.download_button(
             "Privacy label (JSON)",
-            json.dumps(release.label(), indent=2, ensure_ascii=False),
+            json.dumps(published_label(release), indent=2, ensure_ascii=False),
             file_name=f"published_{release.query.replace(' ', '_')}_label.json",
             mime="application/json",
             key=f"{key}_published_label_{i}",

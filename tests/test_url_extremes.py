@@ -30,7 +30,7 @@ VIEWS = [
     ("central", {}),
     *[
         ("central", {"cen_query": q})
-        for q in ("Sum", "Mean", "Histogram", "Count where…", "Category counts", "Most common value")
+        for q in ("Sum", "Mean", "Histogram", "Count where…", "Category counts", "Most common value", "Two-way table")
     ],
     ("svt", {}),
     ("svt", {"svt_view": "Automatic mean"}),
