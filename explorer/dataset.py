@@ -75,8 +75,10 @@ class Dataset:
     demo : str or None
         The key in :data:`DEMO_DATASETS` of a demo table, None for an upload.
     fingerprint : str
-        The first 8 hex digits of the SHA-256 of the file's bytes: with the
-        name, the dataset's identity in a shared link (:attr:`identity`).
+        The first 8 hex digits of the SHA-256 of the file's bytes: the key the
+        server keeps a dataset's publication budget under
+        (:mod:`explorer.publication_log`). Never in a link for an upload: it is
+        a function of every row (:attr:`identity`).
     """
 
     name: str
@@ -87,8 +89,15 @@ class Dataset:
 
     @property
     def identity(self) -> str:
-        """``name~fingerprint``: what a link carries to say which data its numbers were computed on."""
-        return f"{self.name}~{self.fingerprint}"
+        """What a link carries to say which data its numbers were computed on: ``name~fingerprint`` for a demo table
+        (public synthetic data, whose version the fingerprint tells apart), ``name~`` for an upload.
+
+        An upload's link carries its name only, nothing computed from its contents: a hash of the private file is a
+        function of every row, which one who knows all rows but one could test candidates for the last row against
+        (a keyed hash would not do either: the server that can check it would answer the same test to whoever opens
+        the link there and uploads candidate files).
+        """
+        return f"{self.name}~{self.fingerprint if self.demo is not None else ''}"
 
     @property
     def n_rows(self) -> int:

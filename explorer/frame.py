@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer import budget, glossary, publishing, state, widgets
+from explorer.dataset import Dataset
 from explorer.markup import md, plain_sentence
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "sidebar",
     "run_page",
     "dataset_notices",
+    "other_data_notice",
     "note_ignored_url_values",
     "refused_link_value",
     "echo",
@@ -123,14 +125,32 @@ def dataset_notices() -> None:
         st.query_params[state.TAB_PARAM] = token  # a reload of this tab finds this session by it
     linked = state.linked_data()
     if linked and linked != ds.identity:
-        name, _, fingerprint = linked.rpartition("~")
-        name = md(echo(name or linked))
-        st.warning(
-            f"This link was made on **{name}** (content {md(echo(fingerprint or 'unknown'))}), but this tab has "
-            f"**{md(ds.name)}** open, so the numbers below are not the ones that were shared. Open the Data page and "
-            f"upload {name} to see them.",
-            icon=":material/link_off:",
+        st.warning(other_data_notice(linked, ds), icon=":material/link_off:")
+
+
+def other_data_notice(linked: str, ds: Dataset) -> str:
+    """The notice for a link made on other data than the tab's ``ds`` (Markdown; the link's part escaped).
+
+    ``linked`` is the link's :attr:`~explorer.dataset.Dataset.identity`: ``name~fingerprint`` for a demo table,
+    ``name~`` for an upload (a link carries nothing computed from an upload's contents), anything for a link typed by
+    hand or made by an older version of the app (whose upload links carried a hash of the file). The notice never
+    repeats the link's fingerprint: it is not a word a student reads.
+    """
+    name, tilde, tag = linked.rpartition("~")
+    if not tilde:
+        name, tag = linked, ""
+    shown = md(echo(name or linked))
+    upload = "" if tag else " (a link names an uploaded file by its name only, so make sure yours is the same file)"
+    if name != ds.name:
+        return (
+            f"This link was made on **{shown}**, but this tab has **{md(ds.name)}** open, so the numbers below are not "
+            f"the ones that were shared. Open the Data page and upload {shown} to see them{upload}."
         )
+    return (
+        f"This link was made on a different file named **{shown}** than the one this tab has open (or on an earlier "
+        f"version of it), so the numbers below may not be the ones that were shared. Open the Data page and upload "
+        f"the file the link was made with to see them."
+    )
 
 
 #: The longest part of a link the page repeats back (a key or a value); the rest is cut with "…".

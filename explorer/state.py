@@ -85,7 +85,8 @@ LAST_UPLOAD = "_last_upload"
 #: The dataset identity a link asked for, read on the session's first run by :func:`init_session`; cleared by
 #: :func:`activate` (the user chose data since).
 LINKED_DATA = "_linked_data"
-#: The URL parameter that carries the active dataset's identity (``name~fingerprint``).
+#: The URL parameter that carries the active dataset's identity (:attr:`~explorer.dataset.Dataset.identity`:
+#: ``name~fingerprint`` for a demo table, ``name~`` for an upload, never a function of an upload's contents).
 DATA_PARAM = "data"
 #: The URL parameter that carries the tab's token, by which a reload finds the session it replaces.
 TAB_PARAM = "tab"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from explorer import cache, state
 from explorer.dataset import load_demo
+from tests.apptest import ROOT
 
 GOOD = b"colour,score\n" + b"red,1\ngreen,2\nblue,3\n" * 50
 
@@ -104,3 +107,115 @@ def test_a_reload_takes_the_earlier_sessions_dataset_itself_and_a_copy_of_its_le
     assert restored[1] is not led and restored[1].epsilon == 2.0 and restored[1].delta == 1e-6
     assert state._restore({state.LEDGER: led}) is None  # an earlier session already emptied by the reaper
     assert state._restore({state.DATASET: ds})[1] is None
+
+
+# --- What a link says about the data: an upload by its name only, a demo table by its name and fingerprint ---------
+
+#: An upload with a rare row: one who knows every other row could test candidates for it against any function of
+#: the file that a link carried (the attack that found the upload's SHA-256 in the link).
+PEOPLE = b"name,country,age\n" + b"".join(b"p%d,Kenya,%d\n" % (i, 20 + i % 50) for i in range(200))
+RARE = b"p200,Zanzibar,41\n"
+
+
+def _link_script(raw: bytes, name: str, linked: str | None):
+    import streamlit as st
+
+    from explorer import frame, state
+
+    state.init_session()
+    state.activate(state.read_upload(raw, name))
+    if linked is not None:  # as after a reload that restored this upload under a link that names other data
+        st.session_state[state.LINKED_DATA] = linked
+    frame.dataset_notices()
+
+
+def _link(raw: bytes, name: str = "people.csv", linked: str | None = None) -> AppTest:
+    at = AppTest.from_function(_link_script, args=(raw, name, linked), default_timeout=30).run()
+    assert not at.exception
+    return at
+
+
+def _sha(raw: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(raw).hexdigest()
+
+
+def test_the_link_after_an_upload_carries_nothing_computed_from_its_contents():
+    raw = PEOPLE + RARE
+    at = _link(raw)
+    link = {key: at.query_params[key] for key in at.query_params}
+    assert link[state.DATA_PARAM] == "people.csv~"
+    digest = _sha(raw)
+    windows = {digest[i : i + 8] for i in range(len(digest) - 7)}  # any 8 hex digits of it, a prefix among them
+    assert not any(w in str(value) for value in link.values() for w in windows)
+    # The server still keeps the budget under the file's own fingerprint, as the command line does.
+    assert at.session_state[state.DATASET].fingerprint == digest[:8]
+
+
+def test_removing_one_row_of_an_upload_leaves_its_link_unchanged():
+    with_rare, without = _link(PEOPLE + RARE), _link(PEOPLE)
+    assert _sha(PEOPLE + RARE)[:8] != _sha(PEOPLE)[:8]  # the old link's fingerprint told the two apart
+    assert with_rare.query_params[state.DATA_PARAM] == without.query_params[state.DATA_PARAM] == "people.csv~"
+    assert with_rare.session_state[state.DATASET].fingerprint != without.session_state[state.DATASET].fingerprint
+
+
+def _warnings(at: AppTest) -> list[str]:
+    """The warnings on the page, as read (Markdown's escapes taken out)."""
+    return [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]
+
+
+def test_a_link_made_on_a_demo_table_still_opens_on_it_and_names_its_version():
+    census = load_demo("census")
+    assert census.identity == f"census.csv~{_sha((ROOT / 'data' / 'census.csv').read_bytes())[:8]}"  # public data
+    raw = (ROOT / "data" / "census.csv").read_bytes()
+    at = AppTest.from_function(_demo_link_script, default_timeout=30)
+    at.query_params[state.DATA_PARAM] = census.identity
+    at.run()
+    assert not at.exception and not _warnings(at)  # the link made on the demo opens on the demo, without a notice
+    assert at.query_params[state.DATA_PARAM] == census.identity
+    at = AppTest.from_function(_demo_link_script, default_timeout=30)
+    at.query_params[state.DATA_PARAM] = "census.csv~0123abcd"  # a link made on another version of the demo
+    at.run()
+    assert not at.exception
+    assert _warnings(at) == [
+        "This link was made on a different file named **census.csv** than the one this tab has open (or on an "
+        "earlier version of it), so the numbers below may not be the ones that were shared. Open the Data page and "
+        "upload the file the link was made with to see them."
+    ]
+    assert state.read_upload(raw, "census.csv").identity == "census.csv~"  # the same bytes uploaded: an upload's link
+
+
+def _demo_link_script():
+    from explorer import frame, state
+
+    state.init_session()
+    frame.dataset_notices()
+
+
+def test_a_link_made_on_an_upload_says_so_on_a_tab_with_other_data():
+    at = AppTest.from_function(_demo_link_script, default_timeout=30)
+    at.query_params[state.DATA_PARAM] = "people.csv~"
+    at.run()
+    assert not at.exception
+    assert _warnings(at) == [
+        "This link was made on **people.csv**, but this tab has **census.csv** open, so the numbers below are not "
+        "the ones that were shared. Open the Data page and upload people.csv to see them (a link names an uploaded "
+        "file by its name only, so make sure yours is the same file)."
+    ]
+
+
+def test_an_old_link_with_a_hash_of_the_upload_gets_the_different_file_notice_in_words():
+    raw = PEOPLE + RARE
+    old = f"people.csv~{_sha(raw)[:8]}"  # what links carried before: the upload's fingerprint
+    at = _link(raw, linked=old)
+    (notice,) = _warnings(at)
+    assert notice.startswith("This link was made on a different file named **people.csv**")
+    assert _sha(raw)[:8] not in notice  # the page never repeats the hex
+    assert at.query_params[state.DATA_PARAM] == "people.csv~"  # and the link is rewritten without it
+    at = _link(raw, name="mine.csv", linked=old)  # another name: the notice names the file the link was made on
+    (notice,) = _warnings(at)
+    assert notice.startswith("This link was made on **people.csv**, but this tab has **mine.csv** open")
+    assert "by its name only" not in notice  # the link named content, just not in a form this server keeps
+    for odd in ("~", "people.csv", "~~~", "a~b~c", "x" * 500):  # hand-typed: a notice, never a crash
+        assert _warnings(_link(raw, linked=odd))
