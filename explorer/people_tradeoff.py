@@ -65,7 +65,7 @@ def rows_histogram(rows: np.ndarray) -> object:
         "Rows per person (exact, not private)",
         "rows of one person",
         "persons (log scale)",
-        height=360,
+        height=380,
         yaxis={"type": "log", "exponentformat": "power", "dtick": 1},
         showlegend=False,
     )

@@ -384,7 +384,7 @@ def hostile_markup(p, base: str) -> list[str]:
                     found.push('link to ' + url + ': ' + a.textContent.slice(0, 80));
             }
             for (const e of document.querySelectorAll('[style]'))
-                if (/60px/.test(e.getAttribute('style'))) found.push('style: ' + e.outerHTML.slice(0, 160));
+                if (/font-size:\\s*60px/.test(e.getAttribute('style'))) found.push('style: ' + e.outerHTML.slice(0, 160));
             return found;
         }""",
         base,
