@@ -22,7 +22,7 @@ def render() -> None:
         "at once as a package: numbers, privacy report, plan and a script that re-runs it."
     )
     publish_plan.open_file()
-    plan, missing = publish_plan.build()
+    plan, missing, from_data = publish_plan.build()
     if plan is None:
         st.info(md(missing))
         return
@@ -31,8 +31,8 @@ def render() -> None:
     if allocation is None:
         return
     publish_release.trade_off(allocation)
-    publish_release.preview(allocation)
-    publish_release.publish(allocation)
+    publish_release.preview(allocation, from_data)
+    publish_release.publish(allocation, from_data)
 
 
 frame.run_page(render)

@@ -5,6 +5,13 @@ Every widget is bound to the link (keys ``pub_*``), so a link reopens the plan; 
 (:func:`open_file`). Declared facts (domains, bounds, keys, planned sizes) are typed or pasted; the
 only thing read from the data is the list of its columns, and a domain filled from the file's values
 by the button that says so ("not private"). Every privacy decision is dpcore's (:mod:`dpcore.plan`).
+
+A filled domain stays marked as read from the data (issue 18: nothing published is chosen by the data) while any
+of the values the button read remain in it, so editing one line does not launder the rest: the plan is split,
+saved and previewed (labelled), but Publish is refused in one sentence until the list is cleared and typed or
+pasted from outside the data. The mark is the session's (``_pub_filled_<i>``, every value of the column) and the
+link's (``pub_filled_<i>=1``: whoever opens the link treats every value of that list as read from the data), and a
+saved plan carries it in the statistic's provenance (:data:`FILLED`), restored when the file is reopened.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from dpcore.plan import Plan, PlanError, Statistic, plan_from_dict
 from explorer import domains, state, widgets
 from explorer.markup import md, plain_sentence
 
-__all__ = ["KINDS", "MAX_SLOTS", "build", "open_file", "plan_state"]
+__all__ = ["FILLED", "KINDS", "MAX_SLOTS", "build", "open_file", "plan_state", "from_the_data"]
 
 #: What a slot computes, in words (dpcore.plan's kinds).
 KINDS = {
@@ -41,10 +48,12 @@ _KIND_OF = {v: k for k, v in KINDS.items()}
 #: The keys of the widgets that describe a plan (what reopening a plan file resets).
 _PLAN_KEY = re.compile(
     r"^pub_(n|policy|conf|noise|delta|smallest|epsilon|epsilon_typed|unit|id|max_rows|max_groups|max_rpg)$"
-    r"|^pub_(kind|cat|num|domain|other|lower|upper|planned|bins|q|res|by|keys|name|target|weight|prov)_\d+$"
+    r"|^pub_(kind|cat|num|domain|other|lower|upper|planned|bins|q|res|by|keys|name|target|weight|prov|filled)_\d+$"
 )
 #: What the page and the report say of categories filled by the button from the file's values.
 FILLED = "Categories read from this file's values: not private (the list itself reveals them); edit from a codebook."
+#: The session's mark of a domain filled from the data (the values read), and the link's.
+_MARK, _LINK_MARK = "_pub_filled_{}", "pub_filled_{}"
 
 
 def _num(label, key, container, **kw):
@@ -53,9 +62,42 @@ def _num(label, key, container, **kw):
 
 def _fill_domain(i: int, column: str) -> None:
     values = state.dataset().frame[column].dropna().astype(str).unique()
-    st.session_state[f"pub_domain_{i}"] = st.session_state[f"_pub_filled_{i}"] = "\n".join(
-        sorted(values)[: domains.MAX_DOMAIN]
-    )
+    st.session_state[f"pub_domain_{i}"] = "\n".join(sorted(values)[: domains.MAX_DOMAIN])
+    st.session_state[_MARK.format(i)] = frozenset(values)  # every value of the column, listed or not
+
+
+def _clear_domain(i: int) -> None:
+    st.session_state[f"pub_domain_{i}"] = ""
+    st.session_state.pop(_MARK.format(i), None)
+    if _LINK_MARK.format(i) in st.query_params:
+        del st.query_params[_LINK_MARK.format(i)]
+
+
+def from_the_data(i: int, declared: list[str]) -> list[str]:
+    """The categories of statistic ``i``'s list that were read from the data (by the fill button, here or in the
+    session that made the link or the plan file); keeps the session's and the link's mark while any remain and
+    drops both when none does."""
+    key, flag = _MARK.format(i), _LINK_MARK.format(i)
+    mark = st.session_state.get(key)
+    if mark is None and st.query_params.get(flag):
+        mark = frozenset(declared)  # a link made after a fill: every value it carries counts as read from the data
+    left = [v for v in declared if v in (mark or ())]
+    if left:
+        st.session_state[key] = mark
+        if st.query_params.get(flag) != "1":
+            st.query_params[flag] = "1"
+    else:
+        st.session_state.pop(key, None)
+        if flag in st.query_params:
+            del st.query_params[flag]
+    return left
+
+
+def _first_text(columns: list[str], numeric: list[str]) -> int:
+    """The index of the first categorical column that is not numeric (text), else of the first categorical one."""
+    categorical = state.categorical_columns()
+    text = [c for c in categorical if c not in numeric] or categorical
+    return columns.index(text[0]) if text and text[0] in columns else 0
 
 
 def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
@@ -71,7 +113,9 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     kw: dict = {"kind": kind}
     need: dict = {}
     if kind == "counts":
-        kw["column"] = widgets.bound(c2.selectbox, "Column", columns, key=f"pub_cat_{i}")
+        kw["column"] = widgets.bound(
+            c2.selectbox, "Column", columns, index=_first_text(columns, numeric), key=f"pub_cat_{i}"
+        )
         text = widgets.bound(
             c3.text_area, "Declared categories (one per line)", key=f"pub_domain_{i}", height=90,
             help="From a codebook or a past release, not from this file: a category absent from the data is "
@@ -80,15 +124,24 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         kw["domain"] = domains.parse_domain(text)
         need["domain"] = kw["domain"] or None
         kw["other"] = widgets.bound(c3.checkbox, "Count other values in (other)", key=f"pub_other_{i}")
-        if text and text == st.session_state.get(f"_pub_filled_{i}"):
-            c3.warning(FILLED, icon=":material/warning:")
+        left = from_the_data(i, kw["domain"])
+        if left:
+            c3.warning(
+                f"{len(left):,} of these {len(kw['domain']):,} categories were read from this file's values: not "
+                "private (the list itself reveals them). Fine for the preview on a public file; Publish is refused "
+                "until the list comes from outside the data: clear it, then type or paste a codebook's list.",
+                icon=":material/warning:",
+            )
             kw["source"] = FILLED
-        c3.button(
-            "Fill from the data (not private)", key=f"pub_fill_{i}", on_click=_fill_domain, args=(i, kw["column"]),
-            help="Lists this file's values: convenient for exploring, but the list itself then comes from the "
-            "private data (a category present in one person's row only would be revealed). Edit it from a "
-            "codebook before a real release.",
-        )  # fmt: skip
+            c3.button("Clear the list", key=f"pub_clear_{i}", on_click=_clear_domain, args=(i,))
+        else:
+            c3.button(
+                "Fill from the data (not private)", key=f"pub_fill_{i}", on_click=_fill_domain,
+                args=(i, kw["column"]),
+                help="Lists this file's values: convenient for exploring and the preview, but the list itself then "
+                "comes from the private data (a category present in one person's row only would be revealed), so "
+                "Publish is refused while any of them remain.",
+            )  # fmt: skip
     elif kind != "count":
         kw["column"] = widgets.bound(c2.selectbox, "Numeric column", numeric, key=f"pub_num_{i}")
         a, b = c3.columns(2)
@@ -151,8 +204,9 @@ def _unit(columns: list[str]) -> PrivacyUnit:
     return PrivacyUnit(ident, bounds)
 
 
-def build() -> tuple[Plan | None, str | None]:
-    """The plan the widgets describe, or None and one sentence of what is missing or refused."""
+def build() -> tuple[Plan | None, str | None, str | None]:
+    """The plan the widgets describe (or None and one sentence of what is missing or refused), and the sentence
+    refusing its publication when a domain was read from the data (None when it may be published)."""
     ds = state.dataset()
     columns = [str(c) for c in ds.frame.columns]
     numeric = state.numeric_columns()
@@ -177,20 +231,25 @@ def build() -> tuple[Plan | None, str | None]:
     n = widgets.whole_number(
         "Number of statistics", 1, MAX_SLOTS, len(DEFAULT_KINDS), "pub_n", f"Up to {MAX_SLOTS}.", st.columns(5)[0]
     )
-    stats, first_missing = [], None
+    stats, first_missing, from_data = [], None, None
     for i in range(n):
         kw, missing = _slot(i, columns, numeric, policy)
         if missing and first_missing is None:
             first_missing = f"Statistic {i + 1}: {missing}"
+        if from_data is None and kw["provenance"].startswith(FILLED):
+            from_data = (
+                f"The categories of statistic {i + 1} were read from the data; type or paste a list you know from "
+                "outside the data (a codebook) before publishing."
+            )
         kw["mechanism"] = "laplace" if noise == "Laplace" or kw["kind"] == "quantile" else "gaussian"
         stats.append(kw)
     if first_missing:
-        return None, first_missing
+        return None, first_missing, from_data
     try:
         made = [Statistic(**kw) for kw in _named(stats)]
-        return Plan(tuple(made), unit, None if smallest else epsilon, delta, policy, confidence), None
+        return Plan(tuple(made), unit, None if smallest else epsilon, delta, policy, confidence), None, from_data
     except (ValueError, TypeError) as exc:
-        return None, plain_sentence(exc)
+        return None, plain_sentence(exc), from_data
 
 
 def _named(every: list[dict]) -> list[dict]:
@@ -266,11 +325,17 @@ def open_file() -> None:
             return
         st.session_state["_pub_opened"] = upload.file_id
         try:
-            values = plan_state(plan_from_dict(json.loads(upload.getvalue().decode("utf-8"))))
+            plan = plan_from_dict(json.loads(upload.getvalue().decode("utf-8")))
+            values = plan_state(plan)
         except (ValueError, TypeError, UnicodeDecodeError) as exc:
             st.warning(f"This plan cannot be opened: {md(plain_sentence(exc))}")
             return
-        for key in [k for k in st.session_state if _PLAN_KEY.match(str(k))]:
+        for i, s in enumerate(plan.statistics):  # a domain the plan says was read from the data stays marked
+            if s.domain is not None and s.provenance.startswith(FILLED):
+                values[_MARK.format(i)] = frozenset(s.domain)
+                values[f"pub_prov_{i}"] = s.provenance[len(FILLED) :].lstrip("; ")
+        marked = re.compile(r"^_pub_filled_\d+$")
+        for key in [k for k in st.session_state if _PLAN_KEY.match(str(k)) or marked.match(str(k))]:
             del st.session_state[key]
         for key in [k for k in st.query_params if _PLAN_KEY.match(k)]:
             del st.query_params[key]  # the link follows the opened plan, not the one before

@@ -110,15 +110,20 @@ def _package_name(plan: Plan) -> str:
     return "release.zip"
 
 
-def preview(a: Allocation) -> None:
+def preview(a: Allocation, from_data: str | None = None) -> None:
     """What the published tables will look like, drawn on a public file (same columns, not the private data):
-    seeded, simulated, not private; nothing charged."""
+    seeded, simulated, not private; nothing charged. ``from_data`` says a domain was read from the data (fine
+    here, labelled; refused by Publish)."""
     with st.expander("Preview on a public file (simulated, not private)", icon=":material/preview:"):
         st.caption(
             "A file you may show: a past release, a synthetic stand-in with the same columns. The plan is drawn "
             "on it once with seeded noise (reproducible from the seed, not private, nothing charged); the private "
             "data is not read before Publish."
         )
+        if from_data:
+            st.caption(
+                "Categories read from the data: the preview draws them as they are (not private); Publish refuses them."
+            )
         upload = st.file_uploader("Public file (CSV)", type=["csv", "tsv", "txt"], key="pub_preview_file")
         if upload is None:
             return
@@ -133,8 +138,9 @@ def preview(a: Allocation) -> None:
         st.dataframe(table, hide_index=True, key="pub_preview_table", height=38 + 35 * min(len(table), 20))
 
 
-def publish(a: Allocation) -> None:
-    """The Publish button: the whole plan drawn once with secure noise, charged to the log all or nothing first."""
+def publish(a: Allocation, refused: str | None = None) -> None:
+    """The Publish button: the whole plan drawn once with secure noise, charged to the log all or nothing first.
+    ``refused`` (one sentence: a domain read from the data) disables it, and nothing is drawn or charged."""
     st.subheader("3. Publish")
     ds = state.dataset()
     fingerprint = ds.fingerprint or ds.identity
@@ -144,21 +150,23 @@ def publish(a: Allocation) -> None:
         "plan's total charged to this data's publication log before anything is shown (all or nothing), and only "
         "the published numbers shown. Each click is a new publication with fresh noise, charged again in full."
     )
-    refused = None
-    try:
-        check_columns(a, ds.frame)
-    except ValueError as exc:
-        refused = plain_sentence(exc)
+    if refused is not None:
         st.info(md(refused))
+    else:
+        try:
+            check_columns(a, ds.frame)
+        except ValueError as exc:
+            refused = plain_sentence(exc)
+            st.info(md(refused))
     cost = f"ε = {a.epsilon:.4g}" + (f", δ = {a.delta:.2g}" if a.delta else "")
     if st.button(f"Publish the plan ({cost}, a new charge each time)", key="pub_publish", type="primary",
-                 disabled=refused is not None):  # fmt: skip
+                 disabled=refused is not None) and refused is None:  # fmt: skip
         try:
             package = publish_package(
                 plan, ds.frame, log=publishing.publication_log(), fingerprint=fingerprint, dataset=ds.name
             )
         except BudgetError as exc:
-            st.warning(md(publishing._over_budget(exc)))
+            st.warning(md(publishing.over_budget(exc)))
         except (ValueError, OSError) as exc:
             st.warning(f"Not published: {md(plain_sentence(exc))}")
         else:

@@ -10,6 +10,8 @@ on the button. What was published is kept in the session to be shown again, neve
 
 from __future__ import annotations
 
+import math
+
 import json
 from collections.abc import Callable
 
@@ -20,10 +22,10 @@ from dpcore.accounting import BudgetError
 from dpcore.neighbours import ADD_REMOVE, UNIT_RECORD, NeighbouringRelation, RelationError, convert
 from dpcore.release import Release
 from explorer import state
-from explorer.export import published_label, published_table, to_safe_csv
+from explorer.export import published_label, published_table, rounded, to_safe_csv
 from explorer.markup import md, plain_sentence
 
-__all__ = ["section", "action", "publication_log", "log_summary"]
+__all__ = ["section", "action", "publication_log", "log_summary", "over_budget"]
 
 _SHOWN = "_published_"
 
@@ -116,7 +118,7 @@ def action(
         try:
             published = publication_log().publish(fingerprint, ds.name, cost, draw, label=what)
         except BudgetError as exc:
-            st.warning(md(_over_budget(exc)))
+            st.warning(md(over_budget(exc)))
         except (ValueError, OSError) as exc:  # a refusal in words, or the log's folder unwritable: nothing drawn
             st.warning(f"Not published: {md(plain_sentence(exc))}")
         else:
@@ -131,7 +133,8 @@ def action(
         _show(key, *shown[2:])
 
 
-def _over_budget(exc: BudgetError) -> str:
+def over_budget(exc: BudgetError) -> str:
+    """The sentence refusing a publication over this data's budget, naming the part (ε or δ) that ran out."""
     total, budget = exc.total, exc.budget
     if total.epsilon > budget.epsilon:  # say which part of the budget ran out: ε, or else δ
         over = f"ε = {total.epsilon:.4g}, over its budget of ε = {budget.epsilon:g}"
@@ -169,6 +172,27 @@ def _show(key: str, releases: list[Release], charged: tuple[float, float]) -> No
         )
 
 
+def _shown_values(release) -> str:
+    """A logged release's numbers as published: rounded by the one rule (the log keeps them exact), comma-separated.
+
+    A release plan's entry has no one noise to read the step from (each statistic has its own, and the plan's
+    report rounds each to it): its numbers are shown to 6 significant digits, the downloads keep every digit.
+    """
+    values = release.values
+    if not all(isinstance(v, (int, float)) for v in values):
+        return ", ".join(str(v) for v in values)  # a choice: shown as it is
+    shown = rounded(list(values), release.noise_std, release.query)
+    return ", ".join(_number(float(v)) for v in shown)
+
+
+def _number(v: float) -> str:
+    """A whole number with separators; else 6 significant digits in fixed notation (no exponent)."""
+    if v.is_integer():
+        return f"{int(v):,}"
+    decimals = max(0, 5 - math.floor(math.log10(abs(v))))
+    return f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
 def log_view() -> None:
     """The publication log of the active data: what was published, what it cost, its files and its budget.
 
@@ -194,10 +218,22 @@ def log_view() -> None:
                 "ε charged": entries["epsilon"],
                 "δ charged": entries["delta"],
                 "the release holds under": entries["neighbouring relation"],
-                "released values": entries["released values"],
+                "released values": [_shown_values(r) for r in log.releases(fingerprint)],
             }
         )
-        st.dataframe(table, hide_index=True, key="pub_log_table")
+        st.dataframe(
+            table,
+            hide_index=True,
+            key="pub_log_table",
+            column_config={  # in pixels at 1400: the released values take the room the short columns leave
+                "time (UTC)": st.column_config.TextColumn(width=150),
+                "what": st.column_config.TextColumn(width=180),
+                "ε charged": st.column_config.NumberColumn(width=75),
+                "δ charged": st.column_config.NumberColumn(width=75),
+                "the release holds under": st.column_config.TextColumn(width=170),
+                "released values": st.column_config.TextColumn(width="large"),
+            },
+        )
         st.caption(
             "The charge is under the relation of the data's first publication; a release under another relation "
             "is charged its group-privacy cost there (twice its ε for add/remove under replace one record)."

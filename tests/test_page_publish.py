@@ -14,7 +14,7 @@ import pytest
 
 from dpcore.plan import plan_from_dict
 from dpx_publish.package import FILES
-from explorer import publishing
+from explorer import publishing, state
 from tests.apptest import assert_clean, open_page
 
 EDU = ["HS-grad", "Some-college", "Bachelors", "Masters", "Doctorate"]
@@ -148,18 +148,57 @@ def test_a_hostile_category_is_shown_as_text():
     assert labels[:2] == ["<b>x</b>", "[link](http://e.com)"]
 
 
-def test_fill_from_the_data_says_not_private_on_the_page_and_in_the_report():
+def _refused(at) -> bool:
+    return "were read from the data" in " ".join(i.value for i in at.info)
+
+
+def test_a_filled_domain_is_refused_even_after_an_edit_and_nothing_is_charged():
+    """Issue 18: the categories the fill button reads are never published, even with one line edited away (the
+    rest would still be the data's); the plan still splits, the refusal is one sentence, nothing is charged."""
     at = open_page("publish")
     at.selectbox(key="pub_cat_0").select("education").run()
     at.button(key="pub_fill_0").click().run()
-    assert len(at.text_area(key="pub_domain_0").value.splitlines()) == 16
+    filled = at.text_area(key="pub_domain_0").value.splitlines()
+    assert len(filled) == 16
     assert "not private" in " ".join(w.value for w in at.warning)
     at.number_input(key="pub_lower_1").set_value(17).run()
     at.number_input(key="pub_upper_1").set_value(90).run()
+    assert_clean(at)
+    assert _refused(at) and _split(at) is not None  # split and previewable, not publishable
+    at.text_area(key="pub_domain_0").input("\n".join(filled[1:])).run()  # one line deleted
+    assert_clean(at)
+    assert _refused(at) and "not private" in " ".join(w.value for w in at.warning)
+    assert at.query_params["pub_filled_0"] in ("1", ["1"])  # the link carries the mark
+    assert at.button(key="pub_publish").disabled  # a browser cannot click it
+    ds = at.session_state[state.DATASET]
+    assert publishing.publication_log().spent(ds.fingerprint or ds.identity)[0] == 0  # nothing charged
+    at.button(key="pub_clear_0").click().run()
+    assert at.text_area(key="pub_domain_0").value == ""
+    at.text_area(key="pub_domain_0").input("\n".join(EDU)).run()  # typed from the codebook, afresh
+    assert_clean(at)
+    assert not _refused(at) and "pub_filled_0" not in at.query_params
     at.button(key="pub_publish").click().run()
+    assert_clean(at)
     report = json.loads(zipfile.ZipFile(io.BytesIO(at.session_state["_pub_package"][1].zip_bytes)).read("report.json"))
-    assert "not private" in report["statistics"][0]["provenance"]
-    assert "not private" not in report["statistics"][1]["provenance"]
+    assert all("not private" not in s["provenance"] for s in report["statistics"])
+
+
+def test_a_link_made_after_a_fill_keeps_the_domain_unpublishable():
+    at = open_page("publish")
+    at.selectbox(key="pub_cat_0").select("education").run()
+    at.button(key="pub_fill_0").click().run()
+    domain = at.text_area(key="pub_domain_0").value
+    received = open_page(
+        "publish", pub_cat_0="education", pub_domain_0=domain, pub_filled_0="1", pub_lower_1="17", pub_upper_1="90"
+    )
+    assert_clean(received)
+    assert _refused(received)
+    assert received.button(key="pub_publish").disabled
+
+
+def test_counts_default_to_the_first_text_column():
+    at = open_page("publish")
+    assert at.selectbox(key="pub_cat_0").value == "workclass"
 
 
 def test_preview_on_a_public_file_is_labelled_simulated_and_charges_nothing():
