@@ -62,7 +62,8 @@ def _measure(setup: str, repeat: int = 3) -> dict:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=3600)
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1][:120]}
-    return json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    last = done.stdout[done.stdout.rindex('{"seconds"') :]  # after any progress bar drawn on the same line
+    return json.loads(last.splitlines()[0])
 
 
 def _cell(result: dict) -> str:

@@ -32,7 +32,7 @@ def connect(*, threads: int = THREADS, memory_limit: str = MEMORY_LIMIT) -> duck
     memory_limit : str
         DuckDB's memory limit, e.g. ``"1GB"``.
     """
-    return duckdb.connect(
+    con = duckdb.connect(
         config={
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
@@ -42,6 +42,8 @@ def connect(*, threads: int = THREADS, memory_limit: str = MEMORY_LIMIT) -> duck
             "temp_directory": os.path.join(tempfile.gettempdir(), "dpx-duckdb"),
         }
     )
+    con.execute("SET enable_progress_bar = false")  # DuckDB draws one on the server's standard output otherwise
+    return con
 
 
 def _source_sql(source) -> str:
