@@ -57,14 +57,14 @@ def show_profile() -> None:
         shown_profile(state.profile()),
         hide_index=True,
         key="data_profile",
-        column_config={  # in pixels: the table fits the page at 1400 pixels (a long list of top values is cut)
+        column_config={  # in pixels: the table fits the page at 1400 pixels (a long list of top values is cut; min/max hold 1,484,705)
             "column": st.column_config.TextColumn("column", width=120),
             "kind": st.column_config.TextColumn("kind", width=90),
             "missing": st.column_config.NumberColumn("missing", width=65),
             "distinct": st.column_config.NumberColumn("distinct", width=65),
-            "min": st.column_config.TextColumn("min", width=60),
-            "max": st.column_config.TextColumn("max", width=60),
-            "top_values": st.column_config.TextColumn("top values", width=245),
+            "min": st.column_config.TextColumn("min", width=80),
+            "max": st.column_config.TextColumn("max", width=80),
+            "top_values": st.column_config.TextColumn("top values", width=205),
             "fits": st.column_config.TextColumn("fits", width=220),
             "note": st.column_config.TextColumn("note", width="medium"),
         },

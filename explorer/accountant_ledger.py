@@ -23,8 +23,8 @@ RELATIONS = (ADD_REMOVE, REPLACE_ONE)
 def ledger_section(mech, label, k):
     led = state.ledger()
     st.caption(
-        "The ledger lives in this browser tab only: reloading the page or opening a link in a new tab starts an "
-        "empty one. Download it to keep it."
+        "The ledger lives in this browser: a reload keeps it; a link opened in another browser starts an empty one. "
+        "Download it to keep it."
     )
     left, right = st.columns([1, 1.4])
     with left:

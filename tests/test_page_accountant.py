@@ -159,7 +159,7 @@ def test_the_ledger_lists_each_entry_with_its_own_cost_removes_one_and_exports()
     at.selectbox(key="acc_remove_entry").set_value(1).run()
     at.button(key="acc_remove").click().run()
     assert _entries(at)["ε on its own"].tolist() == [2.0] and metric(at, "ε spent") == "2"
-    assert any("this browser tab only" in c.value for c in at.caption)
+    assert any("a reload keeps it" in c.value for c in at.caption)
 
 
 def _screen(at) -> dict:
