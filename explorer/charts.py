@@ -384,7 +384,7 @@ def overlaid_histograms(
         y_title,
         barmode="overlay",
         shapes=[s for s, _ in lines],
-        annotations=[n for _, n in lines if n],
+        annotations=[n | {"yanchor": "bottom"} for _, n in lines if n],  # above the plot: the tallest bar is at a mark
     )
 
 
@@ -412,10 +412,12 @@ def answers_against_threshold(labels, true, noisy: dict, threshold, title="", y=
                 },
             }
         )
-    shape, note = _hline(
-        threshold, f"threshold T = {threshold:,.6g}", {"color": "#c92a2a", "dash": "dash", "width": 1.5}
-    )
-    return _figure(traces, title, "", y, shapes=[shape], annotations=[note])
+    line = {"color": "#c92a2a", "dash": "dash", "width": 1.5}
+    shape, _ = _hline(threshold, None, line)
+    # the line is named in the legend: a label on it sat under the bars and markers
+    name = f"threshold T = {threshold:,.6g}"
+    traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": line, "name": name})
+    return _figure(traces, title, "", y, shapes=[shape])
 
 
 #: Two curves closer than this (relative gap at every shared x) lie on top of each other at a line's width: on a

@@ -30,11 +30,11 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
     naive = naive_scale(eps, cand.size, QUERY_SENSITIVITY)  # ε/k to each of the k queries
     fig = charts.curves(
         cand,
-        {"q_b (exact, sensitivity 1)": answers},
+        {"q(b) (exact, sensitivity 1)": answers},
         chosen,
-        "The walk: q_b against the candidate bound b",
+        "The walk: q(b) against the candidate bound b",
         "candidate bound b",
-        "q_b ≈ −(records above b)",
+        "q(b) ≈ −(records above b)",
         log_x=False,
         current_label=f"chosen b = {chosen:g}",
         hline=(0.0, "threshold 0"),
@@ -43,7 +43,7 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
     left.plotly_chart(fig, key="svt_walk")
     right.metric("Chosen bound, simulated (AboveThreshold)", f"{chosen:g}")
     right.markdown(
-        f"Each candidate asks *does clipping at b lose anything?* AboveThreshold compares every noisy q_b "
+        f"Each candidate asks *does clipping at b lose anything?* AboveThreshold compares every noisy q(b) "
         f"(noise Lap(4/ε), scale **{scales.query:.3g}**) with one noisy threshold (Lap(2/ε), scale "
         f"**{scales.threshold:.3g}**) and stops at the first pass; the cost is ε however many bounds it "
         f"tries. The naive way answers all {cand.size} with Lap(k/ε), scale **{naive:.3g}**, "
@@ -92,10 +92,10 @@ def clipping_walk(values: np.ndarray, cand: np.ndarray, eps: float, column: str)
     )
     right.download_button(
         "The walk (CSV)",
-        to_safe_csv(pd.DataFrame({"candidate b": cand, "q_b (exact)": answers, "chosen": cand == chosen})),
+        to_safe_csv(pd.DataFrame({"candidate b": cand, "q(b) (exact)": answers, "chosen": cand == chosen})),
         file_name="svt_walk.csv",
         mime="text/csv",
-        help="Every candidate with its exact q_b, as on the chart. The q_b are read from the data: never publish them.",
+        help="Every candidate with its exact q(b), as on the chart. The q(b) are read from the data: never publish them.",
     )
     code = snippets.clipping_bound(state.dataset(), column, float(cand[-1]), cand.size, eps, seed)
     right.download_button("Python snippet", code, file_name="svt_bound_snippet.py", mime="text/x-python")

@@ -69,6 +69,10 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
     )
     seeds = [state.seed_words(salt) for salt in ("svt-ranges", "svt-release", "svt-naive")]
     table = releases.range_queries(values, lo, hi, n_queries, share, c, eps, seeds)
+    scales = svt_noise_scales(n_queries, c, eps)
+    for name, scale in (("SVT answer", scales.answer), ("naive answer", scales.naive)):
+        # counts, shown (chart, table, file) in whole units by the one rounding rule, as a publication is
+        table[name] = export.rounded(table[name].tolist(), Laplace(scale).std, "count")
     true, threshold = table["true count"].to_numpy(), table.attrs["threshold"]
     passed_svt, passed_naive = int(table["passed SVT"].sum()), int(table["passed naive"].sum())
     st.plotly_chart(
@@ -81,7 +85,6 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         ),
         key="svt_ranges",
     )
-    scales = svt_noise_scales(n_queries, c, eps)
     svt_err, naive_err = Laplace(scales.answer).error_bound(), Laplace(scales.naive).error_bound()
     a, b, c_ = st.columns(3)
     a.metric("SVT answer noise scale 2c/ε", f"{scales.answer:,.3g}")
@@ -96,7 +99,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         table,
         hide_index=True,
         key="svt_table",
-        column_config={name: st.column_config.NumberColumn(format="%.1f") for name in ("SVT answer", "naive answer")},
+        column_config={name: st.column_config.NumberColumn(format="%d") for name in ("SVT answer", "naive answer")},
     )
     left, right = st.columns([1.6, 1])
     left.plotly_chart(
