@@ -174,14 +174,20 @@ def view(label: str, controls) -> None:
         key="cen_q_rank_hist",
     )
     curve, side = st.columns([1.6, 1])
+    rank_curves = _curves(values, mech)
+    every = np.concatenate([np.asarray(v, dtype=float) for v in rank_curves.values()])
+    # room above and below the lines (the exact percentile, flat at the ties' error, sat on the axis' edge); a log
+    # axis only when every error is positive (a rank error of 0 would drop out of it)
+    log_y = bool(np.all(every > 0))
     curve.plotly_chart(
         charts.curves(
             EPS_GRID,
-            _curves(values, mech),
+            rank_curves,
             eps,
             f"Rank error of the {what} over ε",
             y_title="ranks",
-            log_y=True,
+            log_y=log_y,
+            y_max=float(every.max()) * (1.5 if log_y else 1.1) if every.max() > 0 else 1.0,
         ),
         key="cen_q_curve",
     )
