@@ -688,7 +688,9 @@ class PublicationLog:
 
     def to_json(self, fingerprint: str) -> str:
         """The log of this data as JSON: its budget and the history of its changes, what was spent (and how it is
-        composed), the relation and unit it holds under, and every release with its privacy label."""
+        composed), the relation and unit it holds under, and every release with its privacy label. The data is named
+        by its name only: the fingerprint (a hash of the file's contents) keys the log on the server and never
+        leaves it."""
         fingerprint = _check_text(fingerprint, "fingerprint", _MAX_FINGERPRINT, empty=False)
         budget, spent, guarantee = self.budget(fingerprint), self.spent(fingerprint), self.guarantee(fingerprint)
         with self._connect() as conn:
@@ -698,8 +700,7 @@ class PublicationLog:
                 (fingerprint,),
             ).fetchall()
         rows = self._rows(fingerprint)
-        document = {
-            "fingerprint": fingerprint,
+        document = {  # no fingerprint: a hash of the file is a function of the data, and this file is shared
             "budget": {"epsilon": budget.epsilon, "delta": budget.delta},
             "spent": {
                 "epsilon": spent.epsilon,

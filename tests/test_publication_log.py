@@ -443,3 +443,10 @@ def test_only_the_published_numbers_are_stored(log):
     with sqlite3.connect(log.path) as conn:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(publications)")}
     assert not {c for c in columns if "true" in c or "truth" in c or "noise" == c}
+
+
+def test_the_downloaded_log_carries_no_hash_of_the_data(tmp_path):
+    log = PublicationLog(tmp_path / "log.sqlite3")
+    fingerprint = "1a2b3c4d"
+    log.set_budget(fingerprint, 1.0, 1e-6, reason="test")
+    assert fingerprint not in log.to_json(fingerprint)
