@@ -11,9 +11,9 @@ import streamlit as st
 from dpcore import Laplace
 from dpcore.audit import floating_point_attack
 from dpcore.lattice import lattice_mechanism
+from dpcore.postprocess import round_up
 from explorer import cache, charts, widgets
 from explorer.audit_layout import SALT, page_seed
-from explorer.markup import md
 
 __all__ = [
     "FP_EPSILONS",
@@ -32,9 +32,9 @@ FP_OUTPUTS = (1_000, 10_000, 100_000)
 LATTICE_IN_THE_EXPLORER = (
     "**In this explorer.** The answers a page publishes with Laplace or Gaussian noise (the noisy count, sum, "
     "mean and histogram of Central DP, the answers of the range queries and the automatic mean of Sparse "
-    "vector) are released on a lattice with exact integer noise (`dpcore.lattice.lattice_draw`). The simulations "
-    "of many releases that draw the error histograms, and the audits of the first view, keep numpy's fast "
-    "floating-point sampling: their outputs are never published (the `lattice_…` audits run the lattice release "
+    "vector) are released on a lattice with exact integer noise. The simulations of many releases that draw the "
+    "error histograms, and the audits of the first view, keep numpy's fast floating-point sampling: their outputs "
+    "are never published (the first view's audits of a *safe release of a count on a grid* run the lattice release "
     "itself). Local DP reports and the exponential mechanism's choice are discrete outputs, with no such holes."
 )
 
@@ -125,7 +125,21 @@ def floating_point_view() -> None:
         st.markdown(
             f"**The lattice at ε = {eps:g}.** The answer is rounded to a power-of-two grid and exact discrete "
             "Laplace noise in whole grid steps is added, so every grid point can come out of every answer. What it "
-            f"costs: {md(lattice.cost)}. Exact integer sampling also takes longer, about 30× numpy's float Laplace "
+            f"costs: {_lattice_cost(lattice)}. Exact integer sampling also takes longer, about 30× numpy's float Laplace "
             "per draw (`benchmarks/results/audit.md`)."
         )
     st.markdown(LATTICE_IN_THE_EXPLORER)
+
+
+def _lattice_cost(lattice) -> str:
+    """What the lattice changes, in plain words and the digits that matter (``LatticeMechanism.cost`` has them all)."""
+    ratio = lattice.sensitivity_units / (lattice.source.sensitivity / lattice.grid)
+    units = f"{lattice.sensitivity_units:,} grid steps" + ("" if ratio == 1.0 else f" (rounded up ×{ratio:.4g})")
+    change = (lattice.noise_inflation - 1.0) * 100
+    noise = "the same noise standard deviation" if abs(change) < 0.005 else f"a noise standard deviation {change:.2g}% "
+    noise += "" if abs(change) < 0.005 else ("larger" if change > 0 else "smaller")
+    step = f"1/{1 / lattice.grid:,.0f}" if lattice.grid < 1 else f"{lattice.grid:,.0f}"
+    return (
+        f"a grid of steps of 2^{int(np.log2(lattice.grid))} = {step}, a sensitivity of {units}, {noise}, and "
+        f"ε = {round_up(lattice.epsilon):g} (at most the float mechanism's {lattice.source.epsilon:g}), δ = 0"
+    )

@@ -858,7 +858,7 @@ def impossible_shares(epsilons, series: dict, current: float | None = None, titl
     if current is not None:
         shape, note = _vline(current, f"ε = {current:g}", MARK)
         shapes.append(shape)
-        notes.append(note)
+        notes.append(note | {"x": np.log10(current)})  # annotations on a log axis take log10 coordinates
     return _figure(
         traces,
         title,

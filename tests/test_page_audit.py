@@ -355,7 +355,7 @@ LINKS = [
         "central",
         {"cen_query": "Most common value"},
         "exponential",
-        {"epsilon": 0.02, "candidates": 15, "sensitivity": 1.0},
+        {"epsilon": 1.0, "candidates": 15, "sensitivity": 1.0},
     ),
     ("svt", {"svt_epsilon": 2}, "above_threshold", {"epsilon": 2.0, "sensitivity": 1.0}),
     ("svt", {"svt_view": "Automatic mean"}, "above_threshold", {"epsilon": 1.0, "sensitivity": 1.0}),
@@ -445,8 +445,10 @@ def test_floating_point_view_shows_dpcores_attack_and_the_lattice():
     assert metric(at, "Lattice release: outputs on x = 0 that x′ = 1 cannot produce") == "0.0%"
     (examples,) = [d.value for d in at.dataframe]
     assert examples["output y"].tolist() == [repr(v) for v in text.examples]
-    assert any("grid 2^-11" in plain(m.value) for m in at.markdown)  # ε = 2: Laplace scale 1/2, grid 2^(−1−10)
-    assert any("In this explorer." in m.value and "lattice_draw" in m.value for m in at.markdown)
+    # ε = 2: Laplace scale 1/2, grid 2^(−1−10); plain words and digits, no code names or ×1.000000
+    assert any("grid of steps of 2^-11 = 1/2,048" in plain(m.value) for m in at.markdown)
+    assert any("In this explorer." in m.value and "exact integer noise" in m.value for m in at.markdown)
+    assert not any("lattice_" in m.value or "×1.0000" in m.value for m in at.markdown)
     shares = chart(at, "aud_fp_curve")["data"]
     assert [t["line"]["color"] for t in shares] == [charts.ABOVE_CLAIM, charts.BELOW_CLAIM]
     assert not [w for w in at.number_input if w.key.startswith("aud_laplace")]  # the audit tab did not run
