@@ -10,9 +10,8 @@ on the button. What was published is kept in the session to be shown again, neve
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 from collections.abc import Callable
 
 import pandas as pd
@@ -190,7 +189,7 @@ def _number(v: float) -> str:
     if v.is_integer():
         return f"{int(v):,}"
     decimals = max(0, 5 - math.floor(math.log10(abs(v))))
-    return f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
+    return f"{v:,.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{v:,.0f}"
 
 
 def log_view() -> None:
