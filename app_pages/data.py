@@ -16,10 +16,11 @@ def choose_dataset() -> None:
                 state.activate(state.cached_demo(key))
             st.caption(description)
     with right:
-        st.subheader("Upload a CSV")
+        st.subheader("Upload a file")
         upload = st.file_uploader(
-            f"CSV up to {dataset.MAX_UPLOAD_BYTES / 2**20:g} MiB; UTF-8, UTF-16 or Latin-1; comma, semicolon, tab or pipe.",
-            type=["csv", "tsv", "txt"],
+            f"CSV (or gzipped CSV), Parquet or JSON, up to {dataset.MAX_UPLOAD_BYTES / 2**20:g} MiB; CSV in UTF-8, "
+            "UTF-16 or Latin-1, with commas, semicolons, tabs or pipes.",
+            type=["csv", "tsv", "txt", "gz", "parquet", "json", "jsonl", "xlsx"],
             key="data_upload",
             help="The file stays in this browser session only; nobody else sees it.",
         )
