@@ -126,10 +126,10 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         kw["other"] = widgets.bound(c3.checkbox, "Count other values in (other)", key=f"pub_other_{i}")
         left = from_the_data(i, kw["domain"])
         if left:
+            some = "These" if len(left) == len(kw["domain"]) else f"{len(left):,} of these"
             c3.warning(
-                f"{len(left):,} of these {len(kw['domain']):,} categories were read from this file's values: not "
-                "private (the list itself reveals them). Fine for the preview on a public file; Publish is refused "
-                "until the list comes from outside the data: clear it, then type or paste a codebook's list.",
+                f"{some} categories were read from this file: not private (the list reveals them). The preview may "
+                "use them; Publish is refused until you clear the list and type or paste one from a codebook.",
                 icon=":material/warning:",
             )
             kw["source"] = FILLED

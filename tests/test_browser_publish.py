@@ -91,3 +91,28 @@ def test_adult_task_in_at_most_eight_actions(page):  # noqa: F811 - the fixture
     # the page shows published numbers only: no column of true values
     text = page.locator('[data-testid="stMain"]').inner_text()
     assert "true value" not in text.replace("no true value is shown", "")
+
+
+def test_a_filled_domain_cannot_be_published_in_the_browser(page):  # noqa: F811 - the fixture
+    """Issue 18: the categories read by "Fill from the data" keep Publish disabled, with one sentence, even after a
+    line is deleted; the link carries the mark. Screenshot: test-artifacts/browser/publish_filled.png."""
+    page.locator(NAV_LINK, has_text="Publish").click()
+    wait_for_page(page)
+    page.locator(".st-key-pub_fill_0 button").first.click()
+    wait_for_page(page)
+    box = page.locator(".st-key-pub_domain_0 textarea").first
+    box.fill("\n".join(box.input_value().splitlines()[1:]))  # one line deleted
+    box.press("Control+Enter")
+    wait_for_page(page)
+    for key, value in (("pub_lower_1", "17"), ("pub_upper_1", "90")):
+        field = page.locator(f".st-key-{key} input").first
+        field.fill(value)
+        field.press("Enter")
+        wait_for_page(page)
+    assert_no_error(page)
+    main = page.locator('[data-testid="stMain"]')
+    assert "were read from the data" in main.inner_text()
+    assert page.locator(".st-key-pub_publish button").first.is_disabled()
+    assert "pub_filled_0=1" in page.url
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "publish_filled.png"))
