@@ -287,3 +287,15 @@ def test_every_kind_from_a_link_splits_and_publishes():
     at.radio(key="pub_unit").set_value("A person column").run()
     assert "quantile" in " ".join(i.value for i in at.info)  # one row per person only: one sentence
     assert_clean(at)
+
+
+def test_a_plan_file_saying_its_domain_was_read_from_the_data_reopens_refused():
+    from explorer.publish_plan import FILLED
+
+    stat = {"name": "e", "kind": "counts", "column": "education", "domain": EDU, "provenance": FILLED}
+    plan = {"version": 1, "total": {"epsilon": 1, "delta": 0}, "statistics": [stat]}
+    at = open_page("publish")
+    at.file_uploader(key="pub_plan_file").upload("plan.json", json.dumps(plan).encode(), "application/json").run()
+    assert_clean(at)
+    assert _refused(at) and at.button(key="pub_publish").disabled
+    assert at.text_input(key="pub_prov_0").value == ""  # the mark is the page's, not words in the source field
