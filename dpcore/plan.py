@@ -91,6 +91,8 @@ from dpcore.publish import OTHER, bin_labels
 from dpcore.quantiles import ExponentialQuantile
 
 __all__ = [
+    "NOT_PRIVATE",
+    "check_publishable",
     "KINDS",
     "POLICIES",
     "PLAN_MECHANISMS",
@@ -1005,3 +1007,23 @@ def plan_to_dict(plan: Plan) -> dict:
         "confidence": plan.confidence,
         "statistics": stats,
     }
+
+
+#: The words by which a statistic's provenance says a fact was read from the private data (the Publish page writes
+#: them when it fills a list from the file). Such a fact is not declared public: issue 18's rule, nothing published is
+#: chosen by the data unless it is released privately and charged.
+NOT_PRIVATE = "not private"
+
+
+def check_publishable(plan: Plan) -> None:
+    """Refuse (:class:`PlanError`, one sentence) a plan with a fact read from the private data.
+
+    A simulation or a preview may use such a plan; a publication may not: its categories, bounds or keys would be
+    chosen by the data, and their presence alone reveals values of it.
+    """
+    for i, stat in enumerate(plan.statistics, start=1):
+        if NOT_PRIVATE in stat.provenance.lower():
+            raise PlanError(
+                f"Statistic {i} ({stat.name}) has facts read from the data (its source says {NOT_PRIVATE!r}); "
+                "declare them from outside the data (a codebook) before publishing."
+            )

@@ -34,7 +34,7 @@ from importlib import metadata
 
 import pandas as pd
 
-from dpcore.plan import Allocation, Plan, allocate, plan_to_dict
+from dpcore.plan import Allocation, Plan, allocate, check_publishable, plan_to_dict
 from dpcore.plan_release import PlanRelease, check_columns, publish_plan
 from explorer.export import to_safe_csv
 
@@ -311,6 +311,7 @@ def publish_package(plan: Plan, table: pd.DataFrame, *, log, fingerprint: str, d
     ValueError
         One sentence: the plan (:class:`dpcore.plan.PlanError`), a missing column, a budget refused by the log.
     """
+    check_publishable(plan)
     allocation = allocate(plan)
     check_columns(allocation, table)
     drawn: list[PlanRelease] = []

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import zipfile
@@ -240,3 +241,16 @@ def test_report_opens_in_a_browser_with_no_request_leaving_the_machine(files):
     assert requests == [report.as_uri()]
     assert HOSTILE in text  # shown as text, not run or loaded
     assert "Privacy label" in text and "count per education" in text
+
+
+def test_a_plan_whose_source_says_a_fact_was_read_from_the_data_is_not_published(files, capsys):
+    tmp_path, plan_path, data_path = files
+    plan = _plan()
+    plan["statistics"][0]["provenance"] = "Categories read from this file's values: not private"
+    plan_path.write_text(json.dumps(plan))
+    assert _publish(tmp_path, plan_path, data_path) == 2
+    assert "read from the data" in capsys.readouterr().err
+    assert not (tmp_path / "release.zip").exists()
+    if (tmp_path / "log.db").exists():  # opened, never charged
+        with sqlite3.connect(tmp_path / "log.db") as conn:
+            assert conn.execute("SELECT COUNT(*) FROM publications").fetchone()[0] == 0
