@@ -37,6 +37,7 @@ from dpcore.contributions import bound_contributions
 from dpcore.lattice import LatticeMechanism, lattice_mechanism
 from dpcore.neighbours import ADD_REMOVE
 from dpcore.plan import Allocation, PlanError, Share, Statistic, noise_parts
+from dpcore.postprocess import release_step
 from dpcore.publish import publish_quantile
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.randomness import Randomness, SecureGenerator
@@ -257,13 +258,20 @@ class PlanRelease:
         return pd.DataFrame(rows)
 
 
+#: The kinds of statistic that count rows (or persons): published in whole units.
+COUNTING_KINDS = frozenset({"count", "histogram", "counts"})
+
+
 def rounding_step(share: Share) -> float | None:
-    """The step a published number is rounded to: a power of ten at most a tenth of its expected error.
+    """The step a published number is rounded to: whole units for a count (:func:`dpcore.postprocess.release_step`),
+    else a power of ten at most a tenth of its expected error.
 
     Digits far below the noise carry nothing but noise; rounding is post-processing (free). A quantile is rounded to
     the power of ten at most its declared resolution (None without one: it stays on its grid).
     """
     err = share.expected_error
+    if share.statistic.kind in COUNTING_KINDS:  # a count is published in whole units (the one rule: postprocess)
+        return release_step(math.nan, whole=True)
     if share.statistic.kind == "quantile":  # its error is in ranks: round to the declared resolution of the values
         res = share.statistic.resolution
         return None if res is None else 10.0 ** math.floor(math.log10(res))

@@ -346,11 +346,12 @@ def test_missing_column_and_text_column():
         publish_plan(a, _table(100))
 
 
-def test_rounding_keeps_a_tenth_of_the_error():
+def test_rounding_keeps_a_tenth_of_the_error_and_counts_whole():
     a = allocate(Plan((_counts(), _mean()), epsilon=1.0))
-    for share in a.shares:
-        step = rounding_step(share)
-        assert share.expected_error / 100 < step <= share.expected_error / 10
+    counts, mean = a.shares
+    assert rounding_step(counts) == 1.0  # a count is published in whole units
+    step = rounding_step(mean)
+    assert mean.expected_error / 100 < step <= mean.expected_error / 10
 
 
 def _coverage_tolerance(confidence: float, trials: int) -> float:
