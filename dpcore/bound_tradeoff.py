@@ -32,7 +32,7 @@ References
 - Amin, Kulesza, Muñoz Medina & Vassilvitskii (2019), "Bounding User Contributions: A Bias-Variance Trade-off in
   Differential Privacy", ICML, Sections 2–3. https://proceedings.mlr.press/v97/amin19a.html
 - Cochran (1977), "Sampling Techniques", 3rd ed., Wiley, Theorem 2.2 (variance of the mean of a simple random sample
-  drawn without replacement: ``(σ²/k)·(r − k)/(r − 1)`` with σ² the population variance, divisor r).
+  drawn without replacement: ``(σ²/k)·(r − k)/(r − 1)`` with σ² the population variance, divisor r). ISBN 0-471-16240-X
 - Smith (2011), "Privacy-preserving statistical estimation with optimal convergence rates", STOC (the exponential
   mechanism for quantiles). https://doi.org/10.1145/1993636.1993743
 """
@@ -84,7 +84,7 @@ class BoundTradeoff:
     @property
     def rmse(self) -> np.ndarray:
         """``√(bias² + sampling variance + noise variance)`` for each bound."""
-        return np.sqrt(self.bias**2 + self.sampling_std**2 + self.noise_std**2)
+        return np.sqrt(np.square(self.bias) + np.square(self.sampling_std) + np.square(self.noise_std))
 
     @property
     def best_index(self) -> int:

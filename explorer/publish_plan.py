@@ -21,10 +21,14 @@ import re
 
 import streamlit as st
 
+from dpcore import families
 from dpcore.contributions import ContributionBounds, PrivacyUnit
-from dpcore.plan import Plan, PlanError, Statistic, plan_from_dict
+from dpcore.plan import PLAN_MECHANISMS, Plan, PlanError, Statistic, plan_from_dict
 from explorer import domains, state, widgets
 from explorer.markup import md, plain_sentence
+
+#: The plan's pure family (its quantiles' and a Laplace plan's): the first that takes no δ.
+PURE = next(key for key in PLAN_MECHANISMS if not families.family(key).takes_delta)
 
 __all__ = ["FILLED", "KINDS", "MAX_SLOTS", "build", "open_file", "plan_state", "from_the_data"]
 
@@ -219,12 +223,19 @@ def build() -> tuple[Plan | None, str | None, str | None]:
     confidence = CONFIDENCES[
         widgets.bound(c3.select_slider, "Confidence of the errors", list(CONFIDENCES), value="95%", key="pub_conf")
     ]
-    noise = widgets.bound(c3.radio, "Noise", ["Laplace", "Gaussian"], key="pub_noise", horizontal=True)
+    noise = widgets.bound(
+        c3.radio,
+        "Noise",
+        list(PLAN_MECHANISMS),
+        key="pub_noise",
+        horizontal=True,
+        format_func=lambda key: families.family(key).name,
+    )
     smallest = False
     if policy == "accuracy":
         smallest = widgets.bound(c2.checkbox, "Smallest total meeting the targets", key="pub_smallest")
     delta = 0.0
-    if noise == "Gaussian":
+    if families.family(noise).takes_delta:
         with c1:
             delta = widgets.delta_slider("pub_delta", help="The plan's total δ (Gaussian noise needs one).")
     unit = _unit(columns)
@@ -241,7 +252,7 @@ def build() -> tuple[Plan | None, str | None, str | None]:
                 f"The categories of statistic {i + 1} were read from the data; type or paste a list you know from "
                 "outside the data (a codebook) before publishing."
             )
-        kw["mechanism"] = "laplace" if noise == "Laplace" or kw["kind"] == "quantile" else "gaussian"
+        kw["mechanism"] = PURE if kw["kind"] == "quantile" else noise  # a quantile is the exponential mechanism
         stats.append(kw)
     if first_missing:
         return None, first_missing, from_data
@@ -278,7 +289,7 @@ def plan_state(plan: Plan) -> dict:
     if conf is None:
         raise PlanError(f"the page's confidence is one of {', '.join(CONFIDENCES)}, the plan's is {plan.confidence:g}")
     values = {"pub_n": float(len(stats)), "pub_policy": POLICY_WORDS[plan.policy], "pub_conf": conf}
-    values["pub_noise"] = "Gaussian" if gaussian else "Laplace"
+    values["pub_noise"] = next((s.mechanism for s in stats if not s.pure), PURE)
     if gaussian:
         if plan.delta not in widgets.DELTA_GRID:
             raise PlanError(f"the page's δ is one of 1e-10 … 1e-2 by decades, the plan's is {plan.delta:g}")

@@ -87,9 +87,12 @@ from dpcore.accounting.pld import (
 )
 from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
 from dpcore.audit import audit, floating_point_attack, lower_bound_curve
+from dpcore.bound_tradeoff import count_tradeoff, private_bound, publish_private_bound, sum_tradeoff
 from dpcore.contributions import ContributionBounds
+from dpcore.families import lowest_variance_local
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
 from dpcore.groupby import dp_person_count, dp_person_mean, dp_person_sum, group_by, publish_group_by
+from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.learning import (
     adversarial_client_influence,
     client_influence,
@@ -107,7 +110,8 @@ from dpcore.partition_selection import (
     PartitionSelection,
     selection,
 )
-from dpcore.queries import noise_mechanism
+from dpcore.publish import publish_two_way_table
+from dpcore.queries import dp_count_matching_all, dp_two_way_table, noise_mechanism
 from dpcore.staircase import Staircase, optimal_gamma
 
 COLUMN = [1.0, 2.0, 5.0, 7.0]
@@ -132,6 +136,24 @@ CALLS = {
     "dpcore.quantiles.ExponentialQuantile": {"epsilon": lambda e: ExponentialQuantile(e, 0.0, 10.0)},
     "dpcore.quantiles.dp_quantile": {"epsilon": lambda e: dp_quantile(COLUMN, 0.25, 0.0, 10.0, e, 0)},
     "dpcore.quantiles.dp_median": {"epsilon": lambda e: dp_median(COLUMN, 0.0, 10.0, e, 0)},
+    # the unit of privacy, quantiles off histograms, two conditions and two-way tables, release plans
+    "dpcore.bound_tradeoff.count_tradeoff": {"epsilon": lambda e: count_tradeoff(["a", "a", "b"], e)},
+    "dpcore.bound_tradeoff.sum_tradeoff": {"epsilon": lambda e: sum_tradeoff(["a", "a", "b"], [1, 2, 3], 0, 5, e)},
+    "dpcore.bound_tradeoff.private_bound": {"epsilon": lambda e: private_bound(["a", "a", "b"], e, max_bound=5, rng=0)},
+    "dpcore.bound_tradeoff.publish_private_bound": {
+        "epsilon": lambda e: publish_private_bound(["a", "a", "b"], e, max_bound=5)
+    },
+    "dpcore.families.lowest_variance_local": {"epsilon": lambda e: lowest_variance_local(e, 4)},
+    "dpcore.histogram_quantile.dp_histogram_quantile": {
+        "epsilon": lambda e: dp_histogram_quantile(COLUMN, 0.5, 0.0, 10.0, 5, e, 0)
+    },
+    "dpcore.queries.dp_count_matching_all": {
+        "epsilon": lambda e: dp_count_matching_all([[True, False, True], [True, True, False]], e, 0)
+    },
+    "dpcore.queries.dp_two_way_table": {"epsilon": lambda e: dp_two_way_table([0, 1, 1], [1, 0, 1], (2, 2), e, 0)},
+    "dpcore.publish.publish_two_way_table": {
+        "epsilon": lambda e: publish_two_way_table([0, 1, 1], [1, 0, 1], ["a", "b"], ["x", "y"], e)
+    },
     # publication (secure noise: the contract is the same)
     "dpcore.publish.publish_count": {"epsilon": lambda e: publish.publish_count(COLUMN, e)},
     "dpcore.publish.publish_logistic_regression": {
@@ -321,6 +343,11 @@ EXEMPT = {
     "dpcore.learning.noisy_gd.NoisyGDNoise": "a record of a calibration, made by noisy_gd_noise, which checks",
     "dpcore.learning.result.TrainingResult": "a record of what a trainer spent, made by the trainers, which check",
     "dpcore.groupby.GroupByResult": "a record of a group-by, made by group_by, which checks",
+    "dpcore.plan.Plan": "a plan's total may be None (the smallest total meeting the targets): PlanError names it",
+    "dpcore.plan.Allocation": "a record of a split, made by allocate(), which checks",
+    "dpcore.plan.Share": "a record of one statistic's share, made by allocate(), which checks",
+    "dpcore.plan.Composition": "a record of a plan's total, made by compose(), which checks",
+    "dpcore.plan.compose": "the total of shares allocate() made and checked (a Gaussian part's ε is 0 there)",
 }
 
 

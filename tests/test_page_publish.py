@@ -217,7 +217,7 @@ def test_preview_on_a_public_file_is_labelled_simulated_and_charges_nothing():
 
 def test_gaussian_plan_charges_its_delta_and_names_the_accountant():
     at = _adult(open_page("publish"))
-    at.radio(key="pub_noise").set_value("Gaussian").run()
+    at.radio(key="pub_noise").set_value("gaussian").run()
     assert_clean(at)
     split = _split(at)
     assert (split["δ"] > 0).all() and split["ρ (zCDP)"].notna().all()
