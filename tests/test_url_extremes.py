@@ -49,6 +49,7 @@ VIEWS = [
     ("people", {}),
     ("people", {"ppl_query": "Sum of a numeric column"}),
     ("people", {"ppl_view": "Group-by with unknown keys"}),
+    ("publish", {}),
 ]
 
 
