@@ -35,11 +35,13 @@ from dpcore import (
 )
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.neighbours import ADD_REMOVE, NeighbouringRelation
+from dpcore.postprocess import release_step, round_release
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.queries import dp_count_matching_all, dp_two_way_table
 
 __all__ = [
     "local_counts",
+    "whole_counts",
     "local_mean",
     "central_query",
     "most_common",
@@ -153,6 +155,11 @@ def random_ranges(lower, upper, n_queries, seed):
     return np.sort(np.round(ranges, digits), axis=1)
 
 
+def whole_counts(counts) -> list:
+    """Counts in whole units, the one rounding rule of a published count (dpcore.postprocess.release_step)."""
+    return round_release(counts, release_step(np.nan, whole=True))
+
+
 def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, seeds):
     """Random range counts answered by SVT (at most c, ε/2 to find, ε/2 to answer) and, for contrast, naively.
 
@@ -170,9 +177,9 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
             "range": [f"[{a:g}, {b:g}]" for a, b in ends],
             "true count": true,
             "passed SVT": [i in svt for i in range(n_queries)],
-            "SVT answer": [svt.get(i, np.nan) for i in range(n_queries)],
+            "SVT answer": whole_counts([svt.get(i, np.nan) for i in range(n_queries)]),
             "passed naive": [i in naive for i in range(n_queries)],
-            "naive answer": [naive.get(i, np.nan) for i in range(n_queries)],
+            "naive answer": whole_counts([naive.get(i, np.nan) for i in range(n_queries)]),
         }
     )
     table.attrs["threshold"] = threshold  # public, as the ranges

@@ -202,7 +202,7 @@ def range_queries(ds: Dataset, column: str, lower, upper, n_queries, threshold_s
     return _build(
         ds,
         f"values, dropped = numeric_values({_column(column)})\n",
-        (releases.random_ranges, releases.range_queries),
+        (releases.random_ranges, releases.whole_counts, releases.range_queries),
         f"range_queries(values, {args})",
         'print(release[["range", "passed SVT", "SVT answer"]].to_csv(index=False))',
     )

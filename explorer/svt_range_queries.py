@@ -69,10 +69,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
     )
     seeds = [state.seed_words(salt) for salt in ("svt-ranges", "svt-release", "svt-naive")]
     table = releases.range_queries(values, lo, hi, n_queries, share, c, eps, seeds)
-    scales = svt_noise_scales(n_queries, c, eps)
-    for name, scale in (("SVT answer", scales.answer), ("naive answer", scales.naive)):
-        # counts, shown (chart, table, file) in whole units by the one rounding rule, as a publication is
-        table[name] = export.rounded(table[name].tolist(), Laplace(scale).std, "count")
+    scales = svt_noise_scales(n_queries, c, eps)  # the answers come in whole units (releases.range_queries)
     true, threshold = table["true count"].to_numpy(), table.attrs["threshold"]
     passed_svt, passed_naive = int(table["passed SVT"].sum()), int(table["passed naive"].sum())
     st.plotly_chart(
