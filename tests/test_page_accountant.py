@@ -28,6 +28,13 @@ def _texts(at):
     return [m.value for m in at.markdown]
 
 
+@pytest.fixture(autouse=True)
+def _own_publication_log(tmp_path, monkeypatch):
+    """Each test reads a publication log of its own: other test modules publish on the census demo into the run's
+    shared data folder, and the Accountant shows that log beside its ledger."""
+    monkeypatch.setenv("DPX_DATA_DIR", str(tmp_path))
+
+
 def test_page_runs_and_shows_the_pld_epsilon_of_dpcore():
     at = open_page("accountant")
     assert_clean(at)
