@@ -214,6 +214,22 @@ def sum_tradeoff(
     return BoundTradeoff(grid, bias, np.sqrt(sampling_variance), noise, "sum")
 
 
+def _rows_per_person(persons, q, max_bound) -> tuple[float, int, np.ndarray]:
+    """The checked quantile and declared largest bound, and the table of rows per person (one value per person)."""
+    q = check_probability(q, "q")
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"q must be in (0, 1), got {q}")
+    max_bound = check_int(max_bound, "max_bound", minimum=2, maximum=MAX_TABLE_ROWS)
+    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+    codes, labels = person_codes(persons)
+    return q, max_bound, np.bincount(codes, minlength=labels.size).astype(float)
+
+
+def _whole_bound(point: float, max_bound: int) -> int:
+    """The released point rounded up to a whole number of rows in [1, max_bound] (post-processing)."""
+    return int(min(max_bound, max(1, math.ceil(point))))
+
+
 def private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound: int, rng) -> int:
     """Choose the bound m privately: the ``q``-quantile of the rows per person, by the exponential mechanism.
 
@@ -241,18 +257,11 @@ def private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound: int, rn
     >>> private_bound(persons, 1.0, q=0.5, max_bound=1_000, rng=0) in (5, 6, 7)
     True
     """
-    q = check_probability(q, "q")
-    if not 0.0 < q < 1.0:
-        raise ValueError(f"q must be in (0, 1), got {q}")
-    max_bound = check_int(max_bound, "max_bound", minimum=2, maximum=MAX_TABLE_ROWS)
-    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
-    codes, labels = person_codes(persons)
-    rows = np.bincount(codes, minlength=labels.size).astype(float)
-    if isinstance(rng, SecureGenerator):  # a publication: the secure draw of publish_quantile, on a grid of 1 row
-        point = float(np.asarray(publish_quantile(rows, q, 1.0, float(max_bound), epsilon, grid=1.0).value).ravel()[0])
-    else:
-        point = ExponentialQuantile(epsilon, 1.0, float(max_bound), q).intervals(rows).simulate(as_generator(rng))
-    return int(min(max_bound, max(1, math.ceil(point))))
+    if isinstance(rng, SecureGenerator):  # a publication: one secure draw, as publish_private_bound makes it
+        return int(publish_private_bound(persons, epsilon, q=q, max_bound=max_bound).value)
+    q, max_bound, rows = _rows_per_person(persons, q, max_bound)
+    point = ExponentialQuantile(epsilon, 1.0, float(max_bound), q).intervals(rows).simulate(as_generator(rng))
+    return _whole_bound(point, max_bound)
 
 
 def publish_private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound: int, identifier: str = "") -> Release:
@@ -281,15 +290,9 @@ def publish_private_bound(persons, epsilon: float, *, q: float = 0.9, max_bound:
     Release
         One value, the bound m, ε-DP (δ = 0) under add/remove one person.
     """
-    q = check_probability(q, "q")
-    if not 0.0 < q < 1.0:
-        raise ValueError(f"q must be in (0, 1), got {q}")
-    max_bound = check_int(max_bound, "max_bound", minimum=2, maximum=MAX_TABLE_ROWS)
-    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
-    codes, labels = person_codes(persons)
-    rows = np.bincount(codes, minlength=labels.size).astype(float)
+    q, max_bound, rows = _rows_per_person(persons, q, max_bound)
     drawn = publish_quantile(rows, q, 1.0, float(max_bound), epsilon, grid=1.0)
-    bound = int(min(max_bound, max(1, math.ceil(float(drawn.value)))))
+    bound = _whole_bound(float(drawn.value), max_bound)
     return replace(
         drawn,
         query="contribution bound",
