@@ -33,17 +33,21 @@ from dpcore import (
     project_to_histogram,
     range_query_svt,
 )
+from dpcore.contributions import ContributionBounds, bound_contributions
+from dpcore.groupby import dp_person_count, dp_person_mean, dp_person_sum
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.neighbours import ADD_REMOVE, NeighbouringRelation
 from dpcore.postprocess import release_step, round_release
 from dpcore.quantiles import ExponentialQuantile
-from dpcore.queries import dp_count_matching_all, dp_two_way_table
+from dpcore.queries import QueryResult, dp_count_matching_all, dp_two_way_table, noise_mechanism
+from dpcore.validation import as_generator
 
 __all__ = [
     "local_counts",
     "whole_counts",
     "local_mean",
     "central_query",
+    "person_query",
     "most_common",
     "range_queries",
     "random_ranges",
@@ -85,16 +89,32 @@ def local_mean(values, lower, upper, epsilon, seed):
 
 
 def central_query(
-    values, query, epsilon, seed, noise="laplace", delta=None, lower=None, upper=None, bins=None, split=0.5
+    values,
+    query,
+    epsilon,
+    seed,
+    noise="laplace",
+    delta=None,
+    lower=None,
+    upper=None,
+    bins=None,
+    split=0.5,
+    persons=None,
+    max_rows=None,
 ):
     """One central release of a count, clipped sum, mean or histogram of a numeric column.
 
-    The answer to publish is drawn on a lattice with exact noise (``.on_lattice``); the
-    result keeps its noise law for the page's simulations.
+    With ``persons`` (each value's person) the unit is a person: each person's rows are first bounded to
+    ``max_rows`` (m), sampled uniformly from the seed, and the noise is calibrated to add/remove one person
+    (dpcore.contributions.ContributionBounds: m for a count, m·max(|lower|, |upper|) for a sum). The answer to
+    publish is drawn on a lattice with exact noise (``.on_lattice``); the result keeps its noise law for the
+    page's simulations.
     """
     rng = np.random.default_rng(seed)
     delta = families.family(noise).delta(delta)
-    if query == "count":
+    if persons is not None:
+        result = person_query(values, persons, max_rows, query, epsilon, rng, noise, delta, lower, upper, bins, split)
+    elif query == "count":
         result = dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
     elif query == "sum":
         result = dp_sum(values, lower, upper, epsilon, rng, mechanism=noise, delta=delta)
@@ -103,6 +123,44 @@ def central_query(
     else:
         result = dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
     return result.on_lattice(rng)
+
+
+def person_query(values, persons, max_rows, query, epsilon, rng, noise="laplace", delta=None, lower=None, upper=None,
+                 bins=None, split=0.5):  # fmt: skip
+    """A count, clipped sum, mean or histogram under add/remove one person, each person's rows bounded first.
+
+    Count, sum and mean keep at most m = ``max_rows`` rows per person (dpcore.groupby). A histogram keeps each
+    person's rows in one of their bins, chosen uniformly, and at most m of them there (L0 = 1 group of at most
+    Linf = m rows: one person moves one bin by at most m, so every bin gets the noise of a count of sensitivity m).
+    """
+    rng = as_generator(rng)
+    kw = {"mechanism": noise, "delta": delta}
+    if query == "count":
+        return dp_person_count(persons, epsilon, rng, bounds=ContributionBounds(max_rows=max_rows), **kw)
+    if query == "sum":
+        return dp_person_sum(values, persons, lower, upper, epsilon, rng, bounds=ContributionBounds(max_rows=max_rows),
+                             **kw)  # fmt: skip
+    if query == "mean":
+        bounds = ContributionBounds(max_rows=max_rows)
+        return dp_person_mean(values, persons, lower, upper, epsilon, rng, bounds=bounds, split=split, **kw)
+    bounds = ContributionBounds(max_groups=1, max_rows_per_group=max_rows, max_rows=max_rows)
+    edges = np.linspace(lower, upper, bins + 1)
+    bin_of = np.clip(np.searchsorted(edges[1:-1], values, side="right"), 0, bins - 1)  # the end bins take the clipped
+    table = bound_contributions(persons, rng, bounds=bounds, groups=bin_of)
+    sensitivity = bounds.histogram_sensitivity()  # one entry changes (L0 = 1), by at most m: any family's norm
+    mechanism = noise_mechanism(epsilon, sensitivity.norm(families.family(noise).norm), noise, delta)
+    true = np.bincount(bin_of[table.kept], minlength=bins).astype(np.float64)
+    kept = values[table.kept]
+    return QueryResult(
+        "histogram",
+        true,
+        mechanism.simulate(true, rng),
+        mechanism,
+        table.rows_kept,
+        bin_edges=edges,
+        clipped_below=int(np.count_nonzero(kept < lower)),
+        clipped_above=int(np.count_nonzero(kept > upper)),
+    )
 
 
 def count_matching(mask, epsilon, seed, noise="laplace", delta=None):
