@@ -143,15 +143,12 @@ __all__ = [
 UNIT_RECORD = "record"
 #: The unit of DP federated learning's client-level guarantee: one client's whole data.
 UNIT_CLIENT = "client"
-#: The unit of a table with a person identifier: all of one person's rows (:mod:`dpcore.contributions`). Not among
-#: :data:`UNITS` yet: :func:`conversion` states its rules (a person-level guarantee composes with person-level ones;
-#: a record-level one converts only with a declared bound on rows per person), but the session ledger does not keep
-#: person-level entries yet (``check_unit`` refuses them); the publication log does (:mod:`explorer.publication_log`).
+#: The unit of a table with a person identifier: all of one person's rows (:mod:`dpcore.contributions`). A
+#: person-level guarantee composes with person-level ones as it is; a record-level one is converted to it only with a
+#: declared bound on rows per person (:func:`conversion`), and refused without one.
 UNIT_PERSON = "person"
-#: Every unit of privacy a ledger may hold (the person is converted by :func:`conversion`, not yet kept by a ledger).
-UNITS = (UNIT_RECORD, UNIT_CLIENT)
-#: Every unit :func:`conversion` converts between.
-_CONVERTIBLE = (*UNITS, UNIT_PERSON)
+#: Every unit of privacy a release may name and a ledger may hold; :func:`conversion` converts between them.
+UNITS = (UNIT_RECORD, UNIT_CLIENT, UNIT_PERSON)
 
 
 class NeighbouringRelation(Enum):
@@ -201,7 +198,7 @@ class NeighbouringRelation(Enum):
 
     def words(self, unit: str = UNIT_RECORD) -> str:
         """The relation for ``unit`` in words: ``"add/remove one client"``, ``"replace one record"``."""
-        unit = check_choice(unit, "unit", _CONVERTIBLE)
+        unit = check_choice(unit, "unit", UNITS)
         return f"add/remove one {unit}" if self is NeighbouringRelation.ADD_REMOVE else f"replace one {unit}"
 
 
@@ -322,8 +319,8 @@ def conversion(
     """
     from_relation = check_relation(from_relation, "from_relation")
     to_relation = check_relation(to_relation, "to_relation")
-    from_unit = check_choice(from_unit, "from_unit", _CONVERTIBLE)
-    to_unit = check_choice(to_unit, "to_unit", _CONVERTIBLE)
+    from_unit = check_choice(from_unit, "from_unit", UNITS)
+    to_unit = check_choice(to_unit, "to_unit", UNITS)
     if rows_per_person is not None:
         rows_per_person = check_int(rows_per_person, "rows_per_person", minimum=1)
 

@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 
@@ -20,7 +22,7 @@ from dpcore.accounting import (
     rdp_to_dp,
     zcdp_to_dp,
 )
-from dpcore.accounting.ledger import LedgerFullError
+from dpcore.accounting.ledger import LedgerFullError, UnitTotal
 from dpcore.accounting.per_release import (
     accountable,
     accounting_for,
@@ -30,7 +32,7 @@ from dpcore.accounting.per_release import (
     release_rho,
 )
 from dpcore.gdp import gdp_epsilon
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, RelationError
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_PERSON, UNIT_RECORD, RelationError, convert
 
 
 def test_basic_ledger_adds_pure_releases():
@@ -618,8 +620,12 @@ def test_the_ledger_states_its_relation_and_checks_the_arguments():
     assert (other.relation, other.unit) == (REPLACE_ONE, UNIT_CLIENT)
     with pytest.raises(TypeError, match="relation must be a NeighbouringRelation"):
         BudgetLedger(5.0, 1e-5, relation="replace one record")
-    with pytest.raises(ValueError, match="unit must be one of 'record', 'client', got 'person'"):
-        BudgetLedger(5.0, 1e-5, unit="person")
+    with pytest.raises(ValueError, match="unit must be one of 'record', 'client', 'person', got 'row'"):
+        BudgetLedger(5.0, 1e-5, unit="row")
+    assert BudgetLedger(5.0, 1e-5, unit=UNIT_PERSON).unit == UNIT_PERSON
+    with pytest.raises(ValueError) as info:
+        ledger.spend(Laplace(1.0), rows_per_person=0)
+    assert str(info.value).startswith("rows_per_person must be an integer in [1, ") and "got 0" in str(info.value)
     with pytest.raises(TypeError, match="relation must be a NeighbouringRelation"):
         ledger.spend(Laplace(1.0), relation="add/remove")
     with pytest.raises(ValueError, match="unit must be one of"):
@@ -636,3 +642,128 @@ def test_entries_keep_their_own_relation_and_their_converted_cost():
     assert ledger.entry_costs() == (laplace.cost, grr.cost)
     assert laplace == LedgerEntry(Laplace.from_epsilon(0.5), 1, "both")  # the cost is not compared
     assert ledger.remove(0).cost.budget == Budget(1.0, 0.0) and ledger.spent() == Budget(0.5, 0.0)
+
+
+# ---------------------------------------------------------------------------------------------- one person
+
+
+def _person_count_loss(m: int, scale: float) -> float:
+    """Brute force: the largest privacy loss of a Laplace(scale) count between tables differing in one whole person
+    (three persons, each with 0..m rows), over a grid of outputs."""
+    tables = list(itertools.product(range(m + 1), repeat=3))  # rows of each person
+    shifts = set()
+    for rows in tables:
+        for p in range(3):  # remove person p (when present): the neighbour lacks all their rows
+            if rows[p]:
+                shifts.add(rows[p])
+    z = np.linspace(-50.0, 50.0, 20_001)
+    log_density = lambda c: -np.abs(z - c) / scale  # noqa: E731 (the normalising constant cancels)
+    return max(float(np.max(np.abs(log_density(0.0) - log_density(float(s))))) for s in shifts)
+
+
+def test_person_level_releases_compose_as_they_are_in_a_person_ledger():
+    ledger = BudgetLedger(5.0, 1e-6, unit=UNIT_PERSON)
+    ledger.spend(Laplace.from_epsilon(0.5), unit=UNIT_PERSON).spend(PureDP(0.25, ADD_REMOVE, UNIT_PERSON), count=2)
+    assert ledger.spent() == Budget(1.0, 0.0)
+    assert [e.conversion.group for e in ledger.entries] == [1, 1] and not any(e.converted for e in ledger.entries)
+    assert ledger.entries[0].conversion.reason == "the release holds under add/remove one person"
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5])
+@pytest.mark.parametrize("release", [Laplace.from_epsilon(0.4), PureDP(0.4)], ids=["laplace", "pure"])
+def test_a_record_level_release_per_person_costs_m_copies_of_it(release, m):
+    # group privacy with a declared bound of m rows per person: a person is a group of m records, so one release
+    # costs what m copies of it cost per record (basic composition of pure releases: m·ε₀)
+    person = BudgetLedger(10.0, 1e-6, "basic", unit=UNIT_PERSON).spend(release, rows_per_person=m)
+    copies = BudgetLedger(10.0, 1e-6, "basic").spend(release, count=m)
+    assert person.spent() == pytest.approx(copies.spent(), rel=1e-14)
+    assert person.entries[0].conversion.group == m and person.entries[0].rows_per_person == m
+    assert person.entries[0].converted is (m > 1)
+
+
+@pytest.mark.parametrize("m", [1, 2, 4])
+def test_a_record_level_count_per_person_is_charged_its_brute_force_privacy_loss(m):
+    # the count moves by at most m between tables differing in one person of at most m rows; the Laplace's loss on
+    # such pairs is m/b, found here by enumerating the tables and the outputs
+    scale = 2.5
+    ledger = BudgetLedger(10.0, 1e-6, "best", unit=UNIT_PERSON).spend(Laplace(scale), rows_per_person=m)
+    assert ledger.spent().epsilon == pytest.approx(_person_count_loss(m, scale), rel=1e-9)
+    assert ledger.spent().epsilon == pytest.approx(m / scale, rel=1e-12)
+
+
+def test_an_approximate_release_per_person_is_converted_by_group_privacy_within_vadhans_form():
+    run, delta0, m = PoissonSampledGaussian(1.1, 0.01, 300), 1e-8, 3
+    eps0 = float(release_epsilon(run, delta0))
+    ledger = BudgetLedger(50.0, 1e-5, "basic", unit=UNIT_PERSON).spend(run, release_delta=delta0, rows_per_person=m)
+    eps, delta = ledger.spent()
+    # chaining the definition m times: (mε, δ Σ_{i<m} e^{iε}) (dpcore.neighbours.convert, the one home of the rule)
+    assert (eps, delta) == pytest.approx((m * eps0, delta0 * sum(np.exp(i * eps0) for i in range(m))), rel=1e-12)
+    assert (eps, delta) == convert((eps0, delta0), from_relation=ADD_REMOVE, to_relation=ADD_REMOVE,
+                                   to_unit=UNIT_PERSON, rows_per_person=m)  # fmt: skip
+    assert delta <= m * np.exp((m - 1) * eps0) * delta0 * (1 + 1e-12)  # Vadhan 2017, Lemma 2.2's form
+    # a Gaussian is the same noise at m times its sensitivity (tighter than group privacy): μ = mΔ/σ
+    g = Gaussian(4.0, 1.0)
+    person = BudgetLedger(50.0, 1e-5, "best", unit=UNIT_PERSON).spend(g, rows_per_person=m)
+    record = BudgetLedger(50.0, 1e-5, "best").spend(Gaussian(4.0, float(m)))
+    assert person.spent() == record.spent()
+    # zCDP's group privacy m²ρ is what the converted ρ is, more than m copies' mρ
+    assert dict(person.charge().candidates)["zcdp"].epsilon == pytest.approx(zcdp_to_dp(m * m / 32, 1e-5), rel=1e-12)
+
+
+def test_a_person_release_in_a_record_ledger_counts_two_records_under_add_remove_and_four_under_replace():
+    release = Laplace.from_epsilon(0.5)
+    add_remove = BudgetLedger(10.0, 1e-6).spend(release, unit=UNIT_PERSON)
+    replace = BudgetLedger(10.0, 1e-6, relation=REPLACE_ONE).spend(release, unit=UNIT_PERSON)
+    assert add_remove.spent().epsilon == pytest.approx(1.0) and replace.spent().epsilon == pytest.approx(2.0)
+    assert add_remove.entries[0].conversion.group == 2 and replace.entries[0].conversion.group == 4
+    assert "remove that person and add them back changed" in add_remove.entries[0].conversion.reason
+
+
+@pytest.mark.parametrize(
+    ("ledger_unit", "kwargs", "words"),
+    [
+        (UNIT_PERSON, {}, "a guarantee for one record says nothing about a person with many rows: declare the most"),
+        (UNIT_PERSON, {"unit": UNIT_CLIENT}, "a guarantee for one client says nothing about one person"),
+        (UNIT_CLIENT, {"unit": UNIT_PERSON}, "a guarantee for one person says nothing about one client"),
+    ],
+)
+def test_a_release_about_another_unit_without_a_rule_is_refused_in_one_sentence(ledger_unit, kwargs, words):
+    ledger = BudgetLedger(10.0, 1e-6, unit=ledger_unit)
+    release = Laplace.from_epsilon(0.5)
+    with pytest.raises(RelationError) as info:
+        ledger.spend(release, **kwargs)
+    assert str(info.value).startswith(words) and "\n" not in str(info.value)
+    assert ledger.entries == () and ledger.spent() == Budget(0.0, 0.0)
+    assert not ledger.can_spend(release, **kwargs) and ledger.max_count(release, **kwargs) == 0
+    assert not ledger.can_spend_all([release], **kwargs)
+
+
+def test_the_bound_travels_with_every_entry_point():
+    ledger = BudgetLedger(5.0, 1e-6, unit=UNIT_PERSON)
+    release = Laplace.from_epsilon(0.5)
+    assert ledger.can_spend(release, rows_per_person=2) and ledger.max_count(release, rows_per_person=2) == 5
+    assert ledger.can_spend_all([release, release], count=2, rows_per_person=2)
+    ledger.spend_all([release, release], label=["sum", "count"], rows_per_person=2)
+    assert ledger.spent().epsilon == pytest.approx(2.0) and ledger.max_count(release, rows_per_person=2) == 3
+    assert ledger.cost(ledger.entries) == ledger.charge()  # from scratch, the entries' bound included
+    assert ledger.entries[0] != LedgerEntry(release, 1, "sum")  # the declared bound is part of the entry
+
+
+def test_totals_per_unit_say_what_each_unit_cost_and_how_it_was_converted():
+    ledger = BudgetLedger(10.0, 1e-6)
+    ledger.spend(Laplace.from_epsilon(0.5), count=2, label="record counts")
+    ledger.spend(Laplace.from_epsilon(0.25), unit=UNIT_PERSON, label="person count")
+    ledger.spend(PureDP(0.25, ADD_REMOVE, UNIT_PERSON), label="person choice")
+    ledger.spend(PureDP(0.5, ADD_REMOVE, UNIT_CLIENT), label="client run")
+    totals = ledger.by_unit()
+    assert [t.unit for t in totals] == [UNIT_RECORD, UNIT_PERSON, UNIT_CLIENT]
+    record, person, client = totals
+    assert isinstance(record, UnitTotal) and (record.entries, record.releases) == (1, 2)
+    assert record.charge.budget == Budget(1.0, 0.0) and record.conversions == ()
+    assert (person.entries, person.releases) == (2, 2) and person.charge.budget == Budget(1.0, 0.0)
+    assert [c.group for c in person.conversions] == [2]  # one rule, named once
+    assert client.charge.budget == Budget(1.0, 0.0) and client.conversions[0].group == 2
+    # under basic composition the totals per unit add up to the ledger's
+    assert sum(t.charge.epsilon for t in totals) == pytest.approx(ledger.spent().epsilon, rel=1e-15)
+    assert ledger.remove(0) and [t.unit for t in ledger.by_unit()] == [UNIT_PERSON, UNIT_CLIENT]
+    assert BudgetLedger(1.0, 1e-6).by_unit() == ()

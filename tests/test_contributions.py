@@ -249,14 +249,24 @@ def test_one_row_per_person_is_todays_record_level_default():
     assert s.norm("L1") == 12.0 and s.norm("L2") == 6.0
 
 
-def test_a_ledger_refuses_a_person_level_release_until_its_conversion_is_stated():
-    # the stated rule: a ledger holds one unit among UNITS; "person" is not among them yet, so a person-level
-    # guarantee is refused (never converted by a rule meant for clients) in one sentence
-    assert UNIT_PERSON not in UNITS
-    ledger = BudgetLedger(10.0, 1e-6)
+@pytest.mark.parametrize("m", [1, 3, 7])
+def test_a_person_ledger_charges_a_bounded_count_as_the_person_level_count_it_is(m):
+    # two routes to one fact: a count on a table bounded to m rows per person, calibrated per person (sensitivity m,
+    # dpcore.contributions), and the same noise recorded per record with the bound m declared (group privacy,
+    # dpcore.neighbours.conversion), cost a person-level ledger the same ε
+    assert UNIT_PERSON in UNITS
+    unit = PrivacyUnit("patient", ContributionBounds(max_rows=m))
+    sensitivity = unit.bounds.count_sensitivity().l1
+    person_level = BudgetLedger(10.0, 1e-6, unit=unit.unit).spend(Laplace(5.0, sensitivity), unit=unit.unit)
+    record_level = BudgetLedger(10.0, 1e-6, unit=unit.unit).spend(Laplace(5.0), rows_per_person=m)
+    assert person_level.spent() == record_level.spent() == (m / 5.0, 0.0)
+    # a person-level count in a record-level ledger: two records' worth (remove the person, add them back changed)
+    assert BudgetLedger(10.0, 1e-6).spend(Laplace(5.0, sensitivity), unit=unit.unit).spent().epsilon == 2 * m / 5.0
+    # a record-level count in a person-level ledger without a declared bound: refused in one sentence
+    ledger = BudgetLedger(10.0, 1e-6, unit=UNIT_PERSON)
     with pytest.raises(ValueError) as info:
-        ledger.spend(Laplace(5.0, 5.0), unit=UNIT_PERSON)
-    assert "person" in str(info.value) and "\n" not in str(info.value)
+        ledger.spend(Laplace(5.0))
+    assert "person with many rows" in str(info.value) and "\n" not in str(info.value)
     assert ledger.spent().epsilon == 0.0
 
 

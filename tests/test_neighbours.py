@@ -11,6 +11,7 @@ from dpcore import (
     ADD_REMOVE,
     REPLACE_ONE,
     UNIT_CLIENT,
+    UNIT_PERSON,
     UNIT_RECORD,
     Gaussian,
     Laplace,
@@ -123,18 +124,21 @@ def test_bad_bounds():
 def test_units_live_with_the_relations_and_are_still_named_by_release():
     from dpcore import release
 
-    assert (UNIT_RECORD, UNIT_CLIENT) == UNITS == ("record", "client")
+    assert (UNIT_RECORD, UNIT_CLIENT, UNIT_PERSON) == UNITS == ("record", "client", "person")
     assert release.UNIT_RECORD is UNIT_RECORD and release.UNIT_CLIENT is UNIT_CLIENT
     assert ADD_REMOVE.words() == "add/remove one record" == ADD_REMOVE.value
     assert REPLACE_ONE.words(UNIT_CLIENT) == "replace one client"
 
 
-AR, R1, REC, CLI = ADD_REMOVE, REPLACE_ONE, UNIT_RECORD, UNIT_CLIENT
+AR, R1, REC, CLI, PER = ADD_REMOVE, REPLACE_ONE, UNIT_RECORD, UNIT_CLIENT, UNIT_PERSON
 #: (release's relation, unit) -> (ledger's relation, unit): k, or None for a refusal. One step of the ledger's relation
 #: is a path of k steps of the release's: a replacement is a removal then an addition; a record added, removed or
 #: replaced changes its client's data (remove the client, add it back changed), and replacing a record replaces its
 #: client's data; a replace-one guarantee may reveal n, so gives nothing under add/remove; a record-level guarantee
-#: says nothing about a whole client.
+#: says nothing about a whole client. A person: removing a record's person and adding them back changed covers a
+#: record added or removed (2), a replaced record may move between two persons (4), replacing one person per replaced
+#: record twice (2); a record-level guarantee per person needs a declared bound on rows (refused here, without one);
+#: a person and a client are different units.
 GROUPS = {
     ((AR, REC), (AR, REC)): 1,
     ((AR, REC), (R1, REC)): 2,
@@ -152,6 +156,16 @@ GROUPS = {
     ((AR, REC), (R1, CLI)): None,
     ((R1, REC), (AR, CLI)): None,
     ((R1, REC), (R1, CLI)): None,
+    ((AR, PER), (AR, PER)): 1,
+    ((AR, PER), (R1, PER)): 2,
+    ((R1, PER), (AR, PER)): None,
+    ((R1, PER), (R1, PER)): 1,
+    ((AR, PER), (AR, REC)): 2,
+    ((AR, PER), (R1, REC)): 4,
+    ((R1, PER), (R1, REC)): 2,
+    ((R1, PER), (AR, REC)): None,
+    **{((rel, REC), (to, PER)): None for rel in (AR, R1) for to in (AR, R1)},
+    **{((rel, a), (to, b)): None for rel in (AR, R1) for to in (AR, R1) for a, b in ((CLI, PER), (PER, CLI))},
 }
 
 
@@ -181,7 +195,8 @@ def test_conversion_table(source, target):
     # the rules: pure kε (Dwork & Roth 2014, Thm 2.2); (kε, δ Σ_{i<k} e^{iε}), (2ε, (1 + e^ε)δ) at k = 2; zCDP k²ρ
     assert convert((2.5, 0.0), **kwargs) == (k * 2.5, 0.0)
     eps, delta = convert((0.7, 1e-6), **kwargs)
-    assert eps == k * 0.7 and delta == pytest.approx(1e-6 if k == 1 else (1 + math.exp(0.7)) * 1e-6, rel=1e-14)
+    chained = sum(math.exp(i * 0.7) for i in range(k))  # 1, 1 + e^ε, ...
+    assert eps == k * 0.7 and delta == pytest.approx(chained * 1e-6, rel=1e-14)
     assert convert_rho(0.3, **kwargs) == pytest.approx(k * k * 0.3, rel=1e-15)
 
 

@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 
+from dpcore.accounting import BudgetLedger, PureDP
 from dpcore.neighbours import (
     ADD_REMOVE,
     REPLACE_ONE,
@@ -75,6 +76,15 @@ def test_a_person_guarantee_per_record_takes_the_brute_force_group(from_relation
     assert k == largest == (2 if to_relation is ADD_REMOVE else 4)
 
 
+@pytest.mark.parametrize(("from_relation", "to_relation"), [(ADD_REMOVE, ADD_REMOVE), (ADD_REMOVE, REPLACE_ONE)])
+def test_a_record_ledger_charges_a_person_release_its_brute_force_group(from_relation, to_relation):
+    # the ledger's conversion is this module's: a pure ε-DP person-level release costs kε, k found by brute force
+    largest = max(person_distance(x, y) for x in tables(3) for y in record_neighbours(x, to_relation))
+    ledger = BudgetLedger(10.0, 1e-6, relation=to_relation).spend(PureDP(0.5, from_relation, UNIT_PERSON))
+    assert ledger.spent().epsilon == pytest.approx(largest * 0.5, rel=1e-15)
+    assert ledger.entries[0].conversion.group == largest
+
+
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_a_record_guarantee_per_person_takes_k_steps_for_at_most_k_rows(k):
     group = conversion(from_relation=ADD_REMOVE, to_relation=ADD_REMOVE, to_unit=UNIT_PERSON, rows_per_person=k).group
@@ -88,6 +98,9 @@ def test_a_record_guarantee_per_person_takes_k_steps_for_at_most_k_rows(k):
                 y = x + Counter(rows)
                 largest = max(largest, sum((y - x).values()) + sum((x - y).values()))
     assert group == largest == k
+    # a person-level ledger charges a record-level ε-DP release declared at k rows per person the brute-force kε
+    ledger = BudgetLedger(10.0, 1e-6, unit=UNIT_PERSON).spend(PureDP(0.5), rows_per_person=k)
+    assert ledger.spent().epsilon == pytest.approx(largest * 0.5, rel=1e-15)
 
 
 def test_group_privacy_for_a_declared_bound_is_within_the_stated_formula():
@@ -120,12 +133,13 @@ def test_refusals_are_one_sentence(kwargs, words):
     assert words in str(info.value) and "\n" not in str(info.value)
 
 
-def test_person_level_guarantees_compose_as_they_are_and_the_ledger_still_keeps_records_and_clients():
+def test_person_level_guarantees_compose_as_they_are_and_a_ledger_keeps_every_unit():
     assert conversion(from_relation=ADD_REMOVE, to_relation=ADD_REMOVE, from_unit=UNIT_PERSON, to_unit=UNIT_PERSON) == (
         1,
         "the release holds under add/remove one person",
     )
-    assert UNIT_PERSON not in UNITS and UNITS == (UNIT_RECORD, UNIT_CLIENT)
+    assert UNITS == (UNIT_RECORD, UNIT_CLIENT, UNIT_PERSON)
+    assert BudgetLedger(1.0, 1e-6, unit=UNIT_PERSON).unit == UNIT_PERSON
     with pytest.raises(ValueError, match="rows_per_person must be"):
         conversion(from_relation=ADD_REMOVE, to_relation=ADD_REMOVE, to_unit=UNIT_PERSON, rows_per_person=0)
 

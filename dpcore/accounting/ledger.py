@@ -6,9 +6,13 @@ interfere. The design follows diffprivlib's ``BudgetAccountant.spend`` (which
 raises before overspending) and dp_accounting's ``compose(event, count)``.
 
 A ledger's total holds under one neighbouring relation and unit of privacy
-(:mod:`dpcore.neighbours`); a release under another is converted by group
-privacy when its guarantee gives one there, and refused in one sentence
-(:class:`~dpcore.neighbours.RelationError`) when it does not.
+(:mod:`dpcore.neighbours`: one record, one client, or one person with all their
+rows); a release under another is converted by group privacy when its guarantee
+gives one there, and refused in one sentence
+(:class:`~dpcore.neighbours.RelationError`) when it does not. A record-level
+release enters a person-level ledger only with a declared bound ``m`` on one
+person's rows (``rows_per_person=m``): it is then counted as a group of ``m``
+records (:func:`dpcore.neighbours.conversion`).
 
 References
 ----------
@@ -48,6 +52,7 @@ from dpcore.gdp import gdp_epsilon
 from dpcore.neighbours import (
     ADD_REMOVE,
     UNIT_RECORD,
+    Conversion,
     NeighbouringRelation,
     RelationError,
     check_relation,
@@ -63,6 +68,7 @@ __all__ = [
     "Budget",
     "Charge",
     "LedgerEntry",
+    "UnitTotal",
     "BudgetError",
     "LedgerFullError",
     "RelationError",
@@ -199,12 +205,20 @@ class LedgerEntry:
         for pure mechanisms), under the release's own relation.
     relation : NeighbouringRelation, default ADD_REMOVE
         The relation the release's own guarantee holds under.
-    unit : str, default "record"
+    unit : {"record", "client", "person"}, default "record"
         The unit of privacy the release's own guarantee holds for.
+    rows_per_person : int or None, default None
+        The declared most rows of one person, for a record-level release charged
+        to a person-level ledger (the group of :func:`dpcore.neighbours.conversion`);
+        None when none was declared.
     cost : Charge or None
         What the entry costs on its own in the ledger that recorded it, converted
         to the ledger's relation and unit (:meth:`BudgetLedger.entry_cost`); None
         until recorded, and not compared.
+    conversion : Conversion or None
+        How the release's guarantee was converted to the ledger's relation and
+        unit: the group ``k`` and the rule in words (``k = 1``: it holds as it
+        is); None until recorded, and not compared.
     """
 
     mechanism: object
@@ -213,7 +227,29 @@ class LedgerEntry:
     release_delta: float | None = None
     relation: NeighbouringRelation = ADD_REMOVE
     unit: str = UNIT_RECORD
+    rows_per_person: int | None = None
     cost: Charge | None = field(default=None, compare=False)
+    conversion: Conversion | None = field(default=None, compare=False)
+
+    @property
+    def converted(self) -> bool:
+        """Whether the ledger that recorded it converted its guarantee (a group of more than one step)."""
+        return self.conversion is not None and self.conversion.group > 1
+
+
+class UnitTotal(NamedTuple):
+    """What a ledger's entries under one unit of privacy cost together (:meth:`BudgetLedger.by_unit`).
+
+    ``unit`` is the entries' own unit; ``entries`` and ``releases`` how many; ``charge`` what they cost
+    together under the ledger's relation and unit (its tightest accounting over these entries alone);
+    ``conversions`` the distinct rules that converted them, oldest first (empty when none was converted).
+    """
+
+    unit: str
+    entries: int
+    releases: int
+    charge: Charge
+    conversions: tuple[Conversion, ...]
 
 
 class _PerRelease(NamedTuple):
@@ -326,7 +362,18 @@ class BudgetLedger:
     relation is ``k`` steps of the release's), and refused with
     :class:`~dpcore.neighbours.RelationError` (a ``ValueError``, one sentence)
     when it does not: a replace-one release under an add/remove ledger, a
-    record-level release under a client-level ledger. Converted, a Laplace or
+    record-level release under a client-level ledger, or under a person-level
+    one without a declared bound on rows per person. Units of privacy:
+
+    * one person, in a record-level ledger: ``k = 2`` under add/remove (remove
+      the record's person, add them back changed), ``k = 4`` under replace one;
+    * one record, in a person-level ledger, with ``rows_per_person=m``
+      declared: ``k = m`` under add/remove (a person is at most ``m`` records),
+      ``2m`` under replace one; refused without ``m``;
+    * a client and a person: refused both ways (different units).
+
+    Each entry keeps the rule that converted it (:attr:`LedgerEntry.conversion`),
+    and :meth:`by_unit` totals the entries per unit. Converted, a Laplace or
     Gaussian release is accounted as the same noise at ``k`` times its
     sensitivity, any other pure ε-DP release as ``kε``-DP (Dwork & Roth 2014,
     Theorem 2.2), and a DP-SGD run by group privacy: ``(kε, δ·Σ_{i<k} e^{iε})`` at
@@ -358,7 +405,7 @@ class BudgetLedger:
         refused with :class:`LedgerFullError` (a ``ValueError``). Default: no limit.
     relation : NeighbouringRelation, default ADD_REMOVE
         The neighbouring relation the budget holds under.
-    unit : {"record", "client"}, default "record"
+    unit : {"record", "client", "person"}, default "record"
         The unit of privacy the budget holds for.
 
     Examples
@@ -375,6 +422,14 @@ class BudgetLedger:
     >>> from dpcore.neighbours import REPLACE_ONE
     >>> BudgetLedger(5.0, 1e-6, relation=REPLACE_ONE).spend(Laplace.from_epsilon(2.5)).spent()
     Budget(epsilon=5.0, delta=0.0)
+
+    Per person, a record-level count counts as ``m`` records when one person has at most ``m`` rows:
+
+    >>> people = BudgetLedger(5.0, 1e-6, unit="person")
+    >>> people.spend(Laplace.from_epsilon(0.5), rows_per_person=3).spent()
+    Budget(epsilon=1.5, delta=0.0)
+    >>> people.entries[0].conversion.group
+    3
     """
 
     def __init__(
@@ -436,7 +491,7 @@ class BudgetLedger:
 
     @property
     def unit(self) -> str:
-        """The unit of privacy the budget holds for: "record" or "client"."""
+        """The unit of privacy the budget holds for: "record", "client" or "person"."""
         return self._unit
 
     @property
@@ -452,7 +507,9 @@ class BudgetLedger:
         )
 
     # ------------------------------------------------------------------ accounting
-    def _entry(self, mechanism, count, label, release_delta, relation=None, unit=None) -> LedgerEntry:
+    def _entry(
+        self, mechanism, count, label, release_delta, relation=None, unit=None, rows_per_person=None
+    ) -> LedgerEntry:
         accounted = accountable(mechanism)
         count = check_int(count, "count", minimum=1)
         if not isinstance(label, str):
@@ -460,9 +517,12 @@ class BudgetLedger:
         own_relation, own_unit = relation_of(mechanism)
         own_relation = own_relation if relation is None else check_relation(relation)
         own_unit = own_unit if unit is None else check_unit(unit)
-        self._group(own_relation, own_unit)  # RelationError if the release's guarantee gives none here
+        if rows_per_person is not None:
+            rows_per_person = check_int(rows_per_person, "rows_per_person", minimum=1)
+        where = (own_relation, own_unit, rows_per_person)
+        self._conversion(*where)  # RelationError if the release's guarantee gives none here
         if accounting_for(accounted).pure_epsilon(accounted) is not None:
-            return LedgerEntry(mechanism, count, label, None, own_relation, own_unit)
+            return LedgerEntry(mechanism, count, label, None, *where)
         if release_delta is not None:
             release_delta = check_delta(release_delta, "release_delta")
         elif getattr(accounted, "delta", None) is not None:
@@ -472,11 +532,17 @@ class BudgetLedger:
                 "release_delta must be given (in (0, 1)) for a Gaussian without a calibrated delta under basic "
                 "accounting, got None"
             )
-        return LedgerEntry(mechanism, count, label, release_delta, own_relation, own_unit)
+        return LedgerEntry(mechanism, count, label, release_delta, *where)
 
-    def _group(self, relation: NeighbouringRelation, unit: str) -> int:
-        """How many neighbouring steps of ``relation`` and ``unit`` one step of the ledger's takes (or refuse)."""
-        return conversion(from_relation=relation, to_relation=self._relation, from_unit=unit, to_unit=self._unit).group
+    def _conversion(self, relation: NeighbouringRelation, unit: str, rows_per_person: int | None) -> Conversion:
+        """How a guarantee under ``relation`` and ``unit`` gives one under the ledger's: ``k`` steps (or refuse)."""
+        return conversion(
+            from_relation=relation,
+            to_relation=self._relation,
+            from_unit=unit,
+            to_unit=self._unit,
+            rows_per_person=rows_per_person,
+        )
 
     def cost(self, entries) -> Charge:
         """The (ε, δ) that ``entries`` (a sequence of :class:`LedgerEntry`) cost together, and by which accounting.
@@ -492,7 +558,7 @@ class BudgetLedger:
     def _per_release(self, entry: LedgerEntry) -> _PerRelease:
         """What one release of ``entry`` adds to each accounting of the ledger's method, under the ledger's relation."""
         m = accountable(entry.mechanism)
-        group = self._group(entry.relation, entry.unit)
+        group = self._conversion(entry.relation, entry.unit, entry.rows_per_person).group
         if group > 1:
             stand_in = accounting_for(m).for_group(m, group)  # the same noise at k times the sensitivity, or kε
             if stand_in is not None:
@@ -515,6 +581,7 @@ class BudgetLedger:
                     to_relation=self._relation,
                     from_unit=entry.unit,
                     to_unit=self._unit,
+                    rows_per_person=entry.rows_per_person,
                 )
         if group == 1:
             rdp = release_rdp(m, self._orders) if "rdp" in accountings else None
@@ -582,6 +649,32 @@ class BudgetLedger:
         """What each entry costs on its own, oldest first (:meth:`entry_cost` of every index)."""
         return tuple(self._own)
 
+    def by_unit(self) -> tuple[UnitTotal, ...]:
+        """The entries grouped by their own unit of privacy: what each group costs together, and how it was converted.
+
+        One :class:`UnitTotal` per unit among the entries, in the order each first appears. Each charge is
+        under the ledger's relation and unit, by the ledger's method over that group's entries alone (from the
+        terms computed when they were recorded). The groups' charges need not add up to :meth:`charge`: RDP,
+        zCDP and exact composition count releases together for less than apart; basic composition adds up.
+        """
+        groups: dict[str, list[int]] = {}
+        for index, entry in enumerate(self._entries):
+            groups.setdefault(entry.unit, []).append(index)
+        totals = []
+        for unit, indices in groups.items():
+            entries = [self._entries[i] for i in indices]
+            rules = [e.conversion for e in entries if e.converted]
+            totals.append(
+                UnitTotal(
+                    unit,
+                    len(entries),
+                    sum(e.count for e in entries),
+                    self._charge_of(_Totals().plus((self._units[i], self._entries[i].count) for i in indices)),
+                    tuple(dict.fromkeys(rules)),
+                )
+            )
+        return tuple(totals)
+
     def remove(self, index: int) -> LedgerEntry:
         """Forget the entry at ``index`` (oldest is 0) and return it: the releases it stood for are not undone,
         so use this to correct a recording, not to free budget already spent in public."""
@@ -614,11 +707,12 @@ class BudgetLedger:
         release_delta: float | None = None,
         relation: NeighbouringRelation | None = None,
         unit: str | None = None,
+        rows_per_person: int | None = None,
     ) -> bool:
         """Whether :meth:`spend` would accept ``count`` releases of ``mechanism`` (False also when it would refuse
         their relation or unit, or the ledger is full; :meth:`spend` says why)."""
         try:
-            entries = [self._entry(mechanism, count, "", release_delta, relation, unit)]
+            entries = [self._entry(mechanism, count, "", release_delta, relation, unit, rows_per_person)]
         except RelationError:
             return False
         return self._accepts(entries)
@@ -631,11 +725,12 @@ class BudgetLedger:
         release_delta: float | None = None,
         relation: NeighbouringRelation | None = None,
         unit: str | None = None,
+        rows_per_person: int | None = None,
     ) -> bool:
         """Whether :meth:`spend_all` would accept these releases together (False also when it would refuse their
         relation or unit)."""
         try:
-            entries = self._entries_for(mechanisms, count, "", release_delta, relation, unit)
+            entries = self._entries_for(mechanisms, count, "", release_delta, relation, unit, rows_per_person)
         except RelationError:
             return False
         return self._accepts(entries)
@@ -657,6 +752,7 @@ class BudgetLedger:
         release_delta: float | None = None,
         relation: NeighbouringRelation | None = None,
         unit: str | None = None,
+        rows_per_person: int | None = None,
     ) -> BudgetLedger:
         """Record ``count`` releases of ``mechanism``, or refuse them if they would exceed the budget.
 
@@ -675,9 +771,17 @@ class BudgetLedger:
             kind's (:func:`~dpcore.accounting.per_release.relation_of`): a
             Laplace histogram calibrated to replace-one sensitivity 2 is
             ``REPLACE_ONE``.
-        unit : {"record", "client"}, optional
+        unit : {"record", "client", "person"}, optional
             The unit of privacy of the release's guarantee, when not its
-            kind's (``"record"``): a client-level DP-FedAvg run is ``"client"``.
+            kind's (``"record"``): a client-level DP-FedAvg run is ``"client"``,
+            a count calibrated to one person's bounded contribution ``"person"``.
+        rows_per_person : int, optional
+            The declared most rows of one person, in [1, inf): a record-level
+            release charged to a person-level ledger counts as a group of that
+            many records (:func:`dpcore.neighbours.conversion`); without it,
+            such a release is refused. A fact the release must have enforced
+            (or that holds by construction), stated by the caller, never read
+            from the data here.
 
         Returns
         -------
@@ -694,7 +798,8 @@ class BudgetLedger:
             If the release's guarantee gives none under the ledger's relation and
             unit (a ``ValueError``, one sentence); the ledger is unchanged.
         """
-        return self._record([self._entry(mechanism, count, label, release_delta, relation, unit)], label)
+        entry = self._entry(mechanism, count, label, release_delta, relation, unit, rows_per_person)
+        return self._record([entry], label)
 
     def spend_all(
         self,
@@ -705,6 +810,7 @@ class BudgetLedger:
         release_delta: float | None = None,
         relation: NeighbouringRelation | None = None,
         unit: str | None = None,
+        rows_per_person: int | None = None,
     ) -> BudgetLedger:
         """Record several releases together, all or nothing: ``count`` of each of ``mechanisms``.
 
@@ -722,7 +828,7 @@ class BudgetLedger:
             Number of releases of each, in [1, inf).
         release_delta : float, optional
             As in :meth:`spend`, for every Gaussian among them.
-        relation, unit : optional
+        relation, unit, rows_per_person : optional
             As in :meth:`spend`, for every one of them (default: each its kind's).
 
         Returns
@@ -751,17 +857,22 @@ class BudgetLedger:
         ...
         dpcore.accounting.ledger.BudgetError: spend refused (basic accounting, basic composition being the tightest): ...
         """
-        entries = self._entries_for(mechanisms, count, label, release_delta, relation, unit)
+        entries = self._entries_for(mechanisms, count, label, release_delta, relation, unit, rows_per_person)
         return self._record(entries, label if isinstance(label, str) else "; ".join(map(str, label)))
 
-    def _entries_for(self, mechanisms, count, label, release_delta, relation=None, unit=None) -> list[LedgerEntry]:
+    def _entries_for(
+        self, mechanisms, count, label, release_delta, relation=None, unit=None, rows_per_person=None
+    ) -> list[LedgerEntry]:
         if isinstance(mechanisms, (str, bytes)) or not hasattr(mechanisms, "__iter__"):
             raise TypeError(f"mechanisms must be a sequence of releases, got {type(mechanisms).__name__}")
         mechanisms = list(mechanisms)
         labels = [label] * len(mechanisms) if isinstance(label, str) else list(label)
         if len(labels) != len(mechanisms):
             raise ValueError(f"label must be a str or one str per release ({len(mechanisms)}), got {len(labels)}")
-        entries = [self._entry(m, count, text, release_delta, relation, unit) for m, text in zip(mechanisms, labels)]
+        entries = [
+            self._entry(m, count, text, release_delta, relation, unit, rows_per_person)
+            for m, text in zip(mechanisms, labels)
+        ]
         if not entries:
             raise ValueError("mechanisms must contain at least one release, got none")
         return entries
@@ -787,7 +898,10 @@ class BudgetLedger:
                 unit=self._unit,
             )
         own = [self._charge_of(_Totals().plus([release])) for release in units]
-        self._entries.extend(replace(entry, cost=cost) for entry, cost in zip(entries, own))
+        self._entries.extend(
+            replace(entry, cost=cost, conversion=self._conversion(entry.relation, entry.unit, entry.rows_per_person))
+            for entry, cost in zip(entries, own)
+        )
         self._units.extend(unit for unit, _ in units)
         self._own.extend(own)
         self._totals, self._charge = totals, after
@@ -801,12 +915,13 @@ class BudgetLedger:
         limit: int = 10**9,
         relation: NeighbouringRelation | None = None,
         unit: str | None = None,
+        rows_per_person: int | None = None,
     ) -> int:
         """The largest number of further releases of ``mechanism`` that fit (0 if none, at most ``limit``; 0 also
         when the ledger refuses their relation or unit)."""
         limit = check_int(limit, "limit", minimum=1)
         try:
-            entry = self._entry(mechanism, 1, "", release_delta, relation, unit)
+            entry = self._entry(mechanism, 1, "", release_delta, relation, unit, rows_per_person)
         except RelationError:
             return 0
         one = self._per_release(entry)  # what one release adds, once
