@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import dataset, frame, state, uploads
+from explorer import dataset, frame, state, unit, uploads
 from explorer.markup import md, number
 
 
@@ -78,6 +78,7 @@ def render() -> None:
     st.title("Data")
     choose_dataset()
     show_profile()
+    unit.section()
 
 
 frame.run_page(render)

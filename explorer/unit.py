@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_ROWS",
     "MAX_ROWS",
     "declare",
+    "section",
     "current",
     "persons",
     "words",
@@ -93,6 +94,18 @@ def declare(container=None) -> PrivacyUnit:
             c3,
         )
     return PrivacyUnit(str(ident), ContributionBounds(max_rows=rows))
+
+
+def section() -> PrivacyUnit:
+    """The Data page's declaration: a heading, the widgets, and the sidebar's line (one call from the page)."""
+    st.subheader("Who is protected")
+    st.caption(
+        "Say once who every release must protect: one row, or a person with many rows. The Central and Local DP "
+        "pages follow it (and show it under their titles), and every label and file they make says it."
+    )
+    declared = declare()
+    sidebar_line(declared)
+    return declared
 
 
 def current() -> PrivacyUnit:
