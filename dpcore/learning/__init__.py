@@ -7,6 +7,8 @@ Modules, each findable by name:
 * :mod:`~dpcore.learning.noisy_gd`: full-batch noisy gradient descent calibrated to a total (ε, δ) under
   any accounting of :mod:`dpcore.accounting`, the sweep over iterations and the ε frontier.
 * :mod:`~dpcore.learning.dp_sgd`: DP-SGD with Poisson sampling (Abadi et al. 2016).
+* :mod:`~dpcore.learning.user_level`: user-level DP-SGD, a person with all of their rows as the unit (McMahan et
+  al. 2018): Poisson-sampled persons, each person's mean row gradient clipped.
 * :mod:`~dpcore.learning.fedavg`: DP-FedAvg with client-level privacy (McMahan et al. 2018), the clients
   splitters, and the tutorial recipe that is not private with the demonstration of why.
 * :mod:`~dpcore.learning.result`: :class:`TrainingResult` and the majority baseline.
@@ -49,6 +51,7 @@ from dpcore.learning.noisy_gd import (
     nonprivate_gradient_descent,
 )
 from dpcore.learning.result import Baseline, TrainingResult, majority_baseline
+from dpcore.learning.user_level import UserLevelSGD, person_gradients, person_rows, user_level_dp_sgd
 
 __all__ = [
     # logistic regression and clipping
@@ -74,6 +77,11 @@ __all__ = [
     # DP-SGD
     "poisson_batches",
     "dp_sgd",
+    # user-level DP-SGD
+    "UserLevelSGD",
+    "person_rows",
+    "person_gradients",
+    "user_level_dp_sgd",
     # federated averaging
     "split_by_group",
     "split_at_random",
