@@ -73,16 +73,23 @@ from dpcore.validation import (
 __all__ = [
     "OTHER",
     "STATISTICS",
+    "SELECTION_FACT",
+    "THRESHOLD_FACT",
     "dp_person_count",
     "dp_person_sum",
     "dp_person_mean",
     "GroupByResult",
+    "group_by_cost",
     "group_by",
+    "check_group_by_publication",
     "publish_group_by",
 ]
 
 #: What a group-by computes per group.
 STATISTICS = ("count", "sum", "mean")
+#: The names of a published group-by's facts that say how its groups were chosen (the threshold: None, no fact).
+SELECTION_FACT = "partition selection"
+THRESHOLD_FACT = "threshold on the noisy count of distinct persons"
 
 
 # ---------------------------------------------------------------------------------------------- user-level queries
@@ -280,6 +287,67 @@ def dp_person_mean(
 # ---------------------------------------------------------------------------------------------- group-by
 
 
+def group_by_cost(
+    epsilon: float,
+    *,
+    statistic: str = "count",
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    selection: PartitionSelection | None = None,
+    split: float = 0.5,
+) -> tuple[float, float]:
+    """The (ε, δ) a group-by costs, known before anything is read or drawn: the aggregates', plus the selection's.
+
+    The noisy aggregates cost ``(ε, δ)`` of their family (δ = 0 for a pure ε-DP family; a mean's sums and counts
+    share them, :func:`dpcore.queries.split_mean_budget`); a partition selection adds its own ε and the δ it spends,
+    computed from its threshold or recursion (:attr:`~dpcore.partition_selection.PartitionSelection.delta_spent`),
+    by sequential composition (Dwork & Roth 2014, Theorem 3.16). :func:`group_by` and :func:`publish_group_by`
+    report exactly this cost, so a publication log charged it before the draw holds what the release says.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the noisy aggregates, in (0, inf).
+    statistic : {"count", "sum", "mean"}, default "count"
+    mechanism : str, default "laplace"
+        A central family's key (:data:`dpcore.queries.MECHANISMS`).
+    delta : float, optional
+        δ of the aggregates in (0, 1), required by an (ε, δ) family.
+    selection : PartitionSelection, optional
+        The partition selection (None: declared keys, which cost nothing more).
+    split : float, default 0.5
+        A mean's share of ε (and δ) for the sums, in (0, 1).
+
+    Returns
+    -------
+    (float, float)
+        The total ε and δ under add/remove one person (or one record).
+
+    Examples
+    --------
+    >>> group_by_cost(1.0)  # declared keys, Laplace noise
+    (1.0, 0.0)
+    >>> from dpcore.partition_selection import LaplaceThresholding
+    >>> eps, delta = group_by_cost(1.0, selection=LaplaceThresholding(0.5, 1e-6))
+    >>> eps, round(delta / 1e-6, 9)
+    (1.5, 1.0)
+    """
+    epsilon = check_epsilon(epsilon)
+    statistic = check_choice(statistic, "statistic", STATISTICS)
+    family = families.family(check_choice(mechanism, "mechanism", MECHANISMS))
+    delta = family.delta(delta)
+    if selection is not None and not isinstance(selection, PartitionSelection):
+        raise TypeError(f"selection must be a PartitionSelection, got {type(selection).__name__}")
+    if statistic == "mean":
+        budget = split_mean_budget(epsilon, split, delta)
+        spent = (budget.sum_delta or 0.0) + (budget.count_delta or 0.0)
+    else:
+        spent = delta or 0.0
+    if selection is None:
+        return float(epsilon), float(spent)
+    return float(epsilon + selection.epsilon), float(spent + selection.delta_spent)
+
+
 @dataclass(frozen=True, eq=False)
 class GroupByResult:
     """A group-by's released groups and their noisy values (and, in a simulation, their true values beside).
@@ -467,25 +535,20 @@ def _prepare(
         released = chosen[np.argsort(np.array([labels_all[i] for i in chosen], dtype=object), kind="stable")]
     labels = tuple(labels_all[i] for i in released)
     parts = []
-    spent_delta = 0.0
     if statistic == "count":
         parts.append((counts[released], _noise(family, epsilon, bounds.histogram_sensitivity(), delta)))
-        spent_delta += delta or 0.0
     else:
         sums = np.bincount(kept_codes, weights=np.clip(row_values[kept_rows], lower, upper), minlength=g)
         if statistic == "sum":
             parts.append((sums[released], _noise(family, epsilon, bounds.group_sum_sensitivity(lower, upper), delta)))
-            spent_delta += delta or 0.0
         else:
             budget = split_mean_budget(epsilon, split, delta)
             sum_sens, count_sens = bounds.group_mean_sensitivities(lower, upper)
             parts.append((sums[released], _noise(family, budget.sum_epsilon, sum_sens, budget.sum_delta)))
             parts.append((counts[released], _noise(family, budget.count_epsilon, count_sens, budget.count_delta)))
-            spent_delta += (budget.sum_delta or 0.0) + (budget.count_delta or 0.0)
-    total_epsilon, total_delta = epsilon, spent_delta
-    if selection is not None:
-        total_epsilon += selection.epsilon
-        total_delta += selection.delta_spent
+    total_epsilon, total_delta = group_by_cost(
+        epsilon, statistic=statistic, mechanism=mechanism, delta=delta, selection=selection, split=split
+    )
     return _Prepared(
         labels,
         tuple(parts),
@@ -621,6 +684,52 @@ def group_by(
     )
 
 
+def check_group_by_publication(mechanism: str, bounds: ContributionBounds | None = None) -> families.Family:
+    """The family ``mechanism`` names if a group-by can be published with it and these bounds; else one sentence.
+
+    A publication draws each entry on a lattice with exact discrete noise (:mod:`dpcore.lattice`), whose guarantee
+    holds entry by entry: a family with no lattice (the staircase) is refused, and so is an ℓ2 family (the Gaussian)
+    with more than one group per person (its noise is calibrated to the vector of a person's L₀ groups; the ℓ1
+    families compose those entries, see the module notes). :func:`publish_group_by` checks this first; a page asks
+    it before offering the button.
+
+    Parameters
+    ----------
+    mechanism : str
+        A central family's key (:data:`dpcore.queries.MECHANISMS`).
+    bounds : ContributionBounds, optional
+        The contribution bounds (None: one row per person, L₀ = 1).
+
+    Returns
+    -------
+    dpcore.families.Family
+
+    Raises
+    ------
+    ValueError
+        In one sentence naming what cannot be published.
+
+    Examples
+    --------
+    >>> check_group_by_publication("laplace", ContributionBounds(max_groups=3)).name
+    'Laplace'
+    """
+    family = families.family(check_choice(mechanism, "mechanism", MECHANISMS))
+    if family.lattice is None:
+        raise ValueError(
+            f"mechanism must be one published on a lattice, got {mechanism!r} ({family.name} noise is simulated here, "
+            "not published)"
+        )
+    if bounds is not None and not isinstance(bounds, ContributionBounds):
+        raise TypeError(f"bounds must be a ContributionBounds, got {type(bounds).__name__}")
+    if family.norm == "L2" and bounds is not None and bounds.max_groups > 1:
+        raise ValueError(
+            f"max_groups must be 1 to publish a group-by with {family.name} noise (each entry is published on its "
+            f"own lattice; several groups per person need an ℓ1 family such as Laplace), got {bounds.max_groups}"
+        )
+    return family
+
+
 def publish_group_by(
     groups,
     epsilon: float,
@@ -655,17 +764,7 @@ def publish_group_by(
         ``query`` "group-by <statistic>", one value per released group (labels: the groups), the total (ε, δ)
         under add/remove one person (or one record without ``persons``), the declared facts and the threshold.
     """
-    family = families.family(check_choice(mechanism, "mechanism", MECHANISMS))
-    if family.lattice is None:
-        raise ValueError(
-            f"mechanism must be one published on a lattice, got {mechanism!r} ({family.name} noise is simulated here, "
-            "not published)"
-        )
-    if family.norm == "L2" and bounds is not None and bounds.max_groups > 1:
-        raise ValueError(
-            f"bounds.max_groups must be 1 to publish with {family.name} noise (each entry is published on its own "
-            f"lattice; several groups per person need an ℓ1 family), got {bounds.max_groups}"
-        )
+    family = check_group_by_publication(mechanism, bounds)
     secure = SecureGenerator()
     prepared = _prepare(
         groups,
@@ -703,8 +802,8 @@ def publish_group_by(
     else:
         sel = prepared.selection
         threshold = "none (each group kept with probability π(n))" if sel.threshold is None else f"{sel.threshold:.6g}"
-        facts.append(PublicFact("partition selection", sel.words(), "declared"))
-        facts.append(PublicFact("threshold on the noisy count of distinct persons", threshold, "fixed"))
+        facts.append(PublicFact(SELECTION_FACT, sel.words(), "declared"))
+        facts.append(PublicFact(THRESHOLD_FACT, threshold, "fixed"))
     grid = "lattice (exact discrete noise)"
     return Release(
         query=f"group-by {prepared.statistic}",

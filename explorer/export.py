@@ -44,6 +44,7 @@ COUNTING_QUERIES = frozenset(
         "counts per period",
         "range counts",
         "local counts",
+        "group-by count",
     }
 )
 

@@ -17,7 +17,7 @@ from dpcore.contributions import ContributionBounds, bound_contributions
 from dpcore.groupby import group_by
 from dpcore.limits import MAX_CATEGORIES
 from dpcore.partition_selection import SELECTIONS, selection
-from explorer import charts, state, widgets
+from explorer import charts, people_publish, state, widgets
 from explorer.markup import md, plain_sentence
 
 #: The L₀'s drawn as curves (each person in at most this many groups), beside the chosen one.
@@ -105,6 +105,7 @@ def groups_view(persons: np.ndarray, person: str) -> None:
         "and the threshold, never what it dropped."
     )
     curves(persons, column, key, eps, delta, l0, seed)
+    people_publish.publish_section(persons, person, column, chosen, l0)
 
 
 def curves(persons, column: str, key: str, eps: float, delta: float, l0: int, seed: list[int]) -> None:

@@ -73,8 +73,8 @@ def action(
     missing: str | None,
     relation: NeighbouringRelation = ADD_REMOVE,
     unit: str = UNIT_RECORD,
-) -> None:
-    """The button and what was published, inside :func:`section`.
+) -> list[Release] | None:
+    """The button and what was published, inside :func:`section`; returns the releases shown (None before any).
 
     ``cost`` is the (ε, δ) of the publication under its own ``relation`` and ``unit``, known before anything is
     drawn; ``draw`` makes it (a call to :mod:`dpcore.publish`); ``missing`` is the sentence of what is not declared
@@ -130,6 +130,8 @@ def action(
     shown = st.session_state.get(_SHOWN + key)
     if shown and shown[:2] == (fingerprint, what):  # the publication of this statistic on this data, not another's
         _show(key, *shown[2:])
+        return shown[2]
+    return None
 
 
 def over_budget(exc: BudgetError) -> str:

@@ -91,7 +91,7 @@ from dpcore.bound_tradeoff import count_tradeoff, private_bound, publish_private
 from dpcore.contributions import ContributionBounds
 from dpcore.families import lowest_variance_local
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
-from dpcore.groupby import dp_person_count, dp_person_mean, dp_person_sum, group_by, publish_group_by
+from dpcore.groupby import dp_person_count, dp_person_mean, dp_person_sum, group_by, group_by_cost, publish_group_by
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.learning import (
     adversarial_client_influence,
@@ -308,6 +308,7 @@ CALLS = {
         "epsilon": lambda e: dp_person_mean(COLUMN, PERSONS, 0.0, 10.0, e, 0, bounds=PERSON_BOUNDS)
     },
     "dpcore.groupby.group_by": {"epsilon": lambda e: group_by(["a", "b", "a"], e, 0, keys=["a", "b"])},
+    "dpcore.groupby.group_by_cost": {"epsilon": lambda e: group_by_cost(e)},
     "dpcore.groupby.publish_group_by": {"epsilon": lambda e: publish_group_by(["a", "b", "a"], e, keys=["a", "b"])},
     "dpcore.partition_selection.PartitionSelection": {"epsilon": lambda e: PartitionSelection(e, 1e-5)},
     "dpcore.partition_selection.LaplaceThresholding": {"epsilon": lambda e: LaplaceThresholding(e, 1e-5)},

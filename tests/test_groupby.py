@@ -198,7 +198,7 @@ def test_publication_refuses_what_it_cannot_publish_exactly():
     with pytest.raises(ValueError, match="mechanism must be one published on a lattice, got 'staircase'"):
         publish_group_by(TOWNS, 1.0, keys=keys, mechanism="staircase")
     b = ContributionBounds(max_groups=2)
-    with pytest.raises(ValueError, match="bounds.max_groups must be 1 to publish with Gaussian noise"):
+    with pytest.raises(ValueError, match="max_groups must be 1 to publish a group-by with Gaussian noise"):
         publish_group_by(TOWNS, 1.0, persons=PERSONS, bounds=b, keys=keys, mechanism="gaussian", delta=1e-6)
     rel = publish_group_by(TOWNS, 1.0, keys=keys, mechanism="gaussian", delta=1e-6)
     assert rel.delta == pytest.approx(1e-6, rel=1e-3) and rel.unit == UNIT_RECORD

@@ -10,12 +10,13 @@ import pytest
 
 from dpcore.bound_tradeoff import count_tradeoff, sum_tradeoff
 from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
-from dpcore.groupby import group_by
+from dpcore.groupby import group_by, group_by_cost
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
 from dpcore.partition_selection import selection
 from dpcore.publish import publish_count
-from explorer import people_groups, publishing, state
+from explorer import people_groups, people_publish, publishing, state
 from explorer.dataset import load_demo
+from explorer.export import rounded
 from tests.apptest import PAGES, assert_clean, metric, open_page
 
 VISITS = load_demo("visits")
@@ -165,3 +166,142 @@ def test_the_views_rerun_in_under_half_a_second_on_the_visits_demo():
         times.append(time.perf_counter() - start)
     assert_clean(at)
     assert np.median(times) < 0.5, times
+
+
+# ---------------------------------------------------------------------------------------------- publishing a group-by
+
+PUBLISH = "ppl_gb_publish"
+
+
+def _published(at) -> list:
+    return publishing.publication_log().releases(_fingerprint(at))
+
+
+def _page_text(at) -> str:
+    """Every text the page shows, its tables' cells included."""
+    parts = [e.value for e in (*at.markdown, *at.caption, *at.info, *at.warning, *at.success)]
+    parts += [d.value.to_csv() for d in at.dataframe]
+    return " ".join(parts)
+
+
+def test_a_group_by_is_published_charged_first_and_labelled_one_person():
+    link = dict(ppl_view=GROUPS_VIEW, ppl_group="clinic", ppl_sel_epsilon=1.0, ppl_sel_delta=1e-6, ppl_gb_epsilon=0.5)
+    at = open_people(**link)
+    assert not at.success and not _published(at)  # nothing drawn before the click
+    at.button(key=PUBLISH).click().run()
+    assert_clean(at)
+    (release,) = _published(at)
+    cost = group_by_cost(0.5, selection=selection("optimal", 1.0, 1e-6, 1))
+    log = publishing.publication_log()
+    assert tuple(log.spent(_fingerprint(at))) == pytest.approx(cost) and cost[1] > 0  # the selection's δ, charged
+    assert log.guarantee(_fingerprint(at)) == (ADD_REMOVE, UNIT_PERSON)
+    assert release.unit == UNIT_PERSON and release.query == "group-by count"
+    # the table shown is the release the log holds, in whole units (a count) by the one rounding rule
+    table = next(d.value for d in at.dataframe if list(d.value.columns) == ["label", "released value"])
+    assert list(table["label"]) == list(release.labels)
+    assert list(table["released value"]) == rounded(list(release.values), release.noise_std, release.query)
+    assert all(float(v).is_integer() for v in table["released value"])
+    assert any("under add/remove one person" in s.value for s in at.success)
+    said = next(m.value for m in at.markdown if "groups kept" in m.value).replace("\\", "")  # markdown escapes
+    assert f"**{len(release.labels):,} groups kept**" in said and "never what it dropped" in said
+    assert "none (each group kept with probability π(n))" in said  # the optimal mechanism has no threshold
+
+
+def test_two_publications_give_different_noise_each_charged_in_full():
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_group="clinic", ppl_gb_keys_from=people_publish.KEYS[1],
+                     ppl_gb_keys="Airport\nHarbour\nNorthside\nOld Town", ppl_gb_epsilon=0.5)  # fmt: skip
+    at.button(key=PUBLISH).click().run()
+    at.button(key=PUBLISH).click().run()
+    first, second = _published(at)
+    assert first.labels == second.labels == ("Airport", "Harbour", "Northside", "Old Town")
+    # the same declared query, fresh secure noise: Laplace of scale 2 on a 2^-k lattice, four entries equal twice
+    # with probability below 10^-3 (each equal value has probability at most 1/(2·scale)·(lattice step) ≤ 1/4)
+    assert first.values != second.values
+    assert publishing.publication_log().spent(_fingerprint(at)).epsilon == pytest.approx(1.0)
+
+
+def test_declared_keys_are_typed_never_filled_and_an_absent_key_is_a_noisy_zero():
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_group="clinic", ppl_gb_keys_from=people_publish.KEYS[1])
+    assert at.button(key=PUBLISH).disabled  # no key declared yet: one sentence, nothing drawn
+    assert any("declare the categories" in i.value for i in at.info)
+    assert not [b for b in at.button if "fill" in b.label.lower()]  # no list is read from the file
+    assert at.text_area(key="ppl_gb_keys").value == ""
+    at.text_area(key="ppl_gb_keys").set_value("Airport\nAtlantis").run()
+    at.button(key=PUBLISH).click().run()
+    assert_clean(at)
+    (release,) = _published(at)
+    assert release.labels == ("Airport", "Atlantis")  # Atlantis holds nobody: published all the same
+    assert dict((f.name, f.value) for f in release.public)["group keys"] == "Airport, Atlantis"
+    assert any("**2 groups published**" in m.value for m in at.markdown)
+
+
+def test_a_sum_needs_declared_bounds_and_its_cost_is_dpcore_s():
+    link = dict(ppl_view=GROUPS_VIEW, ppl_group="reason", ppl_gb_statistic="Sum of a numeric column",
+                ppl_gb_value="cost", ppl_gb_linf=3, ppl_gb_epsilon=2.0)  # fmt: skip
+    at = open_people(**link)
+    assert at.button(key=PUBLISH).disabled
+    at.number_input(key="ppl_gb_lower_cost").set_value(0.0).run()
+    at.number_input(key="ppl_gb_upper_cost").set_value(300.0).run()
+    button = at.button(key=PUBLISH)
+    cost = group_by_cost(2.0, statistic="sum", selection=selection("optimal", 1.0, 1e-5, 1))
+    assert not button.disabled and f"ε = {cost[0]:.4g}, δ = {cost[1]:.2g}" in button.label
+    button.click().run()
+    (release,) = _published(at)
+    facts = dict((f.name, f.value) for f in release.public)
+    assert facts["clipping bounds"] == "[0, 300]"
+    assert facts["contribution bounds"] == "at most 1 group(s) per person and 3 row(s) per person in each"
+    assert release.query == "group-by sum" and release.unit == UNIT_PERSON
+
+
+def test_gaussian_noise_with_several_groups_per_person_is_refused_in_one_sentence():
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_group="clinic", ppl_l0=2, ppl_gb_noise="gaussian")
+    assert_clean(at)
+    said = [i.value for i in at.info if "most groups per person must be 1" in i.value]
+    assert len(said) == 1 and "\n" not in said[0]
+    assert not [b for b in at.button if b.key == PUBLISH]
+
+
+def test_over_budget_nothing_is_drawn_nothing_charged_nothing_shown():
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_group="clinic", ppl_gb_epsilon=5.0)
+    log = publishing.publication_log()
+    log.set_budget(_fingerprint(at), 2.0, log.budget(_fingerprint(at)).delta, reason="test")
+    at.button(key=PUBLISH).click().run()
+    assert any(w.value.startswith("Not published") for w in at.warning)
+    assert not _published(at) and log.spent(_fingerprint(at)).epsilon == 0.0
+    assert not at.success and not any(list(d.value.columns) == ["label", "released value"] for d in at.dataframe)
+    assert not any("groups kept" in m.value for m in at.markdown)
+
+
+def test_the_table_appears_only_once_the_log_has_stored_it(monkeypatch):
+    # a log whose commit fails after the draw: the drawn release must not reach the page
+    from explorer.publication_log import PublicationLog
+
+    real = PublicationLog.publish
+
+    def failing(self, *args, **kwargs):
+        real(self, *args, **kwargs)  # drawn and stored ...
+        raise OSError("disk full")  # ... but the log says it failed: the page shows nothing
+
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_group="clinic")
+    monkeypatch.setattr(PublicationLog, "publish", failing)
+    at.button(key=PUBLISH).click().run()
+    assert any("Not published" in w.value for w in at.warning)
+    assert not at.success and not any(list(d.value.columns) == ["label", "released value"] for d in at.dataframe)
+
+
+def test_a_published_group_by_names_the_groups_it_kept_and_never_one_it_dropped():
+    link = dict(ppl_view=GROUPS_VIEW, ppl_group="visit_date", ppl_sel_epsilon=1.0, ppl_sel_delta=1e-5,
+                ppl_selection="laplace_thresholding", ppl_gb_epsilon=1.0)  # fmt: skip
+    at = open_people(**link)
+    at.button(key=PUBLISH).click().run()
+    assert_clean(at)
+    (release,) = _published(at)
+    dates = set(VISITS.frame["visit_date"].astype(str))
+    kept = set(release.labels)
+    assert 0 < len(kept) < len(dates)  # about 8 persons a day against a threshold of 12.5: some days dropped
+    shown = _page_text(at)
+    assert set(re.findall(r"2024-\d\d-\d\d", shown)) == kept  # every kept day in the table, no dropped one anywhere
+    threshold = selection("laplace_thresholding", 1.0, 1e-5, 1).threshold
+    said = next(m.value for m in at.markdown if "groups kept" in m.value).replace("\\", "")
+    assert f"**{len(kept):,} groups kept**" in said and f"{threshold:.6g}" in said
+    assert str(len(dates)) not in said and str(len(dates) - len(kept)) not in said  # nor how many were dropped
