@@ -1,8 +1,9 @@
 """The Accountant's teaching ledger: record the releases above, see what they cost together, export, start anew.
 
 The ledger is dpcore's :class:`~dpcore.accounting.BudgetLedger` (the tightest valid bound, under one neighbouring
-relation), kept per browser tab by :mod:`explorer.state`; its table and words are :mod:`explorer.budget`'s. This view
-lays out; it decides no privacy fact.
+relation and unit of privacy), kept per browser tab by :mod:`explorer.state`; its table and words are
+:mod:`explorer.budget`'s. What a release about another unit costs, and whether it is taken at all, is the ledger's
+rule (:func:`dpcore.neighbours.conversion`). This view lays out; it decides no privacy fact.
 """
 
 from __future__ import annotations
@@ -10,14 +11,24 @@ from __future__ import annotations
 import streamlit as st
 
 from dpcore import accounting
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_PERSON, UNIT_RECORD, UNITS
 from explorer import budget, state, widgets
 from explorer.export import to_safe_csv
 
-__all__ = ["RELATIONS", "ledger_section"]
+__all__ = ["RELATIONS", "UNIT_WORDS", "RELEASE_UNITS", "ledger_section"]
 
 #: The relations a session's ledger may be kept under.
 RELATIONS = (ADD_REMOVE, REPLACE_ONE)
+#: The units of privacy a session's ledger may be kept for, in words.
+UNIT_WORDS = {
+    UNIT_RECORD: "one record (one row)",
+    UNIT_PERSON: "one person (all their rows)",
+    UNIT_CLIENT: "one client (federated learning)",
+}
+#: The units the mechanism above may protect when it is recorded here.
+RELEASE_UNITS = (UNIT_RECORD, UNIT_PERSON)
+#: The bound on rows per person offered first (the session's unit declaration starts there too).
+DEFAULT_ROWS_PER_PERSON = 10
 
 
 def ledger_section(mech, label, k):
@@ -31,7 +42,29 @@ def ledger_section(mech, label, k):
         st.markdown(
             f"Record **{k:,} release(s)** of {budget.describe(mech)} (the mechanism above) in this tab's ledger."
         )
-        budget.record_release(mech, count=k, label=label, key="acc")
+        own = st.radio(
+            "Its ε protects",
+            RELEASE_UNITS,
+            format_func=lambda u: UNIT_WORDS[u],
+            horizontal=True,
+            key="acc_release_unit",
+            help="One record: the noise is calibrated to one row. One person: to all of one person's (bounded) rows. "
+            f"The ledger counts under {led.relation.words(led.unit)}, and converts or refuses a release about "
+            "another unit.",
+        )
+        rows = None
+        if own == UNIT_RECORD and led.unit == UNIT_PERSON:
+            rows = widgets.whole_number(
+                "At most m rows per person (declared)",
+                1,
+                100_000,
+                DEFAULT_ROWS_PER_PERSON,
+                "acc_rows_per_person",
+                "A fact about the data the release must have enforced: a person is then at most m records, and the "
+                "ledger counts the release m times (group privacy). Without it a per-record ε says nothing about a "
+                "person.",
+            )
+        budget.record_release(mech, count=k, label=label, key="acc", unit=own, rows_per_person=rows)
         if st.button("Forget every recorded release", key="acc_reset", help="Empties the ledger; the budget stays."):
             led.reset()
         st.caption(
@@ -54,6 +87,20 @@ def ledger_section(mech, label, k):
                 f"Counted by {budget.charge_words(charge)}: the smallest of the valid bounds"
                 + (f" (the others: {others})." if others else ".")
             )
+        by_unit = led.by_unit()
+        if len(by_unit) > 1 or any(t.conversions for t in by_unit):
+            st.markdown(f"**By unit of privacy** (each counted under {led.relation.words(led.unit)}):")
+            st.dataframe(
+                budget.unit_totals(led),
+                hide_index=True,
+                key="acc_units",
+                column_config={
+                    "ε together": st.column_config.NumberColumn(format="%.4g"),
+                    "δ together": st.column_config.NumberColumn(format="%.2g"),
+                },
+            )
+            for sentence in budget.conversion_sentences(led):
+                st.caption(sentence)
         table = budget.ledger_table(led)
         st.dataframe(
             table,
@@ -74,8 +121,8 @@ def ledger_section(mech, label, k):
             r4.download_button(
                 "Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json"
             )
-    with st.expander("Change the total budget, the accounting or the neighbouring relation"):
-        c1, c2, c3, c4 = st.columns(4)
+    with st.expander("Change the total budget, the accounting, the neighbouring relation or the unit"):
+        c1, c2, c3, c4, c5 = st.columns(5)
         eps = widgets.bound(
             c1.number_input,
             "Total ε",
@@ -115,10 +162,22 @@ def ledger_section(mech, label, k):
             "local (replace-one) release is refused. Replace one record: local releases as they are, central ones "
             "charged twice (a replacement is a removal and an addition).",
         )
+        unit = c5.selectbox(
+            "Unit of privacy",
+            UNITS,
+            format_func=lambda u: UNIT_WORDS[u],
+            key="acc_budget_unit",
+            help="Whom the total protects. One person: a person-level release is counted as it is, a record-level one "
+            "m times for a declared bound of m rows per person (refused without one). One record: a person-level "
+            "release counts twice (remove the person, add them back changed).",
+        )
         if led.entries:
             st.warning(f"A new ledger forgets the {len(led.entries)} recorded release(s).")
         if st.button(
             "Start a new ledger with this budget", key="acc_new_ledger", help="Replaces the session's ledger."
         ):
-            state.replace_ledger(state.new_ledger(eps, delta, method, relation))
+            new = accounting.BudgetLedger(
+                eps, delta, method, max_entries=state.LEDGER_MAX_ENTRIES, relation=relation, unit=unit
+            )
+            state.replace_ledger(new)
             st.rerun()  # the table and metrics above were drawn from the old ledger

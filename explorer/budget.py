@@ -10,7 +10,7 @@ import streamlit as st
 
 from dpcore import Gaussian, Laplace
 from dpcore.accounting import BudgetError, BudgetLedger, Charge
-from dpcore.accounting.ledger import LedgerFullError
+from dpcore.accounting.ledger import CONVERSION_RULE, LedgerFullError
 from dpcore.neighbours import RelationError
 from explorer import state
 from explorer.markup import md, plain_sentence
@@ -25,6 +25,8 @@ __all__ = [
     "noise_parameter",
     "ledger_summary",
     "ledger_table",
+    "unit_totals",
+    "conversion_sentences",
     "ledger_json",
 ]
 
@@ -58,16 +60,25 @@ def refusal_sentence(exc: BudgetError) -> str:
 
 
 def record_release(
-    mechanisms, count: int = 1, label: str = "", key: str = "", release_delta=None, relation=None, unit=None
+    mechanisms,
+    count: int = 1,
+    label: str = "",
+    key: str = "",
+    release_delta=None,
+    relation=None,
+    unit=None,
+    rows_per_person=None,
 ) -> None:
     """A button that records one release (or several together, all or none) in the session's ledger.
 
     ``mechanisms`` is one mechanism or a sequence of mechanisms released
     together (the sum and the count of a mean). ``relation`` and ``unit`` say under which neighbouring
     relation and unit the release's guarantee holds when its kind does not (dpcore's
-    ``per_release.relation_of``): a client-level FedAvg run, a replace-one histogram. The ledger converts
-    it to its own relation by group privacy or refuses it; a refusal, a spend over the budget, or one past
-    the ledger's number of entries is said in one sentence and the ledger is left unchanged.
+    ``per_release.relation_of``): a client-level FedAvg run, a replace-one histogram, a person-level count
+    (``unit="person"``). ``rows_per_person`` is the declared most rows of one person, which lets a person-level
+    ledger take a record-level release. The ledger converts it to its own relation and unit by group privacy
+    or refuses it; a refusal, a spend over the budget, or one past the ledger's number of entries is said in
+    one sentence and the ledger is left unchanged.
     """
     if not st.button(
         "Record in the teaching ledger",
@@ -77,7 +88,9 @@ def record_release(
     ):
         return
     parts = list(mechanisms) if isinstance(mechanisms, (list, tuple)) else [mechanisms]
-    where = {k: v for k, v in (("relation", relation), ("unit", unit)) if v is not None}
+    where = {
+        k: v for k, v in (("relation", relation), ("unit", unit), ("rows_per_person", rows_per_person)) if v is not None
+    }
     try:
         state.ledger().spend_all(parts, label=label, count=count, release_delta=release_delta, **where)
     except RelationError as exc:
@@ -144,6 +157,8 @@ def _entry_columns(led: BudgetLedger) -> dict[str, list]:
         "label": [entry.label for entry in entries],
         "count": [entry.count for entry in entries],
         "release": [describe(entry.mechanism) for entry in entries],
+        "holds under": [entry.relation.words(entry.unit) for entry in entries],
+        "converted": [f"k = {entry.conversion.group}" if entry.converted else "" for entry in entries],
         "ε on its own": [charge.epsilon for charge in own],
         "δ on its own": [charge.delta for charge in own],
         "counted by": [charge.accounting for charge in own],
@@ -155,6 +170,36 @@ def ledger_table(led: BudgetLedger) -> pd.DataFrame:
     return pd.DataFrame(_entry_columns(led))
 
 
+def unit_totals(led: BudgetLedger) -> pd.DataFrame:
+    """One row per unit of privacy among the entries: how many, what they cost together (under the ledger's relation
+    and unit, :meth:`~dpcore.accounting.BudgetLedger.by_unit`), and by which accounting."""
+    totals = led.by_unit()
+    return pd.DataFrame(
+        {
+            "unit": [f"one {t.unit}" for t in totals],
+            "entries": [t.entries for t in totals],
+            "releases": [t.releases for t in totals],
+            "ε together": [t.charge.epsilon for t in totals],
+            "δ together": [t.charge.delta for t in totals],
+            "counted by": [t.charge.accounting for t in totals],
+            "converted": [", ".join(f"k = {c.group}" for c in t.conversions) for t in totals],
+        }
+    )
+
+
+def conversion_sentences(led: BudgetLedger) -> list[str]:
+    """One sentence per unit whose entries the ledger converted to its own relation and unit: why, and by which rule
+    (the ledger's words, :data:`dpcore.accounting.ledger.CONVERSION_RULE`); empty when none was converted."""
+    sentences = []
+    for total in led.by_unit():
+        for rule in total.conversions:
+            sentences.append(
+                f"Entries about one {total.unit} were converted to {led.relation.words(led.unit)} with k = "
+                f"{rule.group}, because {rule.reason}; by {CONVERSION_RULE}."
+            )
+    return sentences
+
+
 def ledger_json(led: BudgetLedger) -> str:
     """The ledger as JSON: its budget, what all entries cost together (and by which accounting), and each entry.
 
@@ -164,8 +209,23 @@ def ledger_json(led: BudgetLedger) -> str:
     head = json.dumps(
         {
             "budget": {"epsilon": led.epsilon, "delta": led.delta, "method": led.method},
+            "neighbouring_relation": led.relation.words(led.unit),
+            "unit_of_privacy": led.unit,
             "spent": {"epsilon": charge.epsilon, "delta": charge.delta, "accounting": charge.accounting},
             "candidates": {name: {"epsilon": b.epsilon, "delta": b.delta} for name, b in charge.candidates},
+            "by_unit": [
+                {
+                    "unit": t.unit,
+                    "entries": t.entries,
+                    "releases": t.releases,
+                    "epsilon": t.charge.epsilon,
+                    "delta": t.charge.delta,
+                    "accounting": t.charge.accounting,
+                    "conversions": [{"k": c.group, "reason": c.reason} for c in t.conversions],
+                }
+                for t in led.by_unit()
+            ],
+            "conversion_rule": CONVERSION_RULE,
         },
         indent=2,
         ensure_ascii=False,

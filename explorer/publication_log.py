@@ -21,7 +21,12 @@ Rules of the log
   teaching; the log is the conservative record.
 - **One guarantee per dataset.** ε and δ add up only when they hold under the same neighbouring
   relation and unit of privacy. The first publication fixes both for its dataset; a release under
-  another relation or unit is refused (:func:`cost_under` is the one place that decides it).
+  another relation or unit is charged its group-privacy cost there, or refused where no rule gives
+  one (:func:`cost_under` is the one place that decides it, by :func:`dpcore.neighbours.conversion`):
+  a person-level release on a log kept per record counts twice its ε (remove the person, add them
+  back changed); a record-level release on a log kept per person is refused, since a release does not
+  carry a bound on rows per person. Each row keeps its own unit; :meth:`PublicationLog.by_unit`
+  totals the charges per unit, and says which were converted and why.
 - **All or nothing, before it is shown.** :meth:`PublicationLog.publish` takes the cost before the
   noise is drawn, checks it against the budget, draws, checks the releases cost no more than
   declared, and commits, in one ``BEGIN IMMEDIATE`` transaction: two tabs or two processes
@@ -63,7 +68,7 @@ from importlib import metadata
 import pandas as pd
 
 from dpcore.accounting import Budget, BudgetError, Charge
-from dpcore.neighbours import NeighbouringRelation, convert
+from dpcore.neighbours import NeighbouringRelation, conversion, convert
 from dpcore.randomness import Randomness
 from dpcore.release import PublicFact, Release
 from dpcore.validation import check_epsilon, check_probability
@@ -655,11 +660,14 @@ class PublicationLog:
 
         Columns: ``#`` (the log's id), ``publication`` (releases published together share it),
         ``time (UTC)`` (ISO 8601), ``dataset``, ``label``, ``query``, ``mechanism``, ``epsilon``,
-        ``delta``, ``neighbouring relation``, ``unit of privacy``, ``randomness``, ``released
-        labels`` and ``released values`` (JSON lists, one item per released number), ``public
-        facts`` (JSON), ``app version``.
+        ``delta`` (charged under the data's guarantee), ``neighbouring relation``, ``unit of privacy``
+        (the release's own), ``holds under`` (the two in words: ``add/remove one person``), ``converted``
+        (``k = 2`` when the charge is the release's group-privacy cost under the data's guarantee, else
+        empty), ``randomness``, ``released labels`` and ``released values`` (JSON lists, one item per
+        released number), ``public facts`` (JSON), ``app version``.
         """
         rows = self._rows(fingerprint)
+        held = self.guarantee(fingerprint)
         return pd.DataFrame(
             {
                 "#": [r["id"] for r in rows],
@@ -673,11 +681,40 @@ class PublicationLog:
                 "delta": pd.Series([r["delta"] for r in rows], dtype="float64"),
                 "neighbouring relation": [r["relation"] for r in rows],
                 "unit of privacy": [r["unit"] for r in rows],
+                "holds under": [NeighbouringRelation(r["relation"]).words(r["unit"]) for r in rows],
+                "converted": [_converted(r, held) for r in rows],
                 "randomness": [r["randomness"] for r in rows],
                 "released labels": [r["labels"] for r in rows],
                 "released values": [_json(list(_release(r).values)) for r in rows],
                 "public facts": [r["public"] for r in rows],
                 "app version": [r["app_version"] for r in rows],
+            }
+        )
+
+    def by_unit(self, fingerprint: str) -> pd.DataFrame:
+        """What was charged on this data per unit of privacy of the releases, in the order each unit first appears.
+
+        Columns: ``unit`` (the releases' own), ``releases``, ``epsilon`` and ``delta`` (their charges
+        under the data's guarantee, added up: basic composition, so the rows add up to :meth:`spent`),
+        ``converted`` (``k = 2`` when they were charged by group privacy, else empty) and ``why`` (the
+        conversion's reason, :func:`dpcore.neighbours.conversion`).
+        """
+        rows, held = self._rows(fingerprint), self.guarantee(fingerprint)
+        groups: dict[str, list] = {}
+        for r in rows:
+            groups.setdefault(r["unit"], []).append(r)
+        reasons = {
+            unit: {_converted(r, held): _reason(r, held) for r in group if _converted(r, held)}
+            for unit, group in groups.items()
+        }
+        return pd.DataFrame(
+            {
+                "unit": list(groups),
+                "releases": [len(g) for g in groups.values()],
+                "epsilon": pd.Series([math.fsum(r["epsilon"] for r in g) for g in groups.values()], dtype="float64"),
+                "delta": pd.Series([math.fsum(r["delta"] for r in g) for g in groups.values()], dtype="float64"),
+                "converted": [", ".join(reasons[u]) for u in groups],
+                "why": ["; ".join(reasons[u].values()) for u in groups],
             }
         )
 
@@ -709,6 +746,8 @@ class PublicationLog:
             },
             "neighbouring_relation": None if guarantee is None else guarantee[0].value,
             "unit_of_privacy": None if guarantee is None else guarantee[1],
+            "charged_under": None if guarantee is None else guarantee[0].words(guarantee[1]),
+            "by_unit": self.by_unit(fingerprint).to_dict(orient="records"),
             "budget_changes": [
                 dict(zip(("time", "epsilon", "delta", "previous_epsilon", "previous_delta", "reason"), c))
                 for c in changes
@@ -739,6 +778,26 @@ def _statements(script: str) -> list[str]:
             statements.append(pending.strip())
             pending = ""
     return statements
+
+
+def _conversion_of(row, held):
+    """How a stored row's own guarantee was charged under the data's (``held``: its relation and unit)."""
+    return conversion(
+        from_relation=NeighbouringRelation(row["relation"]),
+        to_relation=held[0],
+        from_unit=row["unit"],
+        to_unit=held[1],
+    )
+
+
+def _converted(row, held) -> str:
+    """``"k = 2"`` when a stored row was charged its group-privacy cost under the data's guarantee, else ``""``."""
+    group = _conversion_of(row, held).group
+    return f"k = {group}" if group > 1 else ""
+
+
+def _reason(row, held) -> str:
+    return _conversion_of(row, held).reason
 
 
 def _release(row) -> Release:

@@ -203,3 +203,50 @@ def test_the_link_shows_its_receiver_the_senders_numbers():
         opened = _screen(receiver)
         for kind in shown:
             assert shown[kind] == opened[kind], kind
+
+
+def test_a_person_level_ledger_converts_a_record_release_by_the_declared_bound_and_says_so():
+    at = open_page("accountant", acc_mechanism="Laplace", acc_epsilon=0.5, acc_k=1)
+    at.selectbox(key="acc_budget_unit").set_value("person").run()
+    at.button(key="acc_new_ledger").click().run()
+    assert at.session_state["ledger"].unit == "person"
+    at.number_input(key="acc_rows_per_person").set_value(3.0).run()
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    # dpcore's ledger, told the same: a person is at most 3 records, so the release counts 3 times
+    ledger = accounting.BudgetLedger(5.0, 1e-5, "best", unit="person").spend(
+        Laplace.from_epsilon(0.5), rows_per_person=3
+    )
+    assert metric(at, "ε spent") == f"{ledger.spent().epsilon:.4g}"
+    entries = _entries(at)
+    assert entries["holds under"].tolist() == ["add/remove one record"] and entries["converted"].tolist() == ["k = 3"]
+    units = [d.value for d in at.dataframe if "ε together" in d.value.columns][0]
+    assert units["unit"].tolist() == ["one record"] and units["ε together"].tolist() == [ledger.spent().epsilon]
+    said = [c.value for c in at.caption if c.value.startswith("Entries about one record were converted")]
+    assert len(said) == 1 and "with k = 3" in said[0] and "a person is at most 3 record(s)" in said[0]
+    assert "group privacy" in said[0]
+
+
+def test_a_record_ledger_totals_per_unit_and_a_client_ledger_refuses_a_person_release():
+    at = open_page("accountant", acc_mechanism="Laplace", acc_epsilon=0.5, acc_k=1)
+    at.radio(key="acc_release_unit").set_value("person").run()
+    at.button(key="spend_acc").click().run()  # a person-level release in the default record-level ledger: k = 2
+    at.radio(key="acc_release_unit").set_value("record").run()
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    entries = _entries(at)
+    assert entries["holds under"].tolist() == ["add/remove one person", "add/remove one record"]
+    assert entries["ε on its own"].tolist() == [1.0, 0.5]
+    units = [d.value for d in at.dataframe if "ε together" in d.value.columns][0]
+    assert units["unit"].tolist() == ["one person", "one record"] and units["ε together"].tolist() == [1.0, 0.5]
+    assert any("remove that person and add them back changed" in c.value for c in at.caption)
+    # a client-level ledger has no rule for a person: refused in one sentence, nothing recorded
+    at.selectbox(key="acc_budget_unit").set_value("client").run()
+    at.button(key="acc_new_ledger").click().run()
+    at.radio(key="acc_release_unit").set_value("person").run()
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    assert any(
+        w.value.startswith("Not recorded: A guarantee for one person says nothing about one client") for w in at.warning
+    )
+    assert _entries(at).empty and at.session_state["ledger"].unit == "client"

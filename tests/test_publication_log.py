@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from dpcore.accounting import Budget, BudgetError
-from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, RelationError
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_PERSON, RelationError
 from dpcore.publish import (
     publish_category_counts,
     publish_count,
@@ -367,6 +367,46 @@ def test_the_first_publication_fixes_the_relation_and_the_rest_are_converted_or_
         log.publish("fresh000", "b.csv", (0.5, 0.0), lambda: publish_count(AGES, 0.5))
     log.publish("fresh000", "b.csv", (1.0, 0.0), lambda: publish_count(AGES, 0.5))
     assert log.spent("fresh000").epsilon == pytest.approx(0.5 + 2 * publish_count(AGES, 0.5).epsilon)
+
+
+def test_each_row_keeps_its_unit_and_the_totals_per_unit_add_up_to_what_was_spent(log):
+    # a person-level count on a log kept per record (its first publication): remove the person, add them back
+    # changed, so twice its ε (dpcore.neighbours.conversion, k = 2); a record-level count as it is
+    person = replace(publish_count(AGES, 0.5), unit=UNIT_PERSON)
+    log.publish(FP, "ages.csv", (0.25, 0.0), count_draw(0.25))
+    log.publish(FP, "ages.csv", (1.0, 0.0), lambda: person)
+    log.publish(FP, "ages.csv", (0.25, 0.0), count_draw(0.25))
+    entries = log.entries(FP)
+    assert entries["holds under"].tolist() == [
+        "add/remove one record",
+        "add/remove one person",
+        "add/remove one record",
+    ]
+    assert entries["unit of privacy"].tolist() == ["record", UNIT_PERSON, "record"]
+    assert entries["converted"].tolist() == ["", "k = 2", ""]
+    assert entries["epsilon"].tolist() == [0.25, 2 * person.epsilon, 0.25]
+    totals = log.by_unit(FP)
+    assert totals["unit"].tolist() == ["record", UNIT_PERSON] and totals["releases"].tolist() == [2, 1]
+    assert totals["epsilon"].tolist() == [0.5, 2 * person.epsilon] and totals["converted"].tolist() == ["", "k = 2"]
+    assert "remove that person and add them back changed" in totals["why"].iloc[1] and totals["why"].iloc[0] == ""
+    assert math.fsum(totals["epsilon"]) == log.spent(FP).epsilon  # basic composition: the parts add up
+    document = json.loads(log.to_json(FP))
+    assert [u["unit"] for u in document["by_unit"]] == ["record", UNIT_PERSON]
+    assert document["charged_under"] == "add/remove one record"
+    assert log.by_unit("fresh000").empty
+
+
+def test_a_log_kept_per_person_charges_person_releases_as_they_are_and_refuses_a_record_release(log):
+    person = replace(publish_count(AGES, 0.5), unit=UNIT_PERSON)
+    log.publish(FP, "ages.csv", (0.5, 0.0), lambda: person)
+    log.publish(FP, "ages.csv", (0.5, 0.0), lambda: person)
+    assert log.guarantee(FP) == (ADD_REMOVE, UNIT_PERSON) and log.spent(FP) == (1.0, 0.0)
+    with pytest.raises(RelationError) as info:  # a release carries no bound on rows per person
+        log.publish(FP, "ages.csv", (0.5, 0.0), count_draw(0.5))
+    assert "says nothing about a person with many rows" in str(info.value) and "\n" not in str(info.value)
+    assert log.spent(FP) == (1.0, 0.0)
+    assert log.entries(FP)["holds under"].tolist() == ["add/remove one person"] * 2
+    assert log.by_unit(FP)["converted"].tolist() == [""]
 
 
 # -- exports --------------------------------------------------------------------------------------------------------

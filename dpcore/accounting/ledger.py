@@ -17,7 +17,10 @@ records (:func:`dpcore.neighbours.conversion`).
 References
 ----------
 - Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and
-  Trends in Theoretical Computer Science 9(3–4), Theorem 3.16 (basic composition). https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+  Trends in Theoretical Computer Science 9(3–4), Theorem 3.16 (basic composition), Theorem 2.2 (group privacy).
+  https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
+- Vadhan (2017), "The Complexity of Differential Privacy", Tutorials on the Foundations of Cryptography, Springer,
+  Lemma 2.2 (group privacy for (ε, δ)-DP). https://doi.org/10.1007/978-3-319-57048-8_7
 - Mironov (2017), "Rényi Differential Privacy", CSF, Propositions 1 and 3. https://arxiv.org/abs/1702.07476
 - Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
   Section 2.3, Proposition 12 and Corollary 13. https://arxiv.org/abs/2004.00010
@@ -65,6 +68,7 @@ from dpcore.validation import check_choice, check_delta, check_epsilon, check_in
 __all__ = [
     "LEDGER_METHODS",
     "LEDGER_ACCOUNTINGS",
+    "CONVERSION_RULE",
     "Budget",
     "Charge",
     "LedgerEntry",
@@ -86,6 +90,14 @@ LEDGER_ACCOUNTINGS = {
     "rdp": ("basic", "rdp"),
     "zcdp": ("basic", "zcdp"),
 }
+
+#: How a ledger converts a release whose guarantee holds under another relation or unit, ``k`` being the
+#: :class:`~dpcore.neighbours.Conversion`'s group (the class notes of :class:`BudgetLedger`), in words.
+CONVERSION_RULE = (
+    "group privacy over k steps: Laplace and Gaussian noise counted at k times its sensitivity, any other pure "
+    "ε-DP release at kε (Dwork & Roth 2014, Theorem 2.2), an (ε, δ) run at (kε, δ·Σ_{i<k} e^{iε}), within Vadhan "
+    "2017, Lemma 2.2, and a ρ-zCDP one at k²ρ (Bun & Steinke 2016, Proposition 1.9)"
+)
 
 # relative slack when comparing a cost with the budget, so that spending the
 # budget exactly (for example ten releases of ε/10) is not refused for rounding
