@@ -4,17 +4,27 @@ with its release, and the accuracy against ε.
 
 The plan comes from :func:`explorer.training.planned` (``dpcore.accounting.plan_dpsgd``); the step limits here are
 about time, not privacy.
+
+The unit of privacy is the session's (:mod:`explorer.unit`, declared on the Data page or in this view's "Protected
+unit"): one row, or a person named by a column with at most m rows used each. Under a person unit the view trains
+**user-level DP-SGD** (:func:`dpcore.learning.user_level_dp_sgd`, McMahan et al. 2018; the runs in
+:mod:`explorer.learning_user_level`): the planner plans over persons (n persons, B expected persons per batch), each
+sampled person's mean row gradient is clipped to C, and every ε is for adding or removing one person.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from dpcore.accounting import PoissonSampledGaussian
-from explorer import budget, charts, state, training, widgets
+from dpcore.contributions import PrivacyUnit
+from dpcore.neighbours import UNIT_PERSON
+from explorer import budget, charts, export, learning_user_level, state, training, unit, widgets
+from explorer.export import to_safe_csv
 from explorer.learning_layout import (
     CLIPS,
     RATES,
@@ -26,6 +36,7 @@ from explorer.learning_layout import (
     release_label,
     show_table,
 )
+from explorer.markup import md
 from explorer.training import Task
 
 __all__ = [
@@ -37,6 +48,8 @@ __all__ = [
     "SGD_PARTS",
     "SGD_SALT",
     "SGDSettings",
+    "People",
+    "sgd_people",
     "sgd_controls",
     "sgd_view",
     "sgd_planner",
@@ -57,6 +70,31 @@ DPSGD_CALIBRATIONS = {
 }
 
 
+@dataclass(frozen=True, eq=False)
+class People:
+    """The training rows' persons under a declared person unit: what user-level DP-SGD trains on."""
+
+    unit: PrivacyUnit
+    persons: np.ndarray  # each training row's person (a code)
+    counts: np.ndarray  # each person's training rows (exact, not private)
+
+    @property
+    def count(self) -> int:
+        return int(self.counts.size)
+
+    @property
+    def max_rows(self) -> int:
+        return int(self.unit.bounds.max_rows)
+
+    @property
+    def identifier(self) -> str:
+        return str(self.unit.identifier)
+
+    def words(self) -> str:
+        """The unit as the page says it (Markdown, the column's name escaped)."""
+        return f"a person (column **{md(self.identifier)}**, ≤ {self.max_rows:,} rows used per person)"
+
+
 @dataclass(frozen=True)
 class SGDSettings:
     epsilon: float
@@ -67,12 +105,15 @@ class SGDSettings:
     epochs: float
     clip: float
     lr: float
+    max_rows: int | None = None  # m under a person unit (user-level DP-SGD); None: one row is the unit
 
     def plan(self, n: int, limit: int, verb: str):
-        """The plan for n examples; refused in one sentence when it has more than ``limit`` steps (time, not privacy)."""
+        """The plan for n examples (persons at user level); refused in one sentence when it has more than ``limit``
+        steps (time, not privacy)."""
         if n >= 1 and self.batch >= 1 and self.epochs > 0 and self.epochs * n / self.batch > limit:
+            noun = "examples" if self.max_rows is None else "persons"
             raise ValueError(
-                f"{self.epochs:g} epochs of {n:,} examples in batches of {self.batch:,} are about "
+                f"{self.epochs:g} epochs of {n:,} {noun} in batches of {self.batch:,} are about "
                 f"{self.epochs * n / self.batch:,.0f} steps; this page will {verb} at most {limit:,}: raise the batch "
                 "size or lower the epochs"
             )
@@ -80,7 +121,39 @@ class SGDSettings:
         return training.planned(n, self.batch, self.epochs, self.epsilon, self.delta, method, conversion)
 
 
-def sgd_controls(t: Task) -> SGDSettings:
+def sgd_people(t: Task) -> People | None:
+    """The protected unit, drawn in an expander (the session's declaration, :mod:`explorer.unit`), and under a person
+    unit each training row's person; ``None`` under one row. Stops the view after one sentence when the persons
+    cannot be named."""
+    declared = unit.current()
+    with st.expander(f"Protected unit: {unit.short_words(declared)}", icon=":material/person:"):
+        declared = unit.declare()
+    unit.sidebar_line(declared)
+    if declared.identifier is None:
+        return None
+    codes = unit.persons(declared)  # says in one sentence why not, when the column cannot name the persons
+    if codes is None:
+        st.stop()
+    ds = state.dataset()
+    persons = learning_user_level.training_persons(t.key, declared.identifier, codes, ds.frame, t.features)
+    if persons is None:
+        st.warning(
+            "The training rows could not be matched to their persons in this table, so user-level DP-SGD cannot "
+            "run here: declare one row per person in Protected unit above to train at record level."
+        )
+        st.stop()
+    _, counts = learning_user_level.person_count(persons)
+    if declared.identifier in t.features.columns_used:
+        st.warning(
+            f"{md(declared.identifier)} is also a feature of the model (one-hot encoded): the model can then learn "
+            "who is who. Leave it out in Leave out columns above."
+        )
+    return People(declared, persons, counts)
+
+
+def sgd_controls(t: Task, people: People | None = None) -> SGDSettings:
+    units = t.n_train if people is None else people.count
+    what = f"{t.n_train:,} training rows" if people is None else f"{people.count:,} persons of the training rows"
     c1, c2, c3 = st.columns([1.4, 1, 1])
     with c1:
         eps = widgets.epsilon_slider(
@@ -105,20 +178,21 @@ def sgd_controls(t: Task) -> SGDSettings:
         value=None,
         step=1000.0,
         format="%.0f",  # a float input: a link's 1e309 is out of range, not an overflow
-        placeholder=f"{t.n_train:,}",
+        placeholder=f"{units:,}",
         key="lrn_sgd_n",
         bind="query-params",
-        help=f"For the planner. Empty: this dataset's {t.n_train:,} training rows. Or plan for another size, up to "
-        "a billion.",
+        help=f"For the planner{'' if people is None else ', in persons'}. Empty: this dataset's {what}. Or plan for "
+        "another size, up to a billion.",
     )
     batch = widgets.whole_number(
-        "Expected batch size B",
+        "Expected batch size B" if people is None else "Expected persons per batch B",
         1,
         10_000_000,
-        training.default_batch(t.n_train),
+        training.default_batch(units),
         "lrn_sgd_batch",
-        "Each example joins each batch independently with probability q = B / n; at most n. The default, a tenth of "
-        f"the {t.n_train:,} training rows up to 256, follows the file's size.",
+        ("Each example" if people is None else "Each person, with their rows,")
+        + " joins each batch independently with probability q = B / n; at most n. The default, a tenth of the "
+        f"{what} up to 256, follows the file's size.",
         container=c2,
         step=32,
     )
@@ -144,7 +218,8 @@ def sgd_controls(t: Task) -> SGDSettings:
     )
     lr = widgets.bound(c5.select_slider, "Step size η", RATES, value=2.0, key="lrn_sgd_lr")
     n = None if n_plan is None else int(round(n_plan))
-    return SGDSettings(eps, delta, calibration, n, int(batch), float(epochs), float(clip), float(lr))
+    m = None if people is None else people.max_rows
+    return SGDSettings(eps, delta, calibration, n, int(batch), float(epochs), float(clip), float(lr), m)
 
 
 SGD_PARTS = ("Planner", "Training run", "Accuracy against ε")
@@ -152,29 +227,41 @@ SGD_SALT = "learning-sgd"
 
 
 def sgd_view(t: Task) -> None:
-    s = sgd_controls(t)
+    people = sgd_people(t)
+    if people is not None:
+        st.markdown(
+            f"Unit: {people.words()}. **User-level DP-SGD** (McMahan et al. 2018): at each step every person joins "
+            "the batch with probability q, a sampled person's gradient is the mean of the gradients of their rows "
+            f"(at most {people.max_rows:,}, a uniformly random part of a person with more), clipped to norm C, and "
+            "Gaussian noise σ·C is added to the sum. Adding or removing **one person with all of their rows** moves "
+            "that sum by at most C, so every ε below is for one person, from the same accountant as record-level "
+            f"DP-SGD with persons in place of rows: {people.count:,} persons in the {t.n_train:,} training rows."
+        )
+    s = sgd_controls(t, people)
+    units = t.n_train if people is None else people.count
     parts = widgets.tabs(SGD_PARTS, "lrn_sgd_part", name="Part of DP-SGD")
-    replanned = s.n not in (None, t.n_train)
+    replanned = s.n not in (None, units)
     if parts[0].open:
         with parts[0]:
-            sgd_planner(t, s, s.plan(t.n_train if s.n is None else s.n, MAX_PLAN_STEPS, "plan"))
+            sgd_planner(t, s, s.plan(units if s.n is None else s.n, MAX_PLAN_STEPS, "plan"), people)
     if parts[1].open:
         with parts[1]:
-            sgd_training(t, s, s.plan(t.n_train, MAX_TRAIN_STEPS, "train"), replanned)
+            sgd_training(t, s, s.plan(units, MAX_TRAIN_STEPS, "train"), replanned, people)
     if parts[2].open:
         with parts[2]:
-            sgd_frontier_part(t, s, s.plan(t.n_train, MAX_TRAIN_STEPS, "train"))
+            sgd_frontier_part(t, s, s.plan(units, MAX_TRAIN_STEPS, "train"), people)
 
 
-def sgd_planner(t: Task, s: SGDSettings, plan) -> None:
+def sgd_planner(t: Task, s: SGDSettings, plan, people: People | None = None) -> None:
     if plan is None:  # a long plan is computed in the server's pool: the page shows where it is
         return
+    who = "example" if people is None else "person"
     a, b, c, d = st.columns(4)
     a.metric("Noise multiplier σ", f"{plan.noise_multiplier:.4f}", help="The noise std on the clipped sum is σ·C.")
     b.metric(
-        "Sampling rate q = B / n",
+        "Sampling rate q = B / n" if people is None else "Persons' sampling rate q = B / n",
         f"{plan.sampling_rate:.4g}",
-        f"n = {plan.dataset_size:,}",
+        f"n = {plan.dataset_size:,}" + ("" if people is None else " persons"),
         delta_color="off",
         delta_arrow="off",
     )
@@ -200,12 +287,13 @@ def sgd_planner(t: Task, s: SGDSettings, plan) -> None:
     left.markdown(
         f"Calibrated with {s.calibration}: σ = {plan.noise_multiplier:.4f} is the smallest noise multiplier for "
         f"which {plan.steps:,} steps at q = {plan.sampling_rate:.4g} cost ε = {s.epsilon:g} at δ = {s.delta:.0e} "
-        f"under that accountant. The same run is ε = {plan.epsilon_pld:.4g} by the PLD and "
+        f"under that accountant{'' if people is None else ', for adding or removing one person'}. The same run is "
+        f"ε = {plan.epsilon_pld:.4g} by the PLD and "
         f"{plan.epsilon_rdp_mironov:.4g} by RDP with the classic conversion: {looser / plan.epsilon_pld:.2f}× as much "
         "for the same noise."
     )
     left.info(
-        "**The guarantee is for Poisson sampling**: at every step each example joins the batch independently with "
+        f"**The guarantee is for Poisson sampling**: at every step each {who} joins the batch independently with "
         "probability q, so batch sizes vary. Shuffled fixed-size batches, what most training loops do, are not "
         "covered by this analysis.",
         icon=":material/info:",
@@ -241,12 +329,16 @@ def sgd_settings(s: SGDSettings, plan) -> dict:
     }
 
 
-def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
+def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool, people: People | None = None) -> None:
     if replanned:
+        what = f"{t.n_train:,} training rows" if people is None else f"{people.count:,} persons"
         st.caption(
-            f"The planner is set for n = {s.n:,}; this run follows the plan for the {t.n_train:,} training rows: "
+            f"The planner is set for n = {s.n:,}; this run follows the plan for the {what}: "
             f"σ = {plan.noise_multiplier:.4f}, q = {plan.sampling_rate:.4g}, T = {plan.steps:,}."
         )
+    if people is not None:
+        user_training(t, s, plan, people)
+        return
     settings = sgd_settings(s, plan)
     seed = state.seed_words(SGD_SALT)
     run = training.train(t.key, "DP-SGD", settings, tuple(seed), t.draws, t.features)
@@ -305,7 +397,10 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool) -> None:
         )
 
 
-def sgd_frontier_part(t: Task, s: SGDSettings, plan) -> None:
+def sgd_frontier_part(t: Task, s: SGDSettings, plan, people: People | None = None) -> None:
+    if people is not None:
+        user_frontier_part(t, s, plan, people)
+        return
     base = training.baseline(t)
     run = training.train(t.key, "DP-SGD", sgd_settings(s, plan), tuple(state.seed_words(SGD_SALT)), t.draws, t.features)
     frontier = training.sgd_frontier(
@@ -330,4 +425,135 @@ def sgd_frontier_part(t: Task, s: SGDSettings, plan) -> None:
         ("Test accuracy against ε (PLD): the privacy–utility frontier", "ε for the whole training (log)"),
         "lrn_sgd_frontier",
         "Each point trains with the same q and T and one noise multiplier σ; its ε is what the PLD accountant gives.",
+    )
+
+
+# --------------------------------------------------------------------------- user level: a person is the unit
+
+
+def user_settings(s: SGDSettings, plan, people: People) -> dict:
+    """The arguments of :func:`dpcore.learning.user_level_dp_sgd` for this plan (q over persons, m rows each)."""
+    return {**sgd_settings(s, plan), "max_rows": people.max_rows}
+
+
+def user_training(t: Task, s: SGDSettings, plan, people: People) -> None:
+    """The user-level run: its history against the non-private model, its accuracy, and its release for one person."""
+    settings = user_settings(s, plan, people)
+    seed = state.seed_words(SGD_SALT + "-user")
+    run = learning_user_level.train(
+        t.key, people.identifier, settings, tuple(seed), t.draws, people.persons, people.counts, t.features
+    )
+    plain = training.nonprivate(t.key, plan.steps, s.lr, t.features)
+    if run is None or plain is None:  # computed in the server's pool: the page shows where it is
+        return
+    base = training.baseline(t)
+    left, right = st.columns([1.7, 1])
+    left.plotly_chart(
+        charts.band_curves(
+            {
+                f"user-level DP-SGD (line: mean; band: min to max of {t.draws} draws)": band(
+                    training.spread(run["history"])
+                ),
+                "non-private (full-batch gradient descent, same steps)": band(training.spread(plain))
+                | {"low": None, "high": None, "colour": 2},
+            },
+            f"Test accuracy, user-level DP-SGD at ε = {run['epsilon']:.3g} per person (PLD), δ = {s.delta:.0e} "
+            "(held-out rows, for teaching)",
+            "step",
+            "test accuracy",
+            y_format=".1%",
+            hlines=[(base, f"majority baseline {base:.1%}")],
+        ),
+        key="lrn_sgd_user_history",
+    )
+    batch = plan.sampling_rate * people.count
+    accuracy_metrics(
+        run["accuracy"],
+        float(plain["test_accuracy"].iloc[-1]),
+        base,
+        right,
+        (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped person gradients of norm ≤ {s.clip:g}"),
+        (plan.steps, s.lr),
+    )
+    right.metric(
+        "ε spent per person (PLD)",
+        f"{run['epsilon']:.4g}",
+        f"δ = {s.delta:.0e}, add/remove one person",
+        delta_color="off",
+        delta_arrow="off",
+        help="For adding or removing one person with all of their rows (at most m used): user-level privacy.",
+    )
+    used = run["details"]["rows_used"]
+    st.subheader("Simulated release")
+    left, right = st.columns([1.2, 1])
+    left.markdown(
+        f"Simulated release: the weights of draw 1, (ε = {run['epsilon']:.4g}, δ = {s.delta:.0e})-DP for adding or "
+        f"removing **one person with all of their rows** (column {md(people.identifier)}), if the {plan.steps:,} "
+        f"batches of persons were Poisson samples at rate q = {plan.sampling_rate:.4g} (they are here). "
+        f"{used:,} of the {t.n_train:,} training rows were used: at most {people.max_rows:,} per person, a uniformly "
+        "random part of a person with more. Each step divides the noisy sum by the expected number of persons per "
+        "batch, q·n, fixed before training."
+    )
+    history = training.tidy_history(**{"user-level DP-SGD": run["history"], "non-private": plain})
+    event = PoissonSampledGaussian(plan.noise_multiplier, plan.sampling_rate, plan.steps)
+    label = release_label(t, run, "user-level DP-SGD", event, unit=UNIT_PERSON)
+    right.caption(
+        "A simulation, and this view does not publish: the noise is seeded from the link. The Python snippet of "
+        "this view trains at record level; the release file says the unit on every row."
+    )
+    right.download_button(
+        "Simulated release: weights and ε (CSV), not private",
+        to_safe_csv(export.simulated(run["release"], label)),
+        file_name="learning_dp_sgd_user_level_simulated_release.csv",
+        mime="text/csv",
+        help="The weights of draw 1 and the (ε, δ) they cost for one person, with the mechanism, the neighbouring "
+        "relation and the unit on every row; no accuracy, no data. Simulated, not private.",
+    )
+    right.download_button(
+        "Teaching table: accuracy history (CSV)",
+        to_safe_csv(history),
+        file_name="learning_dp_sgd_user_level_history.csv",
+        mime="text/csv",
+        help="Loss and accuracies at each recorded step, every draw: read from the data, never publish it.",
+    )
+    with right:
+        budget.record_release(
+            event,
+            label=f"User-level DP-SGD, σ = {plan.noise_multiplier:.3f}, q = {plan.sampling_rate:.3g}, "
+            f"T = {plan.steps} ({t.target}; a person: {people.identifier})",
+            key="lrn_sgd",
+            release_delta=s.delta,
+            unit=UNIT_PERSON,
+        )
+
+
+def user_frontier_part(t: Task, s: SGDSettings, plan, people: People) -> None:
+    base = training.baseline(t)
+    settings = user_settings(s, plan, people)
+    seed = tuple(state.seed_words(SGD_SALT + "-user"))
+    run = learning_user_level.train(
+        t.key, people.identifier, settings, seed, t.draws, people.persons, people.counts, t.features
+    )
+    frontier = learning_user_level.frontier(
+        t.key,
+        people.identifier,
+        settings,
+        tuple(state.seed_words(SGD_SALT + "-user-frontier")),
+        t.draws,
+        people.persons,
+        people.counts,
+        t.features,
+    )
+    if run is None or frontier is None:  # computed in the server's pool: the page shows where it is
+        return
+    frontier_chart(
+        frontier,
+        run,
+        base,
+        f"User-level DP-SGD, q = {plan.sampling_rate:.3g} of the persons, T = {plan.steps:,}, σ from "
+        f"{training.SGD_SIGMAS[-1]:g} (left) to {training.SGD_SIGMAS[0]:g}",
+        ("Test accuracy against ε per person (PLD): the privacy–utility frontier", "ε per person (log)"),
+        "lrn_sgd_frontier",
+        "Each point trains with the same q, T and m and one noise multiplier σ; its ε, for one person with all of "
+        "their rows, is what the PLD accountant gives.",
     )

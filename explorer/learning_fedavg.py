@@ -16,7 +16,7 @@ import streamlit as st
 from dpcore import limits
 from dpcore.accounting import PoissonSampledGaussian
 from dpcore.neighbours import UNIT_CLIENT
-from explorer import budget, charts, state, training, widgets
+from explorer import budget, charts, state, training, unit, widgets
 from explorer.learning_layout import (
     accuracy_metrics,
     band,
@@ -27,6 +27,7 @@ from explorer.learning_layout import (
     release_label,
     show_table,
 )
+from explorer.markup import md
 from explorer.training import Task
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "FedSettings",
     "fed_controls",
     "fed_view",
+    "fed_unit_note",
     "fed_run",
     "fed_training",
     "fed_frontier_part",
@@ -168,8 +170,39 @@ FED_PARTS = ("Training run", "Accuracy against ε", "The tutorial recipe")
 FED_SALT = "learning-fed"
 
 
+def fed_unit_note(t: Task, s: FedSettings) -> None:
+    """Under a declared person unit (:mod:`explorer.unit`), whether the clients are persons, in one or two sentences."""
+    ident = unit.current().identifier
+    if ident is None:
+        return
+    name = md(ident)
+    if s.clients != ident:
+        chosen = "random shares of the rows" if not isinstance(s.clients, str) else f"the values of {md(s.clients)}"
+        st.caption(
+            f"The declared unit is a person (column {name}), but the clients here are {chosen}: a person whose rows "
+            f"fall in several clients is not protected by the client-level ε. Choose {name} as the clients (when it "
+            "is a feature column) to make each client one person, or train at user level in the DP-SGD view."
+        )
+        return
+    block = [n for n in t.features.feature_names if n.startswith(ident + "=")]
+    if any(n[len(ident) + 1 :] in ("(other)", "(missing)") for n in block):
+        st.warning(
+            f"The clients are not all persons: {name} has more values than its one-hot columns, so the rarer persons "
+            "share one client, '(other)', and the client-level ε protects that whole client, not each of them. "
+            "Train at user level in the DP-SGD view for privacy per person."
+        )
+        return
+    st.info(
+        f"**Clients are persons**: one client per value of {name}, with all of that person's training rows, so the "
+        "client-level ε below is for adding or removing one person (user-level privacy, McMahan et al. 2018). No "
+        "bound on rows per person is needed: clipping each client's update to S bounds a person's whole influence.",
+        icon=":material/person:",
+    )
+
+
 def fed_view(t: Task) -> None:
     s = fed_controls(t)
+    fed_unit_note(t, s)
     parts = widgets.tabs(FED_PARTS, "lrn_fed_part", name="Part of federated averaging")
     for part, draw in zip(parts, (fed_training, fed_frontier_part, fed_tutorial)):
         if part.open:
