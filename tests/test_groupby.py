@@ -19,10 +19,17 @@ from dpcore.groupby import (
     dp_person_mean,
     dp_person_sum,
     group_by,
+    group_by_cost,
     publish_group_by,
 )
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON, UNIT_RECORD
-from dpcore.partition_selection import GaussianThresholding, LaplaceThresholding, OptimalSelection
+from dpcore.partition_selection import (
+    GaussianThresholding,
+    LaplaceThresholding,
+    OptimalSelection,
+    selection,
+    total_delta,
+)
 from dpcore.randomness import Randomness
 from dpcore.release import Release
 from tests.tolerances import Z
@@ -168,7 +175,48 @@ def test_selection_costs_its_own_epsilon_and_delta():
     assert m.epsilon == 1.5 and m.delta == pytest.approx(sel.delta_spent)
 
 
+@pytest.mark.parametrize("key", ["optimal", "laplace_thresholding", "gaussian_thresholding"])
+@pytest.mark.parametrize("l0", [1, 3])
+def test_an_attacker_sees_a_person_s_own_groups_with_probability_at_most_the_stated_delta(key, l0):
+    # The attack: a person alone in each of their L₀ groups is exposed when any of those groups is released (the
+    # neighbour without them has no such group). 20,000 such persons in one seeded group-by (the simulation path,
+    # whose selection the publication shares): each person is one independent trial of the exposure.
+    n, delta = 20_000, 0.02
+    persons = np.repeat(np.arange(n), l0)
+    groups = np.array([f"g{i}" for i in range(n * l0)])
+    sel = selection(key, 1.0, delta, l0)
+    r = group_by(groups, 1.0, 2020 + l0, persons=persons, bounds=ContributionBounds(max_groups=l0), selection=sel)
+    exposed = np.unique([int(label[1:]) // l0 for label in r.labels]).size / n
+    stated = r.delta  # the release's δ (Laplace noise on the counts adds none)
+    assert stated == group_by_cost(1.0, selection=sel)[1] == pytest.approx(sel.delta_spent)
+    expected = total_delta(sel.group_delta, l0)  # exactly δ for the tight mechanisms, δ_threshold for the Gaussian
+    assert expected <= stated * (1 + 1e-12)
+    if key != "gaussian_thresholding":
+        assert expected == pytest.approx(delta, rel=1e-9)
+    sd = math.sqrt(expected * (1 - expected) / n)
+    assert abs(exposed - expected) <= Z * sd, (exposed, expected, sd)
+    assert exposed <= stated + Z * sd
+
+
 # ---------------------------------------------------------------------------------------------- the publication
+
+
+@pytest.mark.parametrize("statistic", ["count", "sum", "mean"])
+@pytest.mark.parametrize("mechanism, delta", [("laplace", None), ("gaussian", 1e-7)])
+@pytest.mark.parametrize("private", [False, True])
+def test_the_cost_stated_before_the_draw_is_the_release_s(statistic, mechanism, delta, private):
+    # what the page charges the log before drawing must be exactly what the release says it costs
+    sel = OptimalSelection(0.5, 1e-6) if private else None
+    keys = None if private else ["t0", "t1", "t2"]
+    values = {} if statistic == "count" else {"values": VALUES, "lower": 0.0, "upper": 100.0}
+    b = ContributionBounds(max_rows_per_group=3)
+    rel = publish_group_by(
+        TOWNS, 1.0, statistic=statistic, persons=PERSONS, bounds=b, keys=keys, selection=sel, mechanism=mechanism,
+        delta=delta, **values,
+    )  # fmt: skip
+    cost = group_by_cost(1.0, statistic=statistic, mechanism=mechanism, delta=delta, selection=sel)
+    assert (rel.epsilon, rel.delta) == cost
+    assert cost == ((1.5 if private else 1.0), (delta or 0.0) + (sel.delta_spent if private else 0.0))
 
 
 def test_publish_group_by_returns_a_release_under_add_remove_one_person():
