@@ -145,6 +145,8 @@ def _number_label(v: float) -> str:
 
 #: Suffix of the key of the box beside each ε slider where ε is typed (not in the link: the slider's key is).
 TYPED = "_typed"
+#: Suffix of the session key holding the ε an ε slider had when it was last drawn (see :func:`_typed`).
+SHOWN = "_shown"
 #: Significant digits of a typed ε (the slider's label, and so the link, shows it exactly).
 EPSILON_DIGITS = 4
 
@@ -172,7 +174,17 @@ def epsilon_options(key: str) -> tuple[float, ...]:
 
 
 def _typed(key: str) -> None:
-    """The box's callback: its ε, rounded to :data:`EPSILON_DIGITS` significant digits, becomes the slider's."""
+    """The box's callback: its ε, rounded to :data:`EPSILON_DIGITS` significant digits, becomes the slider's.
+
+    Unless the slider moved in the same rerun: then the box's value is the one the browser showed before the
+    server's last run had set the box to the slider (a key press sends every widget's value, and the box's may be a
+    run behind), and taking it would undo the move (three quick ArrowRight presses on Local DP's ε came back to
+    where they started, one time in two). Streamlit runs callbacks after it has taken the browser's new values,
+    so ``st.session_state[key]`` here is the slider's value for this rerun and :data:`SHOWN` the one it had in the
+    last run.
+    """
+    if key + SHOWN in st.session_state and st.session_state.get(key) != st.session_state[key + SHOWN]:
+        return
     typed = st.session_state.get(key + TYPED)
     if typed is not None and math.isfinite(typed):
         st.session_state[key] = float(f"{min(max(typed, EPSILON_GRID[0]), EPSILON_GRID[-1]):.{EPSILON_DIGITS}g}")
@@ -202,6 +214,7 @@ def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1
     )
     if st.session_state.get(key + TYPED) != eps:
         st.session_state[key + TYPED] = float(eps)  # the box shows the slider's ε (moved, or set by a link)
+    st.session_state[key + SHOWN] = float(eps)
     st.number_input(
         f"Type {label}",
         value=float(eps),

@@ -110,6 +110,22 @@ def test_the_typed_box_follows_the_slider_and_a_typed_link_opens_on_its_epsilon(
     assert not other.info
 
 
+def test_a_slider_move_is_not_undone_by_the_box_value_the_browser_sent_a_run_behind():
+    # a key press sends every widget's value; the box's may still be the one it had before the last run set it to
+    # the slider (three quick ArrowRight presses on Local DP came back to their start one time in two)
+    at = open_page("local")
+    at.select_slider(key="ldp_epsilon").set_value(1.25).run()
+    assert at.number_input(key="ldp_epsilon" + widgets.TYPED).value == 1.25
+    at.select_slider(key="ldp_epsilon").set_value(2.0)
+    at.number_input(key="ldp_epsilon" + widgets.TYPED).set_value(1.0)  # the value the browser showed a run ago
+    at.run()
+    assert at.select_slider(key="ldp_epsilon").value == 2.0
+    assert at.number_input(key="ldp_epsilon" + widgets.TYPED).value == 2.0
+    assert _link(at)["ldp_epsilon"] == "2"
+    at.number_input(key="ldp_epsilon" + widgets.TYPED).set_value(0.7).run()  # typed alone still moves the slider
+    assert at.select_slider(key="ldp_epsilon").value == 0.7
+
+
 @pytest.mark.parametrize(
     "text, taken",
     [("0.7", 0.7), ("0.1235", 0.1235), ("1", 1.0), ("0.70", None), ("0.12345", None), ("20", None), ("0.001", None)]
