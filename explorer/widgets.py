@@ -215,9 +215,8 @@ def epsilon_slider(key: str, label: str = "ε, privacy loss", default: float = 1
     if st.session_state.get(key + TYPED) != eps:
         st.session_state[key + TYPED] = float(eps)  # the box shows the slider's ε (moved, or set by a link)
     st.session_state[key + SHOWN] = float(eps)
-    st.number_input(
+    st.number_input(  # its value is the session's (set just above): a value argument too makes Streamlit warn
         f"Type {label}",
-        value=float(eps),
         min_value=EPSILON_GRID[0],
         max_value=EPSILON_GRID[-1],
         step=0.01,
