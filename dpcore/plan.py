@@ -18,7 +18,11 @@ Theorem 4). The total is the tightest of the valid bounds dpcore has for the mix
 * with Gaussian statistics: the smaller of (a) zCDP over everything, ρ = Σ ρ_i + Σ ε_i²/2 (pure ε-DP is
   ε²/2-zCDP, Bun & Steinke 2016, Proposition 1.4), converted to (ε, δ) by Canonne, Kamath & Steinke (2020),
   Corollary 13 (:func:`dpcore.accounting.zcdp.zcdp_to_dp`); and (b) Σ ε_i (pure part) plus the zCDP conversion of
-  Σ ρ_i alone (basic composition of the two parts). Both are valid, so their minimum is.
+  Σ ρ_i alone (basic composition of the two parts). Both are valid, so their minimum is. Checked against
+  dp_accounting's PLD of the worst case (each pure part as binary randomized response, each Gaussian part
+  continuous): never below it, and 0.5–17 % above it at the points of ``tests/test_plan.py``. A PLD total is not
+  claimed here: the lattice draws a discrete Gaussian, whose PLD dpcore does not compute, and dpcore's PLD composes
+  releases of one kind only.
 
 The split
 ---------
@@ -114,6 +118,7 @@ __all__ = [
     "allocate",
     "error_curve",
     "MAX_CURVE_TOTALS",
+    "BUDGET_RANGE",
     "plan_from_dict",
     "plan_to_dict",
 ]
@@ -138,6 +143,10 @@ MAX_CURVE_TOTALS = 200
 _MAX_TEXT = 200
 #: Relative slack when a total is compared with the budget (float rounding of the root solver).
 _SLACK = 1e-9
+#: The range of a statistic's budget, as an ε (pure) or as ``√(2ρ)`` (Gaussian: the ε whose zCDP is ρ), that a plan
+#: may give it: far outside, the noise underflows or overflows the lattice's grid (a work and arithmetic bound, not a
+#: privacy fact; a target or total that needs more is refused in one sentence).
+BUDGET_RANGE = (1e-9, 1e9)
 
 
 class PlanError(ValueError):
@@ -146,6 +155,26 @@ class PlanError(ValueError):
 
 def _where(name: str) -> str:
     return f"statistic {name!r}"
+
+
+def _check_budgets(plan: Plan, budgets, *, least: bool) -> None:
+    """Refuse, in one sentence, a budget outside :data:`BUDGET_RANGE` (``least``: what a target needs alone)."""
+    low, high = BUDGET_RANGE
+    for s, b in zip(plan.statistics, budgets):
+        x = b if s.pure else math.sqrt(2.0 * b) if b >= 0.0 else math.nan
+        if low <= x <= high:
+            continue
+        if least:
+            beyond = "more than" if not x < low else "less than"
+            raise PlanError(
+                f"{_where(s.name)}: its target error {s.target:g} asks for {beyond} any budget a plan can give one "
+                f"statistic (an ε from {low:g} to {high:g}, it would need {x:.3g}): set a target nearer its expected "
+                "error at ε = 1"
+            )
+        raise PlanError(
+            f"{_where(s.name)}: the total ε {plan.epsilon:g} gives it an ε of {x:.3g}, outside what a plan can give one "
+            f"statistic ({low:g} to {high:g}): choose a total nearer 1"
+        )
 
 
 def _text(value, what: str, *, empty: bool = False) -> str:
@@ -414,7 +443,7 @@ class Plan:
         One to MAX_STATISTICS, with distinct names.
     unit : PrivacyUnit, default one row per person
     epsilon : float, optional
-        The total ε, in (0, inf). None only under the accuracy policy: the smallest total meeting every target.
+        The total ε, in [1e-9, 1e9] (:data:`BUDGET_RANGE`). None only under the accuracy policy: the smallest total meeting every target.
     delta : float, default 0
         The total δ, in [0, 1); above 0 when a statistic is Gaussian.
     policy : {"equal", "weights", "accuracy"}, default "equal"
@@ -451,7 +480,9 @@ class Plan:
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         if self.epsilon is not None:
-            object.__setattr__(self, "epsilon", _number(self.epsilon, "the total epsilon", low=0.0))
+            low, high = BUDGET_RANGE
+            total = _number(self.epsilon, "the total epsilon", low=low, high=high, low_open=False, high_open=False)
+            object.__setattr__(self, "epsilon", total)
         elif self.policy != "accuracy":
             raise PlanError(f'the {self.policy} split needs a total epsilon ("epsilon")')
         object.__setattr__(self, "delta", _number(self.delta, "the total delta", low=0.0, high=1.0, low_open=False))
@@ -829,8 +860,9 @@ def _accuracy_budgets(plan: Plan, coefficients, strict: bool, lattice: bool) -> 
     need = [c / s.target for s, c in zip(stats, coefficients)]  # c_i/T_i
 
     def at_ratio(r):
-        return [n / r if s.pure else (n / r) ** 2 for s, n in zip(stats, need)]
+        return [n / r if s.pure else (n / r) * (n / r) for s, n in zip(stats, need)]  # inf, not OverflowError
 
+    _check_budgets(plan, at_ratio(1.0), least=True)
     least = _on_lattice(plan, at_ratio(1.0)) if lattice else at_ratio(1.0)
     needed = _total(plan, least).epsilon
     if plan.epsilon is None:
@@ -883,6 +915,7 @@ def _allocate(plan: Plan, strict: bool, lattice: bool) -> Allocation:
     else:
         weights = [1.0] * len(stats) if plan.policy == "equal" else [s.weight for s in stats]
         budgets = _weights_budgets(plan, weights)
+    _check_budgets(plan, budgets, least=False)  # before the lattice sizes its grid from them
     total = _total(plan, budgets)
     shares = _shares(plan, budgets, lattice)
     if plan.policy == "accuracy":
