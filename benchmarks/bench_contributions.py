@@ -172,6 +172,47 @@ def wall_and_cpu(fn) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
+def page_rows() -> list[str]:
+    """The People page's two views on the visits demo (AppTest, in this process): wall and CPU of each rerun after a
+    slider move, against issue 20's target of 500 ms for the bias/noise view."""
+    from tests.apptest import PAGES, open_page
+
+    def opened(**link):
+        at = open_page("data")
+        at.button(key="demo_visits").click().run()
+        for key, value in link.items():
+            at.session_state[key] = value
+        at.switch_page(PAGES["people"])
+        at.run()
+        return at
+
+    out = []
+    views = [
+        ("bias against noise: ε moved", {}, "ppl_epsilon", (0.5, 2.0, 1.0, 4.0, 0.25, 1.0)),
+        (
+            "group-by with unknown keys: δ moved",
+            {"ppl_view": "Group-by with unknown keys"},
+            "ppl_sel_delta",
+            (1e-6, 1e-4, 1e-5, 1e-7, 1e-6, 1e-4),
+        ),
+    ]
+    for name, link, key, values in views:
+        at = opened(**link)
+        walls, cpus = [], []
+        for value in values:
+            w, c = time.perf_counter(), time.process_time()
+            at.select_slider(key=key).set_value(value).run()
+            walls.append(time.perf_counter() - w)
+            cpus.append(time.process_time() - c)
+        if at.exception or at.error:
+            raise RuntimeError(f"the People page failed in {name}")
+        wall, cpu = statistics.median(walls), statistics.median(cpus)
+        met = "yes" if wall < 0.5 else "NO"
+        out.append(f"| People page, {name} | {fmt(wall)} ({fmt(cpu)}) | {fmt(max(walls))} | < 500 ms | {met} |")
+        print(out[-1], flush=True)
+    return out
+
+
 def facts_of(df: pd.DataFrame) -> list[str]:
     person, group = df["person"].to_numpy(), df["group"].to_numpy()
     per_person = rows_per_person(person)
@@ -202,6 +243,7 @@ def main() -> None:
     df = heavy_tailed_table(np.random.default_rng(0))
     timing = rows_of(df)
     facts = facts_of(df)
+    pages = page_rows()
     text = "\n".join(
         [
             "# Contribution bounding and a group-by with partition selection",
@@ -223,6 +265,15 @@ def main() -> None:
             "| task | dpcore, wall (CPU) | pandas baseline, same run, wall (CPU) | pandas / dpcore | target | met |",
             "|---|---|---|---|---|---|",
             *timing,
+            "",
+            "## The People page's reruns on the visits demo",
+            "",
+            "Six slider moves per view in Streamlit's AppTest (the script run in this process, no browser): median "
+            "wall time and, in brackets, CPU time of the rerun, and the slowest.",
+            "",
+            "| view | median rerun, wall (CPU) | slowest | target | met |",
+            "|---|---|---|---|---|",
+            *pages,
             "",
             "## The table and what the bounds keep",
             "",

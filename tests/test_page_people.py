@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -152,20 +151,22 @@ def test_an_identifier_with_missing_values_gets_one_sentence():
     assert any("no column that looks like a person identifier" in i.value for i in at.info)
 
 
-def test_the_views_rerun_in_under_half_a_second_on_the_visits_demo():
+def test_the_views_follow_their_sliders_on_the_visits_demo():
+    # their speed (issue 20: under 500 ms a rerun) is measured by benchmarks/bench_contributions.py, not asserted here
     at = open_people()
-    times = []
-    for eps in (0.5, 2.0, 1.0):
-        start = time.perf_counter()
+    shown = []
+    for eps in (0.5, 2.0):
         at.select_slider(key="ppl_epsilon").set_value(eps).run()
-        times.append(time.perf_counter() - start)
+        assert_clean(at)
+        shown.append(_best(at))
+    assert shown[0] != shown[1]
     at = open_people(ppl_view=GROUPS_VIEW)
+    kept = []
     for delta in (1e-6, 1e-4):
-        start = time.perf_counter()
         at.select_slider(key="ppl_sel_delta").set_value(delta).run()
-        times.append(time.perf_counter() - start)
-    assert_clean(at)
-    assert np.median(times) < 0.5, times
+        assert_clean(at)
+        kept.append([m.value for m in at.metric])
+    assert kept[0] != kept[1]
 
 
 # ---------------------------------------------------------------------------------------------- publishing a group-by
