@@ -218,7 +218,7 @@ def log_view() -> None:
                 "what": entries["label"],
                 "ε charged": entries["epsilon"],
                 "δ charged": entries["delta"],
-                "the release holds under": entries["neighbouring relation"],
+                "the release holds under": entries["holds under"],
                 "released values": [_shown_values(r) for r in log.releases(fingerprint)],
             }
         )
@@ -235,9 +235,18 @@ def log_view() -> None:
                 "released values": st.column_config.TextColumn(width="large"),
             },
         )
+        held = log.guarantee(fingerprint)
+        totals = log.by_unit(fingerprint)
+        per_unit = "; ".join(
+            f"one {t.unit}: ε {t.epsilon:.4g}, δ {t.delta:.2g} over {t.releases:,} release(s)"
+            + (f", converted with {t.converted} because {t.why}" if t.converted else "")
+            for t in totals.itertuples()
+        )
         st.caption(
-            "The charge is under the relation of the data's first publication; a release under another relation "
-            "is charged its group-privacy cost there (twice its ε for add/remove under replace one record)."
+            md(
+                f"Charged under {held[0].words(held[1])}, the guarantee of the data's first publication; a release "
+                f"under another relation or unit is charged its group-privacy cost there. Per unit: {per_unit}."
+            )
         )
     c1, c2 = st.columns(2)
     c1.download_button(

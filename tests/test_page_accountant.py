@@ -250,3 +250,26 @@ def test_a_record_ledger_totals_per_unit_and_a_client_ledger_refuses_a_person_re
         w.value.startswith("Not recorded: A guarantee for one person says nothing about one client") for w in at.warning
     )
     assert _entries(at).empty and at.session_state["ledger"].unit == "client"
+
+
+def test_the_publication_log_view_shows_each_rows_unit_and_the_total_per_unit():
+    from dataclasses import replace
+
+    from dpcore.publish import publish_count
+    from explorer.publication_log import PublicationLog, default_path
+
+    at = open_page("accountant")
+    ds = at.session_state["dataset"]
+    fingerprint = ds.fingerprint or ds.identity
+    log = PublicationLog(default_path())  # this test's own folder (the fixture above)
+    ones = np.ones(50)
+    log.publish(fingerprint, ds.name, (0.25, 0.0), lambda: publish_count(ones, 0.25))
+    log.publish(fingerprint, ds.name, (1.0, 0.0), lambda: replace(publish_count(ones, 0.5), unit="person"))
+    at.run()
+    assert_clean(at)
+    shown = [d.value for d in at.dataframe if "the release holds under" in d.value.columns][0]
+    assert shown["the release holds under"].tolist() == ["add/remove one record", "add/remove one person"]
+    assert shown["ε charged"].tolist() == [0.25, 1.0]
+    said = [c.value.replace("\\", "") for c in at.caption if "Per unit" in c.value][0]
+    assert "one record: ε 0.25, δ 0 over 1 release(s)" in said
+    assert "one person: ε 1, δ 0 over 1 release(s), converted with k = 2 because" in said
