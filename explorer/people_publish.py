@@ -107,20 +107,18 @@ def _keys() -> tuple[dict, str | None]:
     return {"keys": keys or None, "other": bool(other)}, domains.missing_declarations(domain=keys or None)
 
 
-def _noise(l0: int) -> tuple[str, float | None]:
-    """The family of the values' noise (one published on a lattice) and its δ."""
+def _noise(container) -> tuple[str, float | None]:
+    """The family of the values' noise (one published on a lattice) and its δ, in ``container``."""
     published = [f for f in families.central() if f.lattice]
-    c1, c2 = st.columns([1, 1.4])
-    with c1:
+    with container:
         key = widgets.select(
             "Noise on the values", [f.key for f in published], "ppl_gb_noise",
             "Laplace: pure ε-DP, any L₀. Gaussian: (ε, δ)-DP, published here for one group per person (L₀ = 1).",
             format_func=lambda k: families.family(k).name,
         )  # fmt: skip
-    family = families.family(key)
-    delta = None
-    if family.takes_delta:
-        with c2:
+        family = families.family(key)
+        delta = None
+        if family.takes_delta:
             delta = widgets.delta_slider("ppl_gb_noise_delta", help="The δ of the noise on the published values.")
     return key, family.delta(delta)
 
@@ -155,8 +153,13 @@ def publish_section(persons: np.ndarray, person: str, column: str, chosen: Parti
         if statistic != "count":
             declared, missing, value_words = _values(statistic)
             what = f"the {value_words} per {column}"
-        mechanism, delta = _noise(l0)
-        keys_words = widgets.bound(st.radio, "Keys", list(KEYS), key="ppl_gb_keys_from", horizontal=True)
+        c1, c2 = st.columns([1, 1.2])
+        mechanism, delta = _noise(c1)
+        keys_words = widgets.bound(
+            c2.radio, "Keys", list(KEYS), key="ppl_gb_keys_from",
+            help="Declared: a public list, every key published. Kept by partition selection: the data's groups, each "
+            "shown only if enough distinct persons hold it.",
+        )  # fmt: skip
         selection = None
         if keys_words == KEYS[1]:
             keyed, missing_keys = _keys()
