@@ -241,6 +241,30 @@ def test_publish_group_by_returns_a_release_under_add_remove_one_person():
     assert a.values != c.values  # fresh secure noise each time
 
 
+def test_a_publication_draws_the_rows_kept_and_the_groups_kept_securely(monkeypatch):
+    # the bounding's row sampling and the selection's decisions are part of the release: never from a seed
+    import dpcore.groupby as groupby
+    from dpcore.partition_selection import PartitionSelection
+    from dpcore.randomness import SecureGenerator
+
+    seen = []
+    real_bound, real_select = groupby.bound_contributions, PartitionSelection.select
+
+    def bound(persons, rng, **kwargs):
+        seen.append(("bounding", type(rng)))
+        return real_bound(persons, rng, **kwargs)
+
+    def select(self, distinct, rng):
+        seen.append(("selection", type(rng)))
+        return real_select(self, distinct, rng)
+
+    monkeypatch.setattr(groupby, "bound_contributions", bound)
+    monkeypatch.setattr(PartitionSelection, "select", select)
+    b = ContributionBounds(max_groups=2, max_rows_per_group=3)
+    publish_group_by(TOWNS, 1.0, persons=PERSONS, bounds=b, selection=OptimalSelection(1.0, 1e-6, 2))
+    assert seen == [("bounding", SecureGenerator), ("selection", SecureGenerator)]
+
+
 def test_publication_refuses_what_it_cannot_publish_exactly():
     keys = ["t0", "t1"]
     with pytest.raises(ValueError, match="mechanism must be one published on a lattice, got 'staircase'"):
