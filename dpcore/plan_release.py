@@ -44,7 +44,15 @@ from dpcore.randomness import Randomness, SecureGenerator
 from dpcore.release import PublicFact, Release, as_tuple
 from dpcore.validation import as_generator, check_trials
 
-__all__ = ["PlanRelease", "SimulatedPlan", "publish_plan", "simulate_plan", "rounding_step", "check_columns"]
+__all__ = [
+    "PlanRelease",
+    "SimulatedPlan",
+    "publish_plan",
+    "publish_from_aggregates",
+    "simulate_plan",
+    "rounding_step",
+    "check_columns",
+]
 
 
 def _frame(table) -> pd.DataFrame:
@@ -398,18 +406,20 @@ class SimulatedPlan:
     def _errors(self):
         return tuple(np.abs(d - t) for d, t in zip(self.draws, self.truths))
 
-    def table(self, trial: int = 0) -> pd.DataFrame:
+    def table(self, trial: int = 0, *, rounded: bool = False) -> pd.DataFrame:
         """One simulated publication (``trial``) as the published table would look (a preview on a public file):
-        statistic, label, simulated value, expected error, and on every row that it is simulated, not private.
+        statistic, label, simulated value (``rounded``: to :func:`rounding_step`, as :meth:`PlanRelease.table`
+        shows a publication), expected error, and on every row that it is simulated, not private.
         """
         rows = []
         for share, draw in zip(self.allocation.shares, self.values):
+            step = rounding_step(share) if rounded else None
             for label, value in zip(share.statistic.labels, draw[trial]):
                 rows.append(
                     {
                         "statistic": share.statistic.name,
                         "label": label,
-                        "simulated value": float(value),
+                        "simulated value": _round(float(value), step),
                         "expected error (±)": _significant(share.expected_error),
                         "randomness": self.randomness.words,
                     }
@@ -450,3 +460,102 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
         draws.append(_finish(stat, noisy))
         values_out.append(draws[-1])
     return SimulatedPlan(allocation, tuple(truths), tuple(draws), tuple(values_out))
+
+
+def publish_from_aggregates(allocation: Allocation, aggregates, rng=None) -> PlanRelease:
+    """Publish a plan from exact aggregates computed where the data lives (an engine), not from its rows.
+
+    The engine (``explorer.engine``: DuckDB in the process, or Spark) bounds each person's rows and computes each
+    statistic's rows kept and clipped sum per label; here each gets its noise on the lattice, exactly as
+    :func:`publish_plan` draws it on the truths it computes itself, so memory follows the number of labels, not of
+    rows. The bounding's sampling seed must have been fresh and secret for a publication (the engine's
+    ``secret_seed``).
+
+    Parameters
+    ----------
+    allocation : Allocation
+    aggregates : sequence
+        One per statistic, in the plan's order: a mapping (a pandas DataFrame) with ``"rows"`` (the rows kept per
+        label) and, for a sum or a mean, ``"total"`` (their clipped sum per label), one number per label of
+        :attr:`~dpcore.plan.Statistic.labels`.
+    rng : None, int or numpy.random.Generator
+        None (the default): a publication, noise from :class:`~dpcore.randomness.SecureGenerator`. A seed or a
+        generator: a simulated release (seeded, not private, labelled so).
+
+    Raises
+    ------
+    PlanError
+        (A ``ValueError``.) A quantile (it needs the rows), or aggregates of the wrong number or length.
+    """
+    if not isinstance(allocation, Allocation):
+        raise TypeError(f"allocation must be an Allocation, got {type(allocation).__name__}")
+    aggregates = list(aggregates)
+    if len(aggregates) != len(allocation.shares):
+        raise PlanError(
+            f"aggregates must give one entry per statistic ({len(allocation.shares)}), got {len(aggregates)}"
+        )
+    secure = rng is None or isinstance(rng, SecureGenerator)
+    rng = SecureGenerator() if rng is None else as_generator(rng)
+    randomness = Randomness.PUBLICATION if secure else Randomness.SIMULATION
+    plan, unit = allocation.plan, allocation.plan.unit
+    quantiles = [s.statistic.name for s in allocation.shares if s.statistic.kind == "quantile"]
+    if quantiles:
+        raise PlanError(f"statistic {quantiles[0]!r} is a quantile, which needs the rows: publish it with publish_plan")
+    all_truths = []  # every aggregate checked before any noise is drawn
+    for share, found in zip(allocation.shares, aggregates):
+        stat = share.statistic
+        k = len(stat.labels)
+        parts = {"rows": None, "total": None}
+        for name in ("rows", "total") if stat.kind in ("sum", "mean") else ("rows",):
+            values = np.asarray(found[name], dtype=np.float64).reshape(-1)
+            if values.size != k or not np.all(np.isfinite(values)) or (name == "rows" and np.any(values < 0)):
+                raise PlanError(
+                    f"statistic {stat.name!r} needs {k} finite {name} (one per label, rows not negative), "
+                    f"got {values.size}"
+                )
+            parts[name] = values
+        truths = [parts["total"]] if stat.kind == "sum" else [parts["rows"]]
+        if stat.kind == "mean":
+            truths = [parts["total"]] if stat.n_public is not None else [parts["total"], parts["rows"]]
+        all_truths.append(truths)
+    releases = []
+    for share, truths in zip(allocation.shares, all_truths):
+        stat = share.statistic
+        lattices = [lattice_mechanism(noise) for _, noise in noise_parts(stat, unit, share.budget)]
+        noisy = [np.asarray(lat.draw(true, rng), dtype=np.float64).reshape(-1) for true, lat in zip(truths, lattices)]
+        grid = min(lat.grid for lat in lattices)
+        how = "secure noise" if secure else "seeded noise (simulated, not private)"
+        releases.append(
+            Release(
+                query=stat.name,
+                value=as_tuple(_finish(stat, noisy)) if stat.grouped else float(_finish(stat, noisy)[0]),
+                labels=stat.labels,
+                mechanism="; ".join(share.noise) + f"; drawn with {how} on a lattice (grid {grid:g}, exact discrete "
+                "noise), on aggregates computed by a data engine",
+                noise_std=lattices[0].noise_std if len(lattices) == 1 else math.nan,
+                epsilon=share.epsilon,
+                delta=share.delta,
+                relation=ADD_REMOVE,
+                unit=unit.unit,
+                randomness=randomness,
+                public=_facts(stat, plan),
+            )
+        )
+    combined = Release(
+        query="release plan" + (f": {plan.title}" if plan.title else ""),
+        value=tuple(float(v) for r in releases for v in r.values),
+        labels=tuple(f"{r.query}: {label}" for r in releases for label in r.labels),
+        mechanism=f"{len(releases)} statistics, each with its own noise; total by {allocation.accountant}",
+        noise_std=math.nan,
+        epsilon=allocation.epsilon,
+        delta=allocation.delta,
+        relation=ADD_REMOVE,
+        unit=unit.unit,
+        randomness=randomness,
+        public=(
+            PublicFact("unit of privacy", unit.words(), "declared"),
+            PublicFact("split", plan.policy, "declared"),
+            PublicFact("accountant", allocation.accountant, "fixed"),
+        ),
+    )
+    return PlanRelease(allocation, tuple(releases), combined, datetime.now(UTC).isoformat(timespec="seconds"))

@@ -169,3 +169,90 @@ def test_hostile_names_and_keys_are_quoted_not_run():
     )
     assert got["rows"].tolist() == [2, 1]
     assert agg.SPARK.literal("x\\'); --") == "'x\\\\\\'); --'"  # Spark reads backslash escapes in literals
+
+
+def _plan(bounds: ContributionBounds | None, *, quantile: bool = False):
+    """A plan of every kind the engine computes, with a person identifier (without one when ``bounds`` is None):
+    count, sum per declared key (with "(other)"), mean, category counts and a histogram of the values."""
+    from dpcore.contributions import PrivacyUnit
+    from dpcore.plan import Plan, Statistic
+
+    stats = [
+        Statistic("n", "count"),
+        Statistic("total by key", "sum", column="value", lower=-1.0, upper=4.0, by="key", keys=("a", "b"), other=True),
+        Statistic("mean", "mean", column="value", lower=0.0, upper=5.0, planned_n=300),
+        Statistic("keys", "counts", column="key", domain=("a", "c", "d")),
+        Statistic("spread", "histogram", column="value", lower=-2.0, upper=6.0, bins=4),
+        Statistic("rows per key", "count", by="key", keys=KEYS),
+    ]
+    if quantile:
+        stats.append(Statistic("median", "quantile", column="value", lower=-5, upper=10, q=0.5, resolution=0.25))
+    unit = PrivacyUnit() if bounds is None else PrivacyUnit("pid", bounds)
+    return Plan(tuple(stats), unit=unit, epsilon=2.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_plans_aggregates_are_dpcores_truths_when_the_bounds_bind_no_one(seed):
+    # the engine's rows kept and clipped sums per label are the truths dpcore computes on the rows itself
+    from dpcore.plan import allocate
+    from dpcore.plan_release import simulate_plan
+
+    t = _table(seed)
+    most_rows = int(t.groupby("pid").size().max())
+    bounds = ContributionBounds(max_groups=len(KEYS) + 1, max_rows_per_group=most_rows, max_rows=most_rows)
+    allocation = allocate(_plan(bounds))
+    found = duckdb_engine.aggregate_plan(agg.plan_aggregates(allocation.plan, seed=seed), t)
+    truths = simulate_plan(allocation, t, seed, trials=1).truths
+    for share, got, truth in zip(allocation.shares, found, truths):
+        stat = share.statistic
+        assert got["key"].tolist() == (list(stat.labels) if stat.grouped else [""]), stat.name
+        if stat.kind == "sum":
+            np.testing.assert_array_equal(got["total"], truth, err_msg=stat.name)
+        elif stat.kind == "mean":
+            np.testing.assert_array_equal(np.clip(got["total"] / np.maximum(got["rows"], 1), 0.0, 5.0), truth)
+        else:
+            np.testing.assert_array_equal(got["rows"], truth, err_msg=stat.name)
+
+
+def test_publishing_from_aggregates_is_secure_seeded_only_in_simulation_and_within_its_expected_errors():
+    from dpcore.plan import allocate
+    from dpcore.plan_release import publish_from_aggregates
+    from dpcore.randomness import Randomness
+
+    t = _table(7, rows=2_000, persons=200)
+    allocation = allocate(_plan(ContributionBounds(max_groups=2, max_rows_per_group=3, max_rows=8)))
+    found = duckdb_engine.aggregate_plan(agg.plan_aggregates(allocation.plan, seed=agg.secret_seed()), t)
+    published = [publish_from_aggregates(allocation, found) for _ in range(2)]
+    assert all(p.combined.randomness is Randomness.PUBLICATION for p in published)
+    assert published[0].combined.values != published[1].combined.values  # fresh noise each time
+    assert (published[0].combined.epsilon, published[0].combined.delta) == (allocation.epsilon, allocation.delta)
+    assert [r.labels for r in published[0].releases] == [s.statistic.labels for s in allocation.shares]
+    runs = [publish_from_aggregates(allocation, found, rng=s) for s in (5, 5)]
+    assert runs[0].combined.randomness is Randomness.SIMULATION and "not private" in runs[0].releases[0].mechanism
+    assert runs[0].combined.values == runs[1].combined.values
+    # every number within its expected error with probability at least the confidence: 400 seeded releases, the
+    # share of numbers within it at least confidence - 4.5 standard errors (means: their expected error is stated
+    # at the planned n, which the table's rows exceed, so they are counted as the others)
+    trials = 400
+    draws = [publish_from_aggregates(allocation, found, rng=s).releases for s in range(trials)]
+    conf = allocation.plan.confidence
+    for i, (share, truth) in enumerate(zip(allocation.shares, found)):
+        if share.statistic.kind == "mean":
+            continue
+        true = truth["total"] if share.statistic.kind == "sum" else truth["rows"]
+        errors = np.abs(np.array([d[i].values for d in draws]) - true.to_numpy())
+        within = np.mean(errors <= share.expected_error)
+        assert within >= conf - 4.5 * math.sqrt(conf * (1 - conf) / errors.size), (share.statistic.name, within)
+
+
+def test_a_quantile_is_refused_from_aggregates_in_one_sentence():
+    from dpcore.plan import PlanError, allocate
+    from dpcore.plan_release import publish_from_aggregates
+
+    allocation = allocate(_plan(None, quantile=True))
+    with pytest.raises(ValueError, match="statistic 'median' is a quantile, which needs the rows"):
+        agg.plan_aggregates(allocation.plan, seed=1)
+    with pytest.raises(PlanError, match="statistic 'median' is a quantile, which needs the rows"):
+        publish_from_aggregates(allocation, [{"rows": [0.0]}] * len(allocation.shares))
+    with pytest.raises(PlanError, match="aggregates must give one entry per statistic"):
+        publish_from_aggregates(allocation, [])

@@ -9,16 +9,25 @@ a group-by, chosen by window functions, so memory follows the number of keys, no
 Sampling in SQL (the same rule in DuckDB and Spark, so that they agree exactly on one seed)
 ------------------------------------------------------------------------------------------
 ``dpcore.contributions.bound_contributions`` keeps a uniformly random subset of each person's rows with a numpy
-permutation; SQL engines share no generator, so here each row gets a key ``sha256(seed | person | key | r)``, where
-``r`` numbers the person's rows in that key by value (rows equal in person, key and value are interchangeable for
-every aggregate here, so how ties are numbered changes nothing), and each person's (person, key) pair a key
-``sha256(seed | person | key)``. A person keeps the L∞ rows of smallest row key in each of the L₀ pairs of smallest
-pair key (m rows of smallest row key, ungrouped). For a seed nobody chose after seeing the data, the kept subset is
-a pseudo-random uniform one (SHA-256 as a random function), and which rows a person keeps depends on that person's
-rows only, which is what the bound's guarantee needs (see ``dpcore.contributions``). The keys are the first 60 bits
-of the hash as integers (sorting 64-character strings of 10⁷ rows spilled gigabytes to disk); two rows of one person
-tie with probability below n² / 2⁶¹. A simulation's seed is the
-session's; a publication must draw the seed fresh from a secure generator and never show it.
+permutation; SQL engines share no generator, so each row gets a 60-bit key from a keyed hash of (person, key, j),
+where ``j`` numbers the person's rows in that key by value (rows equal in person, key and value are interchangeable
+for every aggregate here, so how ties are numbered changes nothing), and each (person, key) pair a key of (person,
+key). A person keeps the L∞ rows of smallest row key in each of the L₀ pairs of smallest pair key (m rows of
+smallest row key, ungrouped): one window pass numbering the rows, one ranking them (``row_number``, ``rank`` and
+``dense_rank`` over one ordering), then a GROUP BY of what is kept. A count needs no row key (a kept pair keeps
+``min(rows, L∞)`` whichever rows they are): it is a GROUP BY per pair and one ranking of the pairs.
+
+The hash is integer arithmetic both engines compute alike and fast (no text per row): rounds of
+``((h xor x) · A) mod (2³¹ − 1)`` with multipliers that are primitive roots (Park & Miller 1988; L'Ecuyer 1999), two
+streams from the seed's SHA-256 (computed once in Python), each finished by an xorshift round, concatenated into 60
+bits. It is not a cryptographic function, and the privacy of the bound does not rest on it: any rule under which a
+person's kept rows depend on that person's rows alone bounds each person's contribution (Wilson et al. 2020,
+Section 3); the seeded hash makes the kept subset pseudo-random, uniform in distribution (checked against dpcore's
+sampler in ``tests/test_engine_duckdb.py``), and unpredictable without the seed. Integer identifiers are hashed as
+they are; other identifiers (text, decimals) first to 60 bits by SHA-256 of their text, computed per row (slower:
+10⁷ rows of text identifiers cost seconds more) — two identifiers sharing 60 bits (probability below n² / 2⁶¹)
+would be bounded together, which only tightens the bound. A simulation's seed is the session's; a publication
+draws a fresh secret one (:func:`secret_seed`) and never shows it.
 
 Rules about each row alone, applied before bounding (as in ``dpcore.groupby``): a row with a missing value (for a
 sum) or a missing key is left out; a key outside the declared domain is left out (the released vector is indexed by
@@ -28,17 +37,28 @@ or strings (they are hashed as text, and both engines write those the same way).
 Sums are of doubles: both engines clip the same way; the sum of the same numbers can differ in the last bits
 between engines when the values are not on a binary grid (floating-point addition depends on order), so the tests
 use values on a grid of quarters, whose sums are exact.
+
+References
+----------
+- Wilson, Zhang, Lam, Desfontaines, Simmons-Marengo & Gipson (2020), "Differentially Private SQL with Bounded User
+  Contribution", PoPETs 2020(2), Section 3. https://arxiv.org/abs/1909.01917
+- Park & Miller (1988), "Random number generators: good ones are hard to find", Communications of the ACM 31(10).
+- L'Ecuyer (1999), "Tables of linear congruential generators of different sizes and good lattice structure",
+  Mathematics of Computation 68(225), Table 1 (multipliers modulo 2³¹ − 1; each checked a primitive root).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import secrets
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from dpcore.contributions import ContributionBounds
+from dpcore.publish import OTHER
 
 __all__ = [
     "Dialect",
@@ -54,6 +74,8 @@ __all__ = [
     "refuse_missing",
     "split",
     "finish",
+    "plan_aggregates",
+    "secret_seed",
 ]
 
 
@@ -66,6 +88,16 @@ class Dialect:
     text: str
     hash64: str  # a format string with one {} for a text: its SHA-256's first 60 bits as a BIGINT
     backslash_escapes: bool
+    xor_format: str  # bitwise exclusive or of two BIGINTs
+    shr_format: str  # arithmetic shift right of a BIGINT
+
+    def xor(self, a: str, b: str) -> str:
+        """``a xor b``."""
+        return self.xor_format.format(a, b)
+
+    def shr(self, a: str, bits: int) -> str:
+        """``a >> bits``."""
+        return self.shr_format.format(a, int(bits))
 
     def identifier(self, name: str) -> str:
         """A quoted column name."""
@@ -81,9 +113,23 @@ class Dialect:
         return "'" + value.replace("'", "''") + "'"
 
 
-DUCKDB = Dialect("duckdb", '"', "VARCHAR", "CAST(('0x' || left(sha256({}), 15)) AS BIGINT)", backslash_escapes=False)
+DUCKDB = Dialect(
+    "duckdb",
+    '"',
+    "VARCHAR",
+    "CAST(('0x' || left(sha256({}), 15)) AS BIGINT)",
+    backslash_escapes=False,
+    xor_format="xor({}, {})",
+    shr_format="({} >> {})",
+)
 SPARK = Dialect(
-    "spark", "`", "STRING", "CAST(conv(substr(sha2({}, 256), 1, 15), 16, 10) AS BIGINT)", backslash_escapes=True
+    "spark",
+    "`",
+    "STRING",
+    "CAST(conv(substr(sha2({}, 256), 1, 15), 16, 10) AS BIGINT)",
+    backslash_escapes=True,
+    xor_format="({} ^ {})",
+    shr_format="shiftright({}, {})",
 )
 
 
@@ -107,6 +153,11 @@ class Aggregate:
         The contribution bounds (with ``person``).
     seed : str
         The sampling seed (a simulation's; a publication draws a fresh secret one).
+    other : bool
+        Count a key outside the domain, or a missing key, in a last row "(other)" (else leave its row out).
+    edges : tuple of float or None
+        A histogram of a numeric ``key``: the inner edges of its bins (``domain`` names the bins); a value goes to
+        the bin ``1 + #(edges <= value)`` (end bins take what lies beyond), as ``numpy.searchsorted(..., "right")``.
     """
 
     key: str | None = None
@@ -117,6 +168,8 @@ class Aggregate:
     person: str | None = None
     bounds: ContributionBounds | None = None
     seed: str = "0"
+    other: bool = False
+    edges: tuple[float, ...] | None = None
 
     def __post_init__(self):
         if (self.person is None) != (self.bounds is None):
@@ -139,41 +192,151 @@ class Aggregate:
                 raise ValueError(f"domain must be non-empty distinct keys, got {len(domain)} with repeats or none")
             object.__setattr__(self, "domain", domain)
         object.__setattr__(self, "seed", str(self.seed))
+        if self.edges is not None:
+            edges = tuple(float(e) for e in self.edges)
+            if self.domain is None or len(edges) != len(self.domain) - 1 or self.other:
+                raise ValueError(
+                    f"edges must be the {len(self.domain or ()) - 1} inner edges of the bins, got {len(edges)}"
+                )
+            object.__setattr__(self, "edges", edges)
 
-    def sql(self, source: str, dialect: Dialect) -> str:
-        """The query over the table or view named ``source``: one row per key found (``key``, ``rows``, ``total``,
-        ``persons``); :func:`finish` puts it on the declared domain."""
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """One label per result row: the declared keys (and "(other)" with ``other``), or ``("",)``."""
+        if self.domain is None:
+            return ("",)
+        return (*self.domain, OTHER) if self.other else self.domain
+
+    def sql(self, source: str, dialect: Dialect, *, integral: bool = False) -> str:
+        """The query over the table or view named ``source``: one row per key code found (``g``: the key's position
+        in the domain from 1, 0 without a key; ``rows``, ``total``, ``persons``); :func:`finish` puts it on the
+        declared domain. ``integral``: the person column holds integers (used as they are; other identifiers are
+        hashed to 60 bits, see the module notes)."""
         d = dialect
-        text = d.text
-        person = f"CAST({d.identifier(self.person)} AS {text})" if self.person else "NULL"
-        key = f"CAST({d.identifier(self.key)} AS {text})" if self.key else "''"
-        value = f"CAST({d.identifier(self.value)} AS DOUBLE)" if self.value else "CAST(0 AS DOUBLE)"
+        base = self._base(source, d, integral)
+        value = self.value is not None
+        clip = f"least(greatest(v, {self.lower!r}), {self.upper!r})" if value else "CAST(0 AS DOUBLE)"
+        if self.person is None:
+            persons = "CAST(NULL AS BIGINT)"
+            return (
+                f"SELECT g, count(*) AS rows, sum({clip}) AS total, {persons} AS persons FROM ({base}) base GROUP BY g"
+            )
+        b = self.bounds
+        per_pair, pairs = (int(b.max_rows_per_group), int(b.max_groups)) if self.key else (int(b.max_rows), 1)
+        s1, s2 = _seed_words(self.seed)
+        person_state = (
+            f"{_mix(d, _mix(d, s1, _residue('p'), 0), _residue(d.shr('p', 31)), 1)} AS a1, "
+            f"{_mix(d, _mix(d, s2, _residue(d.shr('p', 31)), 2), _residue('p'), 3)} AS a2"
+        )
+        if not value:
+            # which of a pair's rows are kept changes no count: min(rows, L∞) of each kept pair
+            pair_rows = f"SELECT p, g, least(count(*), {per_pair}) AS n FROM ({base}) base GROUP BY p, g"
+            if not self.key or pairs >= len(self.labels):
+                kept = pair_rows
+            else:
+                keyed = f"SELECT p, g, n, {person_state} FROM ({pair_rows}) pr"
+                ordered = (
+                    f"SELECT p, g, n, {_mix(d, 'a1', 'g', 4)} AS b1, {_mix(d, 'a2', 'g', 5)} AS b2 FROM ({keyed}) k"
+                )
+                ranked = (
+                    f"SELECT g, n, row_number() OVER (PARTITION BY p ORDER BY {_key(d, 'b1', 'b2')}, g) AS gr "
+                    f"FROM ({ordered}) o"
+                )
+                kept = f"SELECT g, n FROM ({ranked}) r WHERE gr <= {pairs}"
+            return f"SELECT g, sum(n) AS rows, CAST(0 AS DOUBLE) AS total, count(*) AS persons FROM ({kept}) kept GROUP BY g"
+        # rows numbered within each (person, key) pair by value: rows equal in all three are interchangeable
+        numbered = (
+            f"SELECT p, g, v, row_number() OVER (PARTITION BY p, g ORDER BY v) AS j, {person_state} FROM ({base}) base"
+        )
+        keyed = (
+            f"SELECT p, g, v, {_mix(d, 'a1', 'g', 4)} AS b1, {_mix(d, 'a2', 'g', 5)} AS b2, "
+            f"{_mix(d, _mix(d, 'a1', 'g', 4), 'j', 6)} AS c1, "  # j < 2³¹ − 1: a residue already
+            f"{_mix(d, _mix(d, 'a2', 'g', 5), 'j', 7)} AS c2 FROM ({numbered}) nb"
+        )
+        pair_key, row_key = _key(d, "b1", "b2"), _key(d, "c1", "c2")
+        if self.key and pairs < len(self.labels):
+            ranked = (
+                "SELECT g, v, row_number() OVER (PARTITION BY p ORDER BY pk, g, rk) "
+                "- rank() OVER (PARTITION BY p ORDER BY pk, g) + 1 AS rr, "
+                "dense_rank() OVER (PARTITION BY p ORDER BY pk, g) AS gr "
+                f"FROM (SELECT p, g, v, {pair_key} AS pk, {row_key} AS rk FROM ({keyed}) k) kk"
+            )
+        else:  # no person can have more keys than L₀ (or there is no key): rows only
+            ranked = (
+                "SELECT g, v, row_number() OVER (PARTITION BY p, g ORDER BY rk) AS rr, 1 AS gr "
+                f"FROM (SELECT p, g, v, {row_key} AS rk FROM ({keyed}) k) kk"
+            )
+        return (
+            f"SELECT g, count(*) AS rows, sum({clip}) AS total, sum(CASE WHEN rr = 1 THEN 1 ELSE 0 END) AS persons "
+            f"FROM ({ranked}) ranked WHERE rr <= {per_pair} AND gr <= {pairs} GROUP BY g"
+        )
+
+    def _base(self, source: str, d: Dialect, integral: bool) -> str:
+        """The rows each aggregate reads, with the rules about each row alone applied: ``p`` (the person as a
+        BIGINT), ``g`` (the key's code) and ``v`` (the value as a double)."""
         where = []
+        if self.person is None:
+            person = "CAST(NULL AS BIGINT)"
+        elif integral:
+            person = f"CAST({d.identifier(self.person)} AS BIGINT)"
+        else:
+            person = d.hash64.format(f"CAST({d.identifier(self.person)} AS {d.text})")
+        value = f"CAST({d.identifier(self.value)} AS DOUBLE)" if self.value else "CAST(0 AS DOUBLE)"
         if self.value:
             where.append(f"{d.identifier(self.value)} IS NOT NULL")
             where.append(f"NOT isnan(CAST({d.identifier(self.value)} AS DOUBLE))")
-        if self.key:
-            where.append(f"{key} IN ({', '.join(map(d.literal, self.domain))})")
-        base = f"SELECT {person} AS p, {key} AS g, {value} AS v FROM {source}"
-        base += f" WHERE {' AND '.join(where)}" if where else ""
-        clip = f"least(greatest(v, {self.lower!r}), {self.upper!r})" if self.value else "v"
-        persons = "count(DISTINCT p)" if self.person else "CAST(NULL AS BIGINT)"
-        select = f"SELECT g AS key, count(*) AS rows, sum({clip}) AS total, {persons} AS persons"
-        if self.person is None:
-            return f"{select} FROM ({base}) base GROUP BY g"
-        b = self.bounds
-        per_pair, pairs = (b.max_rows_per_group, b.max_groups) if self.key else (b.max_rows, 1)
-        seed = d.literal(self.seed)
-        row_key = d.hash64.format(f"concat({seed}, '|r|', p, '|', g, '|', CAST(r AS {text}))")
-        pair_key = d.hash64.format(f"concat({seed}, '|g|', p, '|', g)")
-        return (
-            f"WITH base AS ({base}), "
-            "ranked AS (SELECT p, g, v, row_number() OVER (PARTITION BY p, g ORDER BY v) AS r FROM base), "
-            f"keyed AS (SELECT p, g, v, {row_key} AS k, {pair_key} AS gk FROM ranked), "
-            "bounded AS (SELECT p, g, v, row_number() OVER (PARTITION BY p, g ORDER BY k) AS rr, "
-            "dense_rank() OVER (PARTITION BY p ORDER BY gk) AS gr FROM keyed) "
-            f"{select} FROM bounded WHERE rr <= {int(per_pair)} AND gr <= {int(pairs)} GROUP BY g"
+        if self.key is None:
+            rows = f"SELECT {person} AS p, 0 AS g, {value} AS v FROM {source}"
+            return rows + (f" WHERE {' AND '.join(where)}" if where else "")
+        column = d.identifier(self.key)
+        if self.edges is not None:  # bins of a number: the first edge above it (the end bins take what lies beyond)
+            x = f"CAST({column} AS DOUBLE)"
+            cases = " ".join(f"WHEN {x} < {e!r} THEN {i}" for i, e in enumerate(self.edges, start=1))
+            code = f"CASE {cases} ELSE {len(self.domain)} END" if cases else "1"
+            where += [f"{column} IS NOT NULL", f"NOT isnan({x})"]
+            rows = f"SELECT {person} AS p, {code} AS g, {value} AS v FROM {source}"
+            return rows + f" WHERE {' AND '.join(where)}"
+        # the declared keys as a small table joined on the key's text (a hash join, any domain size)
+        domain = ", ".join(f"({d.literal(k)}, {i})" for i, k in enumerate(self.domain, start=1))
+        join, code = (
+            ("LEFT JOIN", f"coalesce(dom.code, {len(self.domain) + 1})") if self.other else ("JOIN", "dom.code")
         )
+        rows = (
+            f"SELECT {person} AS p, {code} AS g, {value} AS v FROM {source} "
+            f"{join} (VALUES {domain}) AS dom(label, code) ON CAST({column} AS {d.text}) = dom.label"
+        )
+        return rows + (f" WHERE {' AND '.join(where)}" if where else "")
+
+
+#: The prime modulus of the sampling hash (2³¹ − 1): products of two residues stay below 2⁶² (no overflow in BIGINT).
+_P = 2_147_483_647
+#: Multipliers of the hash's rounds: primitive roots modulo 2³¹ − 1 (module references).
+_MULTIPLIERS = (16807, 48271, 69621, 630360016, 742938285, 950706376, 1226874159, 62089911, 1343714438, 397204094)
+
+
+def _seed_words(seed: str) -> tuple[int, int]:
+    """Two residues modulo 2³¹ − 1 from the seed's SHA-256 (computed here, once; the SQL carries them as literals)."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return int.from_bytes(digest[:8], "big") % _P, int.from_bytes(digest[8:16], "big") % _P
+
+
+def _residue(x: str) -> str:
+    """``x`` modulo 2³¹ − 1 in [0, 2³¹ − 1) (both engines truncate ``%`` toward zero)."""
+    return f"((({x}) % {_P} + {_P}) % {_P})"
+
+
+def _mix(d: Dialect, h, x, i: int) -> str:
+    """One round of the hash: ``((h xor x) · A_i) mod (2³¹ − 1)`` for residues ``h`` and ``x``."""
+    return f"({d.xor(str(h), str(x))} * {_MULTIPLIERS[i]} % {_P})"
+
+
+def _key(d: Dialect, h1: str, h2: str) -> str:
+    """A 60-bit sampling key from two hash states: each finished by an xorshift round, concatenated."""
+
+    def finish(h: str, i: int) -> str:
+        return f"({d.xor(h, d.shr(h, 16))} * {_MULTIPLIERS[i]} % {_P})"
+
+    return f"({finish(h1, 8)} * 536870912 + {d.shr(finish(h2, 9), 2)})"
 
 
 def count(*, person: str | None = None, bounds: ContributionBounds | None = None, seed="0") -> Aggregate:
@@ -205,24 +368,24 @@ def finish(query: Aggregate, found: pd.DataFrame) -> pd.DataFrame:
     ``persons`` (int64 distinct persons with a kept row; -1 without a person column). A count or a sum is one row
     with key ``""``.
     """
-    keys = list(query.domain) if query.domain is not None else [""]
-    found = found.copy()
-    found["key"] = found["key"].astype(object).where(found["key"].notna(), "")
-    by_key = found.set_index("key")
+    keys = list(query.labels)
+    codes = list(range(1, len(keys) + 1)) if query.domain is not None else [0]
+    by_code = found.assign(g=found["g"].astype(np.int64)).set_index("g")
     out = pd.DataFrame({"key": keys})
-    rows = by_key["rows"].reindex(keys)
-    out["rows"] = rows.fillna(0).to_numpy(dtype=np.int64)
-    total = by_key["total"].reindex(keys).astype(float)
-    out["total"] = total.fillna(0.0).to_numpy(dtype=np.float64) if query.value else np.zeros(len(keys))
-    persons = by_key["persons"].reindex(keys)
+    out["rows"] = by_code["rows"].reindex(codes).fillna(0).to_numpy(dtype=np.int64)
+    total = by_code["total"].reindex(codes).astype(float).fillna(0.0).to_numpy(dtype=np.float64)
+    out["total"] = total if query.value else np.zeros(len(keys))
+    persons = by_code["persons"].reindex(codes)
     out["persons"] = persons.fillna(0).to_numpy(dtype=np.int64) if query.person else np.full(len(keys), -1)
     return out
 
 
-def plan_sql(queries, source: str, dialect: Dialect) -> str:
-    """One query for a whole plan: each aggregate's rows tagged with its position ``q`` (one pass, one job on Spark)."""
+def plan_sql(queries, source: str, dialect: Dialect, integral=frozenset()) -> str:
+    """One query for a whole plan: each aggregate's rows tagged with its position ``q`` (one statement, one job on
+    Spark). ``integral``: the person columns that hold integers (the engine reads its schema)."""
     parts = [
-        f"SELECT {i} AS q, key, rows, total, persons FROM ({query.sql(source, dialect)}) part{i}"
+        f"SELECT {i} AS q, g, rows, total, persons "
+        f"FROM ({query.sql(source, dialect, integral=query.person in integral)}) part{i}"
         for i, query in enumerate(queries)
     ]
     return " UNION ALL ".join(parts)
@@ -250,3 +413,47 @@ def refuse_missing(columns: list[str], counts) -> None:
 def split(queries, found: pd.DataFrame) -> list[pd.DataFrame]:
     """A plan's tagged rows back into one result per aggregate, each on its declared domain."""
     return [finish(query, found[found["q"] == i].drop(columns="q")) for i, query in enumerate(queries)]
+
+
+def plan_aggregates(plan, seed) -> list[Aggregate]:
+    """The aggregates a release plan's statistics need, one per statistic, in the plan's order.
+
+    ``plan`` is a :class:`dpcore.plan.Plan` (or an Allocation's ``.plan``); ``seed`` the sampling seed of the
+    contribution bounding (a simulation's, or for a publication a fresh secret one: :func:`secret_seed`). Each
+    statistic is bounded on its own rows, as in :mod:`dpcore.plan_release`: a count per person (m rows), a count, sum
+    or mean per declared group, category counts and a histogram per person and key (L₀ keys, L∞ rows each). What
+    :func:`dpcore.plan_release.publish_from_aggregates` takes: their ``rows`` and ``total`` on the statistic's labels.
+
+    Raises
+    ------
+    ValueError
+        A quantile (the exponential mechanism needs the rows, not aggregates), in one sentence.
+    """
+    unit = plan.unit
+    person = unit.identifier
+    bounds = unit.bounds if person is not None else None
+    out = []
+    for stat in plan.statistics:
+        common = {"person": person, "bounds": bounds, "seed": seed}
+        if stat.kind == "quantile":
+            raise ValueError(
+                f"statistic {stat.name!r} is a quantile, which needs the rows (the exponential mechanism scores every "
+                "value), so it is published from a sample or by dpcore.plan_release.publish_plan, not from aggregates"
+            )
+        if stat.kind == "histogram":
+            labels = stat.labels
+            out.append(Aggregate(key=stat.column, domain=labels, edges=tuple(stat.edges[1:-1]), **common))
+        elif stat.kind == "counts":
+            out.append(Aggregate(key=stat.column, domain=stat.domain, other=stat.other, **common))
+        elif stat.kind == "count":
+            keyed = {"key": stat.by, "domain": stat.keys, "other": stat.other} if stat.by is not None else {}
+            out.append(Aggregate(**keyed, **common))
+        else:  # a sum or a mean: the clipped sum and the number of rows of the same bounded rows
+            keyed = {"key": stat.by, "domain": stat.keys, "other": stat.other} if stat.by is not None else {}
+            out.append(Aggregate(value=stat.column, lower=stat.lower, upper=stat.upper, **keyed, **common))
+    return out
+
+
+def secret_seed() -> str:
+    """A fresh sampling seed for a publication: 256 bits from the operating system's secure generator, never shown."""
+    return secrets.token_hex(32)

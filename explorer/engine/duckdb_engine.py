@@ -14,8 +14,10 @@ import pandas as pd
 
 from explorer.engine.aggregates import DUCKDB, Aggregate, missing_persons_sql, plan_sql, refuse_missing, split
 
-__all__ = ["MEMORY_LIMIT", "THREADS", "aggregate", "aggregate_plan", "connect"]
+__all__ = ["INTEGER_TYPES", "MEMORY_LIMIT", "THREADS", "aggregate", "aggregate_plan", "connect"]
 
+#: DuckDB's integer types that fit a BIGINT: person identifiers of these types are used as they are (others hashed).
+INTEGER_TYPES = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"})
 #: Threads one connection may use (the shared server has two cores).
 THREADS = 2
 #: Memory one connection may hold before DuckDB spills or refuses (its own accounting, not the process's).
@@ -93,7 +95,9 @@ def aggregate_plan(queries, source, *, con: duckdb.DuckDBPyConnection | None = N
         columns, check = missing_persons_sql(queries, "dpx_source", DUCKDB)
         if check is not None:
             refuse_missing(columns, con.execute(check).fetchone())
-        found = con.execute(plan_sql(queries, "dpx_source", DUCKDB)).df()
+        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE dpx_source)").fetchall())
+        integral = {c for c in columns if types.get(c) in INTEGER_TYPES}
+        found = con.execute(plan_sql(queries, "dpx_source", DUCKDB, integral)).df()
     finally:
         if own:
             con.close()

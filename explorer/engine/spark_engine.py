@@ -13,7 +13,12 @@ import pandas as pd
 
 from explorer.engine.aggregates import SPARK, Aggregate, missing_persons_sql, plan_sql, refuse_missing, split
 
-__all__ = ["aggregate", "aggregate_plan", "local_session"]
+__all__ = ["INTEGER_TYPES", "aggregate", "aggregate_plan", "local_session"]
+
+#: Spark's integer types (as ``DataType.typeName()``): person identifiers of these types are used as they are, as in
+#: DuckDB (:data:`explorer.engine.duckdb_engine.INTEGER_TYPES`; Parquet's unsigned 8 to 32-bit integers are read as
+#: the next signed type by Spark, so both engines take the same path for a file).
+INTEGER_TYPES = frozenset({"byte", "short", "integer", "long"})
 
 
 def local_session(app_name: str = "dp-explorer", cores: int = 2):
@@ -69,8 +74,9 @@ def aggregate_plan(queries, source, spark=None) -> list[pd.DataFrame]:
         columns, check = missing_persons_sql(queries, view, SPARK)
         if check is not None:
             refuse_missing(columns, spark.sql(check).collect()[0])
-        rows = spark.sql(plan_sql(queries, view, SPARK)).collect()
+        integral = {c for c in columns if frame.schema[c].dataType.typeName() in INTEGER_TYPES}
+        rows = spark.sql(plan_sql(queries, view, SPARK, integral)).collect()
     finally:
         spark.catalog.dropTempView(view)
-    found = pd.DataFrame([r.asDict() for r in rows], columns=["q", "key", "rows", "total", "persons"])
+    found = pd.DataFrame([r.asDict() for r in rows], columns=["q", "g", "rows", "total", "persons"])
     return split(queries, found)
