@@ -14,6 +14,7 @@ from dpcore import accounting
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_PERSON, UNIT_RECORD, UNITS
 from explorer import budget, state, widgets
 from explorer.export import to_safe_csv
+from explorer.markup import md
 
 __all__ = ["RELATIONS", "UNIT_WORDS", "RELEASE_UNITS", "ledger_section"]
 
@@ -99,28 +100,33 @@ def ledger_section(mech, label, k):
                     "δ together": st.column_config.NumberColumn(format="%.2g"),
                 },
             )
-            for sentence in budget.conversion_sentences(led):
-                st.caption(sentence)
-        table = budget.ledger_table(led)
-        st.dataframe(
-            table,
-            hide_index=True,
-            key="acc_entries",
-            column_config={
-                "ε on its own": st.column_config.NumberColumn(format="%.4g"),
-                "δ on its own": st.column_config.NumberColumn(format="%.2g"),
-            },
-        )
-        if led.entries:
-            r1, r2, r3, r4 = st.columns([1, 1, 1, 1])
-            remove = r1.selectbox("Entry", table["#"], key="acc_remove_entry", label_visibility="collapsed")
-            if r2.button("Remove it", key="acc_remove", help="Forget one recorded entry (to correct a mistake)."):
-                led.remove(int(remove) - 1)
-                st.rerun()  # the table above was drawn before the removal
-            r3.download_button("Ledger (CSV)", to_safe_csv(table), file_name="ledger.csv", mime="text/csv")
-            r4.download_button(
-                "Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json"
-            )
+        for sentence in budget.conversion_sentences(led):
+            st.caption(md(sentence))
+    table = budget.ledger_table(led)
+    st.dataframe(
+        table,
+        hide_index=True,
+        key="acc_entries",
+        column_config={  # in pixels at 1400: the label takes the room the short columns leave
+            "#": st.column_config.NumberColumn(width=40),
+            "label": st.column_config.TextColumn(width=210),
+            "count": st.column_config.NumberColumn(width=60),
+            "release": st.column_config.TextColumn(width=130),
+            "holds under": st.column_config.TextColumn(width=170),
+            "converted": st.column_config.TextColumn(width=75),
+            "ε on its own": st.column_config.NumberColumn(format="%.4g", width=85),
+            "δ on its own": st.column_config.NumberColumn(format="%.2g", width=85),
+            "counted by": st.column_config.TextColumn(width=85),
+        },
+    )
+    if led.entries:
+        r1, r2, r3, r4, _ = st.columns([1, 1, 1, 1, 2])
+        remove = r1.selectbox("Entry", table["#"], key="acc_remove_entry", label_visibility="collapsed")
+        if r2.button("Remove it", key="acc_remove", help="Forget one recorded entry (to correct a mistake)."):
+            led.remove(int(remove) - 1)
+            st.rerun()  # the table above was drawn before the removal
+        r3.download_button("Ledger (CSV)", to_safe_csv(table), file_name="ledger.csv", mime="text/csv")
+        r4.download_button("Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json")
     with st.expander("Change the total budget, the accounting, the neighbouring relation or the unit"):
         c1, c2, c3, c4, c5 = st.columns(5)
         eps = widgets.bound(
@@ -156,11 +162,11 @@ def ledger_section(mech, label, k):
         relation = c4.selectbox(
             "Neighbouring relation",
             RELATIONS,
-            format_func=lambda r: r.value,
+            format_func=lambda r: r.words().removesuffix(" record"),  # the unit is chosen beside
             key="acc_budget_relation",
-            help="Under which neighbours the total holds. Add/remove one record: central releases as they are; a "
-            "local (replace-one) release is refused. Replace one record: local releases as they are, central ones "
-            "charged twice (a replacement is a removal and an addition).",
+            help="Under which neighbours the total holds (of the unit beside). Add/remove one: central releases as "
+            "they are; a local (replace-one) release is refused. Replace one: local releases as they are, central "
+            "ones charged twice (a replacement is a removal and an addition).",
         )
         unit = c5.selectbox(
             "Unit of privacy",

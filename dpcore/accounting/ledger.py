@@ -95,8 +95,9 @@ LEDGER_ACCOUNTINGS = {
 #: :class:`~dpcore.neighbours.Conversion`'s group (the class notes of :class:`BudgetLedger`), in words.
 CONVERSION_RULE = (
     "group privacy over k steps: Laplace and Gaussian noise counted at k times its sensitivity, any other pure "
-    "ε-DP release at kε (Dwork & Roth 2014, Theorem 2.2), an (ε, δ) run at (kε, δ·Σ_{i<k} e^{iε}), within Vadhan "
-    "2017, Lemma 2.2, and a ρ-zCDP one at k²ρ (Bun & Steinke 2016, Proposition 1.9)"
+    "ε-DP release at kε (Dwork & Roth 2014, Theorem 2.2), an (ε, δ) run at (kε, δ(1 + e^ε + … + e^((k−1)ε))), at "
+    "most (kε, k·e^((k−1)ε)·δ) (Vadhan 2017, Lemma 2.2), and a ρ-zCDP one at k²ρ (Bun & Steinke 2016, "
+    "Proposition 1.9)"
 )
 
 # relative slack when comparing a cost with the budget, so that spending the
