@@ -274,3 +274,22 @@ def test_the_publication_log_view_shows_each_rows_unit_and_the_total_per_unit():
     said = [c.value.replace("\\", "") for c in at.caption if "Per unit" in c.value][0]
     assert "one record: ε 0.25, δ 0 over 1 release(s)" in said
     assert "one person: ε 1, δ 0 over 1 release(s), converted with k = 2 because" in said
+
+
+def test_the_ledger_json_names_its_unit_and_the_totals_per_unit_with_their_rule():
+    import json
+
+    from dpcore.accounting import PureDP
+    from explorer import budget
+
+    led = accounting.BudgetLedger(5.0, 1e-5, "basic", unit="person")
+    led.spend(Laplace.from_epsilon(0.5), rows_per_person=4, label="a count")
+    led.spend(PureDP(0.25, unit="person"), label="a choice")
+    document = json.loads(budget.ledger_json(led))
+    assert document["unit_of_privacy"] == "person" and document["neighbouring_relation"] == "add/remove one person"
+    assert [(u["unit"], u["epsilon"]) for u in document["by_unit"]] == [("record", 2.0), ("person", 0.25)]
+    assert document["by_unit"][0]["conversions"] == [{"k": 4, "reason": led.entries[0].conversion.reason}]
+    assert document["by_unit"][1]["conversions"] == []
+    assert [e["converted"] for e in document["entries"]] == ["k = 4", ""]
+    assert [e["holds under"] for e in document["entries"]] == ["add/remove one record", "add/remove one person"]
+    assert document["conversion_rule"].startswith("group privacy over k steps")
