@@ -306,3 +306,49 @@ def test_a_published_group_by_names_the_groups_it_kept_and_never_one_it_dropped(
     said = next(m.value for m in at.markdown if "groups kept" in m.value).replace("\\", "")
     assert f"**{len(kept):,} groups kept**" in said and f"{threshold:.6g}" in said
     assert str(len(dates)) not in said and str(len(dates) - len(kept)) not in said  # nor how many were dropped
+
+
+# the attacks of the review on the People page's publication path: the link's seed, ε doubling (and shared draws,
+# above: two publications of the same declared keys differ)
+ATTACK = dict(ppl_view=GROUPS_VIEW, ppl_group="clinic", ppl_l0=8, ppl_gb_keys_from=people_publish.KEYS[1],
+              ppl_gb_keys="\n".join(sorted(VISITS.frame["clinic"].unique())))  # fmt: skip
+
+
+def _truth() -> np.ndarray:
+    # persons per clinic, each person counted once in each of their clinics: L₀ = 8 keeps every clinic of everyone
+    frame = VISITS.frame.assign(person=PERSONS)
+    return frame.groupby("clinic")["person"].nunique().sort_index().to_numpy(dtype=float)
+
+
+def test_the_link_s_seed_recomputes_no_published_group_by_and_a_rerun_redraws_none():
+    at = open_people(**ATTACK, ppl_gb_epsilon=1.0)
+    at.button(key=PUBLISH).click().run()
+    (release,) = _published(at)
+    # attack 1: the page's simulation seed, the same parameters, the same bounds: another draw
+    seed = [state.DEFAULT_SEED, sum(map(ord, "people_groups"))]
+    for s in (seed, state.DEFAULT_SEED, 0):
+        seeded = group_by(
+            VISITS.frame["clinic"], 1.0, np.random.default_rng(s), persons=PERSONS,
+            bounds=ContributionBounds(max_groups=8), keys=list(release.labels),
+        )  # fmt: skip
+        assert np.array_equal(seeded.true_values, _truth())  # the same query: every clinic of every person kept
+        assert not np.any(np.isclose(seeded.noisy_values, release.values, rtol=0, atol=1e-9))
+    shown = next(d.value for d in at.dataframe if list(d.value.columns) == ["label", "released value"])
+    at.run()  # a rerun shows what was published, never a new draw, and charges nothing
+    again = next(d.value for d in at.dataframe if list(d.value.columns) == ["label", "released value"])
+    assert again.equals(shown) and len(_published(at)) == 1
+    fresh = open_people(**ATTACK, ppl_gb_epsilon=1.0)  # the same link in a new tab: nothing shown before a click
+    assert not any(list(d.value.columns) == ["label", "released value"] for d in fresh.dataframe)
+
+
+def test_the_epsilon_doubling_attack_recovers_no_group_s_persons():
+    # attack 2: were the noise at ε = 1 half the draw at ε = 0.5, 2·r(1) − r(0.5) would be the truth
+    at = open_people(**ATTACK, ppl_gb_epsilon=0.5)
+    publishing.publication_log().set_budget(_fingerprint(at), 100.0, 1e-5, reason="test")
+    at.button(key=PUBLISH).click().run()
+    at.select_slider(key="ppl_gb_epsilon").set_value(1.0).run()
+    at.button(key=PUBLISH).click().run()
+    half, one = (np.array(r.values) for r in _published(at))
+    truth = _truth()
+    assert not np.any(np.isclose(2 * one - half, truth, rtol=0, atol=1e-9))
+    # attack 3 (subtracting two publications that shared a draw): test_two_publications_give_different_noise_...
