@@ -53,14 +53,17 @@ Loading decisions (documented here once, reported per file in
 * Infinities (``inf``, ``1e400``) are treated as missing and counted in the
   notes: no clipping bound makes them meaningful.
 * Speed: a plain table (no quote mark, no blank or empty row, every row as
-  wide as the header) is split by pandas' C parser, a regular table with
-  quoted fields by DuckDB's parser with the dialect pinned (the delimiter
-  above, ``"`` doubled inside quotes, as many columns as the first record,
-  strict; DuckDB's sniffer is not asked, since it skips leading rows of a file
-  it finds irregular); anything else by :mod:`csv`. Every rule above applies
-  the same, and a test checks that the three give the same table on random
-  files. Number formats are checked with one regular
-  expression over a column's distinct cells, not one call per cell.
+  wide as the header) and a regular table with quoted fields are split by
+  DuckDB's parser with the dialect pinned (the delimiter above, ``"`` doubled
+  inside quotes, as many columns as the first record, strict; DuckDB's sniffer
+  is not asked, since it skips leading rows of a file it finds irregular), the
+  cells coming back as Arrow strings, dictionary-encoded in Arrow (a Python
+  string per distinct cell of a column, not per cell); a plain table under
+  8 MiB by pandas' C parser (DuckDB is no faster there and takes 0.5 s to
+  import); anything else by :mod:`csv`. Every rule above applies the same,
+  and a test checks that the readers give the same table on random files.
+  Number formats are checked with one regular expression over a column's
+  distinct cells, not one call per cell.
 """
 
 from __future__ import annotations
@@ -108,6 +111,9 @@ NA_SPELLINGS = frozenset({"", "?", "na", "n/a", "#n/a", "nan", "<na>", "null", "
 _NA_LONGEST = max(map(len, NA_SPELLINGS))
 
 _DELIMITERS = (",", ";", "\t", "|")
+#: Plain tables of at least this many characters are split by DuckDB, smaller ones by pandas' C parser (DuckDB takes
+#: 0.5 s to import and is no faster on a few megabytes: benchmarks/results/data.md).
+_DUCKDB_PLAIN_CHARS = 8 * 1024 * 1024
 _SNIFF_CHARS = 65_536
 _SNIFF_RECORDS = 50
 _MAX_LISTED = 5  # column names listed in a note before "and N more"
@@ -162,6 +168,10 @@ _ALL_DECIMAL_COMMA = _every_line(_DECIMAL_COMMA)
 
 class DatasetError(ValueError):
     """A file or column that cannot be used; the message is one sentence for the user."""
+
+
+#: A column as its codes (one per cell, an index into the uniques) and its distinct cells in order of appearance.
+_Factorized = tuple[np.ndarray, list]
 
 
 def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataFrame, tuple[str, ...]]:
@@ -232,13 +242,13 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
     plain = _read_plain(text, delimiter)
     if plain is None:
         plain = _read_quoted(text, delimiter)
-    if plain is not None:  # the same table the careful reader below would give, split by pandas or DuckDB
-        first = [str(column[0]) for column in plain]
-        if _header_is_data(first, len(plain[0]), notes):
+    if plain is not None:  # the same table the careful reader below would give, split by DuckDB
+        first = [uniques[codes[0]] for codes, uniques in plain]
+        if _header_is_data(first, len(plain[0][0]), notes):
             header, columns = [f"column_{i + 1}" for i in range(len(first))], plain
         else:
-            header, columns = first, [column[1:] for column in plain]
-        n_rows = len(columns[0])
+            header, columns = first, [_without_first(codes, uniques) for codes, uniques in plain]
+        n_rows = len(columns[0][0])
     else:
         rows = _parse(text, delimiter, notes)
         if not rows:
@@ -288,15 +298,25 @@ def _gunzip(raw: bytes) -> bytes:
     return content
 
 
-def _read_quoted(text: str, delimiter: str) -> list[np.ndarray] | None:
-    """Every column's cells, header row included, split by DuckDB; None when the careful reader must decide.
+def _without_first(codes: np.ndarray, uniques: list) -> _Factorized:
+    """A factorized column without its first cell (the header), and without that cell's value if no other cell has
+    it (a first cell is the first distinct value: code 0)."""
+    rest = codes[1:]
+    if (rest == 0).any():
+        return rest, uniques
+    return rest - 1, uniques[1:]
+
+
+def _read_quoted(text: str, delimiter: str) -> list[_Factorized] | None:
+    """Every column, header row included, split by DuckDB when the table has quoted fields; None when the careful
+    reader must decide.
 
     For a table with quoted fields (line breaks or delimiters inside quotes) that is otherwise regular: DuckDB's
-    parser with the dialect pinned (the delimiter, ``"`` doubled inside quotes, no header, as many columns as the
-    first record, strict). DuckDB's sniffer is not asked: it skips leading rows of a file it finds irregular (it
-    read ``a,b`` / ``1,2,3`` as the one row ``1,2,3``), and a table that silently loses rows is worse than a slow
-    one. None for what the careful reader treats specially: a row of a different width, a quote never closed or
-    mid-field (DuckDB refuses those), an empty row, a cell over the :mod:`csv` field limit, a file over the limits.
+    parser with the dialect pinned (:func:`_split_by_duckdb`), as many columns as the first record. DuckDB's sniffer
+    is not asked: it skips leading rows of a file it finds irregular (it read ``a,b`` / ``1,2,3`` as the one row
+    ``1,2,3``), and a table that silently loses rows is worse than a slow one. None for what the careful reader
+    treats specially: a row of a different width, a quote never closed or mid-field (DuckDB refuses those), an empty
+    row, a cell over the :mod:`csv` field limit, a file over the limits.
     """
     if '"' not in text or "\x00" in text:
         return None
@@ -307,9 +327,23 @@ def _read_quoted(text: str, delimiter: str) -> list[np.ndarray] | None:
         return None
     if not first or len(first) > MAX_COLUMNS:
         return None
+    return _split_by_duckdb(text, delimiter, len(first))
+
+
+def _split_by_duckdb(text: str, delimiter: str, width: int) -> list[_Factorized] | None:
+    """``text`` split by DuckDB's CSV parser into ``width`` columns of text, each factorized; None when it cannot be.
+
+    The dialect is pinned: the delimiter, ``"`` doubled inside quotes, no header (the first record is row 0), exactly
+    ``width`` fields in every record (strict: a quote never closed, a quote mid-field, a shorter or longer row make
+    DuckDB refuse). The cells come back as Arrow strings and are dictionary-encoded in Arrow, so a Python string is
+    made once per distinct cell of a column, never per cell. None (the careful reader decides) also for a file over
+    the row or cell limits, a record whose cells are all blank, or a cell over the :mod:`csv` field limit.
+    """
+    import pyarrow.compute as pc
+
     from explorer.engine.duckdb_engine import connect  # DuckDB loads (0.5 s) only for a file that needs it
 
-    names = [f"c{i}" for i in range(len(first))]
+    names = [f"c{i}" for i in range(width)]
     con = connect()
     try:
         relation = con.read_csv(
@@ -323,23 +357,29 @@ def _read_quoted(text: str, delimiter: str) -> list[np.ndarray] | None:
             strict_mode=True,
             skiprows=0,
         )
-        relation.create_view("source")
-        records = con.execute("SELECT count(*) FROM source").fetchone()[0]
-        if records > MAX_ROWS + 1 or len(first) * (records - 1) > MAX_CELLS:
-            return None
-        found = con.execute(f"SELECT {', '.join(f'coalesce({c}, {chr(39) * 2})' for c in names)} FROM source")
-        columns = [np.asarray(column, dtype=object) for column in found.fetchnumpy().values()]
+        table = relation.to_arrow_table()
     except Exception:  # noqa: BLE001 - DuckDB's parser refuses in many ways; the careful reader decides then
         return None
     finally:
         con.close()
-    empty = np.ones(records, dtype=bool)
-    for column in columns:
-        stripped = pd.Series(column, dtype=object).str.strip()
-        empty &= (stripped == "").to_numpy()
-        if max(map(len, column), default=0) > csv.field_size_limit():
+    records = table.num_rows
+    if not records or records > MAX_ROWS + 1 or width * (records - 1) > MAX_CELLS:
+        return None
+    columns: list[_Factorized] = []
+    blank = np.ones(records, dtype=bool)  # records whose every cell is blank: the careful reader skips them
+    limit = csv.field_size_limit()
+    for chunked in table.columns:
+        encoded = pc.dictionary_encode(chunked).combine_chunks()
+        uniques = encoded.dictionary.to_pylist()
+        n_null = encoded.indices.null_count
+        codes = pc.fill_null(encoded.indices, len(uniques)).to_numpy(zero_copy_only=False).astype(np.intp)
+        if n_null:
+            uniques.append("")
+        if max(map(len, uniques), default=0) > limit:
             return None
-    if empty.any():
+        blank &= np.array([not u.strip() for u in uniques], dtype=bool)[codes]
+        columns.append((codes, uniques))
+    if blank.any():
         return None
     return columns
 
@@ -599,15 +639,15 @@ def _header_is_data(first: list[str], records: int, notes: list[str]) -> bool:
     return False
 
 
-def _read_plain(text: str, delimiter: str) -> list[np.ndarray] | None:
-    """Every column's cells, header row included, when the file is a plain table; None otherwise.
+def _read_plain(text: str, delimiter: str) -> list[_Factorized] | None:
+    """Every column, header row included, split by DuckDB when the file is a plain table; None otherwise.
 
-    Plain: no quote mark, no blank or empty row, every row as wide as the first, within the limits, no cell
-    longer than the csv module's field limit. Such a file splits the same under any reader, so pandas' C
-    parser reads it (about ten times faster than :mod:`csv` with the Python loops around it, and in a
-    fraction of the memory); anything else goes to the careful reader, :func:`_parse` and :func:`_fix_ragged`.
+    Plain: no quote mark, no blank row, every row as wide as the first (counted in the text, before DuckDB is asked),
+    within the limits. Such a file splits the same under any reader, so DuckDB's parser reads it
+    (:func:`_split_by_duckdb`, which also sends rows with nothing in them and overlong cells to the careful reader);
+    anything else goes to the careful reader, :func:`_parse` and :func:`_fix_ragged`.
     """
-    if '"' in text or "\x00" in text:  # quoting rules differ between readers; C strings end at a zero byte
+    if '"' in text or "\x00" in text:  # quoting rules differ between readers
         return None
     body = text.replace("\r\n", "\n") if "\r" in text else text
     body = body[:-1] if body.endswith("\n") else body
@@ -619,6 +659,17 @@ def _read_plain(text: str, delimiter: str) -> list[np.ndarray] | None:
         return None
     if body.count(delimiter) != (width - 1) * records:  # a longer row would make the parser fail below
         return None
+    if len(body) < _DUCKDB_PLAIN_CHARS:
+        return _split_by_pandas(body, delimiter, records, width)
+    columns = _split_by_duckdb(body, delimiter, width)
+    if columns is None or len(columns[0][0]) != records:
+        return None
+    return columns
+
+
+def _split_by_pandas(body: str, delimiter: str, records: int, width: int) -> list[_Factorized] | None:
+    """A plain table of fewer than :data:`_DUCKDB_PLAIN_CHARS` characters split by pandas' C parser, each column
+    factorized; None (the careful reader decides) for a row with nothing in it or a cell over the :mod:`csv` limit."""
     if re.search(rf"^(?:[^\S\n]|{re.escape(delimiter)})*$", body, re.MULTILINE):  # a row with nothing in it
         return None
     if len(body) > csv.field_size_limit() and max(map(len, body.split("\n"))) > csv.field_size_limit():
@@ -639,7 +690,11 @@ def _read_plain(text: str, delimiter: str) -> list[np.ndarray] | None:
         return None
     if frame.shape != (records, width):
         return None
-    return [frame[c].to_numpy(dtype=object) for c in frame.columns]
+    columns = []
+    for column in frame.columns:
+        codes, uniques = pd.factorize(frame[column].to_numpy(dtype=object))
+        columns.append((codes, list(uniques)))
+    return columns
 
 
 def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> tuple[list[str], list[list[str]]]:
@@ -719,7 +774,7 @@ def _build_frame(names: list[str], cells_by_column, n_rows: int, delimiter: str,
     columns: dict[str, object] = {}
     dropped_unnamed, formats, infinite, coded = [], {}, {}, []
     for name, cells in zip(names, cells_by_column):
-        codes, uniques = pd.factorize(cells)
+        codes, uniques = cells if isinstance(cells, tuple) else pd.factorize(cells)
         cleaned = list(map(str.strip, uniques))
         is_present = np.ones(len(cleaned), dtype=bool)
         short = np.flatnonzero(np.fromiter(map(len, cleaned), dtype=np.int64, count=len(cleaned)) <= _NA_LONGEST)
@@ -739,8 +794,7 @@ def _build_frame(names: list[str], cells_by_column, n_rows: int, delimiter: str,
         if numbers is None:
             lookup = np.array(cleaned, dtype=object)
             lookup[~is_present] = np.nan
-            # Let pandas pick its string dtype on the few uniques, then take: fast on 30k rows.
-            columns[name] = pd.Series(pd.Series(lookup).array.take(codes))
+            columns[name] = _text_column(lookup, codes)
             continue
         lookup = np.full(len(cleaned), np.nan)
         lookup[is_present] = numbers
@@ -772,6 +826,17 @@ def _build_frame(names: list[str], cells_by_column, n_rows: int, delimiter: str,
     if coded:
         notes.append(f"Numbers with leading zeros were kept as text codes in {_listing(coded)}.")
     return pd.DataFrame(columns, index=pd.RangeIndex(n_rows)) if columns else pd.DataFrame()
+
+
+def _text_column(lookup: np.ndarray, codes: np.ndarray) -> pd.Series:
+    """The text column whose cells are ``lookup[codes]`` (NaN missing), in the string dtype pandas picks for it."""
+    few = pd.Series(lookup)  # pandas picks its string dtype on the few distinct cells
+    if getattr(few.dtype, "storage", None) == "pyarrow":  # taken in Arrow: half the time of pandas' take
+        import pyarrow as pa
+
+        taken = pa.array(lookup, from_pandas=True, type=pa.large_string()).take(pa.array(codes))
+        return pd.Series(pd.array(taken, dtype=few.dtype))
+    return pd.Series(few.array.take(codes))
 
 
 def _parse_numbers(present: list[str], joined: str, delimiter: str) -> tuple[np.ndarray | None, str]:

@@ -7,6 +7,7 @@ the repository.
 from __future__ import annotations
 
 import codecs
+import csv
 import io
 import pathlib
 import tomllib
@@ -421,14 +422,16 @@ def _random_file(rng: np.random.Generator) -> str:
 
 
 def test_tables_split_by_pandas_or_duckdb_equal_the_careful_reader(monkeypatch):
-    # pandas' C parser reads plain tables, DuckDB regular quoted ones; on 600 random files (two thirds of them neither)
+    # pandas' C parser or DuckDB reads plain tables, DuckDB regular quoted ones; on 600 random files (two thirds neither)
     # the frame and the notes must be what the careful reader gives; the counts of files each fast path took show
     # the test exercises both
     from explorer import csv_reader
 
     rng, fast, quoted = np.random.default_rng(20261123), 0, 0
     plain_reader, quoted_reader = csv_reader._read_plain, csv_reader._read_quoted
-    for _ in range(600):
+    for i in range(600):
+        # every other file's plain table split by DuckDB (as a file of 8 MiB or more is), the others by pandas
+        monkeypatch.setattr(csv_reader, "_DUCKDB_PLAIN_CHARS", 0 if i % 2 else 8 * 1024 * 1024)
         text = _random_file(rng)
         raw = text.encode()
         took = plain_reader(text.lstrip("\ufeff"), _sniffed(text)) is not None
@@ -611,3 +614,18 @@ def test_quoted_fields_split_by_duckdb():
     assert frame["n"].tolist() == [1, 2]
     assert csv_reader._read_quoted('a,b\n1,"x\n2,y\n', ",") is None  # a quote never closed: the careful reader
     assert csv_reader._read_quoted('a,b\n"1",2,3\n', ",") is None  # a longer row
+
+
+def test_large_plain_tables_split_by_duckdb(monkeypatch):
+    # a plain table of 8 MiB or more goes to DuckDB (here the threshold is lowered to every table): the same cells,
+    # and what the careful reader treats specially (a row of delimiters only, a cell over the csv limit) is sent back
+    from explorer import csv_reader
+
+    monkeypatch.setattr(csv_reader, "_DUCKDB_PLAIN_CHARS", 0)
+    codes, uniques = zip(*csv_reader._read_plain("a,b\n1, x\n2,\n1,y\n", ","))
+    assert [[u[c] for c in cs] for cs, u in zip(codes, uniques)] == [["a", "1", "2", "1"], ["b", " x", "", "y"]]
+    assert csv_reader._read_plain("a,b\n1,2\n,\n3,4\n", ",") is None
+    assert csv_reader._read_plain("a,b\n1," + "x" * (csv.field_size_limit() + 1) + "\n", ",") is None
+    frame, notes = read_csv(b"id;amount\n007;1.234,5\n8;NA\n")
+    assert frame["id"].tolist() == ["007", "8"] and frame["amount"].tolist()[0] == 1234.5
+    assert np.isnan(frame["amount"].tolist()[1]) and any("decimal comma" in n for n in notes)
