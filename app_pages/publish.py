@@ -2,7 +2,8 @@
 
 The page builds a plan (``explorer.publish_plan``: statistics with their declared public facts, the unit of
 privacy, the total and the split policy; every widget in the link, a plan file saved and reopened), shows its split
-and how the errors trade as the total moves, and publishes it once (``explorer.publish_release``: secure noise,
+and how the errors trade as the total moves, previews it on a public file (``explorer.publish_preview``: seeded,
+not private, error bars from the plan), and publishes it once (``explorer.publish_release``: secure noise,
 the persistent log charged all or nothing before anything is shown, a zip package). Every number comes from
 ``dpcore.plan``; the package is ``dpx_publish``'s, the same as the command line
 ``python -m dpx_publish publish plan.json data.csv --out release.zip``.
@@ -10,7 +11,7 @@ the persistent log charged all or nothing before anything is shown, a zip packag
 
 import streamlit as st
 
-from explorer import frame, publish_plan, publish_release
+from explorer import frame, publish_plan, publish_preview, publish_release
 from explorer.markup import md
 
 
@@ -31,7 +32,7 @@ def render() -> None:
     if allocation is None:
         return
     publish_release.trade_off(allocation)
-    publish_release.preview(allocation, from_data)
+    publish_preview.preview(allocation, from_data)
     publish_release.publish(allocation, from_data)
 
 

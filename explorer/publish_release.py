@@ -1,5 +1,6 @@
 """Publish page, the split and the release: the statistic / ε / δ / error table and the trade-off chart (both from
-the plan alone, :mod:`dpcore.plan`), then one secure publication of the whole plan, charged to the persistent log
+the plan alone, :mod:`dpcore.plan`; the preview on a public file is :mod:`explorer.publish_preview`), then one
+secure publication of the whole plan, charged to the persistent log
 before it is shown (:func:`dpx_publish.package.publish_package`), with its package and the plan file.
 
 Nothing here reads the private data before Publish; the published tables are shown without any true value.
@@ -14,14 +15,13 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.accounting import BudgetError
-from dpcore.plan import Allocation, Plan, allocate, error_curve, plan_to_dict
-from dpcore.plan_release import check_columns, simulate_plan
+from dpcore.plan import BUDGET_RANGE, Allocation, Plan, allocate, error_curve, plan_to_dict
+from dpcore.plan_release import check_columns
 from dpx_publish.package import FILES, publish_package
 from explorer import charts, publishing, state
-from explorer.dataset import DatasetError, load_csv
 from explorer.markup import md, plain_sentence
 
-__all__ = ["split", "trade_off", "preview", "publish", "save"]
+__all__ = ["split", "trade_off", "publish", "save"]
 
 _SHOWN = "_pub_package"
 #: The totals the trade-off chart draws: a decade below and above the plan's total.
@@ -74,8 +74,13 @@ def split(plan: Plan) -> Allocation | None:
 def trade_off(a: Allocation) -> None:
     """How the errors trade against each other as the total moves (same policy and δ)."""
     plan = a.plan
-    totals = np.geomspace(a.epsilon / 10, a.epsilon * 10, CURVE_POINTS)
-    curve = error_curve(plan, totals)
+    low, high = BUDGET_RANGE
+    totals = np.geomspace(max(a.epsilon / 10, low), min(a.epsilon * 10, high), CURVE_POINTS)
+    try:
+        curve = error_curve(plan, totals)
+    except ValueError as exc:  # a total of the curve gives a statistic a budget outside the range: one sentence
+        st.info(f"No trade-off chart for this plan: {md(plain_sentence(exc))}")
+        return
     ratio = plan.policy == "accuracy"
     column = "error to target" if ratio else "expected error"
     series = {}
@@ -108,34 +113,6 @@ def trade_off(a: Allocation) -> None:
 
 def _package_name(plan: Plan) -> str:
     return "release.zip"
-
-
-def preview(a: Allocation, from_data: str | None = None) -> None:
-    """What the published tables will look like, drawn on a public file (same columns, not the private data):
-    seeded, simulated, not private; nothing charged. ``from_data`` says a domain was read from the data (fine
-    here, labelled; refused by Publish)."""
-    with st.expander("Preview on a public file (simulated, not private)", icon=":material/preview:"):
-        st.caption(
-            "A file you may show: a past release, a synthetic stand-in with the same columns. The plan is drawn "
-            "on it once with seeded noise (reproducible from the seed, not private, nothing charged); the private "
-            "data is not read before Publish."
-        )
-        if from_data:
-            st.caption(
-                "Categories read from the data: the preview draws them as they are (not private); Publish refuses them."
-            )
-        upload = st.file_uploader("Public file (CSV)", type=["csv", "tsv", "txt"], key="pub_preview_file")
-        if upload is None:
-            return
-        try:
-            public = load_csv(upload.getvalue(), upload.name).frame
-            check_columns(a, public)
-            simulated = simulate_plan(a, public, state.rng("publish-preview"), 1)
-        except (DatasetError, ValueError) as exc:
-            st.info(f"No preview on {md(upload.name)}: {md(plain_sentence(exc))}")
-            return
-        table = simulated.table(0)
-        st.dataframe(table, hide_index=True, key="pub_preview_table", height=38 + 35 * min(len(table), 20))
 
 
 def publish(a: Allocation, refused: str | None = None) -> None:

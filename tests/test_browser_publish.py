@@ -15,7 +15,7 @@ import zipfile
 import pytest
 
 from tests.browser import NAV_LINK, full_page_screenshot, wait_for_page
-from tests.test_browser import ARTIFACTS, app_url, assert_no_error, browser, page  # noqa: F401 - fixtures
+from tests.test_browser import ARTIFACTS, assert_no_error, page  # noqa: F401 - the page fixture
 
 pytestmark = pytest.mark.browser
 
@@ -116,3 +116,44 @@ def test_a_filled_domain_cannot_be_published_in_the_browser(page):  # noqa: F811
     assert "pub_filled_0=1" in page.url
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "publish_filled.png"))
+
+
+def test_the_preview_on_a_public_file_draws_error_bars_labelled_not_private(page, app_url, tmp_path):  # noqa: F811
+    """Issue 21: a public stand-in file (same columns) previews the published tables with error bars, labelled
+    simulated and not private; nothing is charged. Screenshot: test-artifacts/browser/publish_preview.png."""
+    levels = [e.strip() for e in EDUCATION.split(";")][:6]
+    link = "&".join(
+        [
+            "pub_n=3",
+            "pub_cat_0=education",
+            "pub_domain_0=" + "%0A".join(levels),
+            "pub_lower_1=17",
+            "pub_upper_1=90",
+            "pub_kind_2=quantile",
+            "pub_num_2=age",
+            "pub_lower_2=17",
+            "pub_upper_2=90",
+            "pub_res_2=1",
+        ]
+    )
+    page.goto(f"{app_url}/publish?{link}")
+    wait_for_page(page)
+    assert_no_error(page)
+    public = tmp_path / "past_release_standin.csv"
+    public.write_text(
+        "education,age\n" + "\n".join(f"{levels[i % len(levels)]},{20 + (i * 7) % 60}" for i in range(600))
+    )
+    page.get_by_text("Preview on a public file").first.click()
+    page.locator(".st-key-pub_preview_file input[type='file']").set_input_files(str(public))
+    chart = page.locator(".st-key-pub_preview_chart")
+    chart.wait_for(timeout=30_000)
+    wait_for_page(page)
+    assert_no_error(page)
+    # error bars drawn on the counts and the mean (two panels), none on the median (its error is in ranks)
+    page.wait_for_function("() => document.querySelectorAll('.st-key-pub_preview_chart g.errorbar').length >= 7")
+    title = chart.locator(".gtitle").first.text_content()
+    assert "simulated, not private" in title and "public file" in title
+    assert "Published" not in page.locator('[data-testid="stMain"]').inner_text()  # nothing published or charged
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    chart.scroll_into_view_if_needed()
+    chart.screenshot(path=str(ARTIFACTS / "publish_preview.png"))

@@ -6,10 +6,13 @@ DPX_DATA_DIR to a fresh folder).
 
 from __future__ import annotations
 
+import base64
+import inspect
 import io
 import json
 import zipfile
 
+import numpy as np
 import pytest
 
 from dpcore.plan import plan_from_dict
@@ -32,6 +35,13 @@ def _adult(at, domain=EDU):
     at.number_input(key="pub_lower_1").set_value(17).run()
     at.number_input(key="pub_upper_1").set_value(90).run()
     return at
+
+
+def _values(y) -> np.ndarray:
+    """A Plotly trace's values, also when Plotly sent them as a typed array (``{"dtype", "bdata"}``)."""
+    if isinstance(y, dict):
+        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+    return np.asarray(y, dtype=float)
 
 
 def _split(at):
@@ -210,6 +220,20 @@ def test_preview_on_a_public_file_is_labelled_simulated_and_charges_nothing():
     assert list(table["label"]) == [*EDU, "mean"]
     assert (table["randomness"].str.contains("not private")).all()
     assert "_pub_package" not in at.session_state
+    # the chart: the same numbers, each with its statistic's expected error (from the plan's split) as error bar
+    split = _split(at)
+    errors = dict(zip(split["statistic"], split["expected error (±) at 95%"]))
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "simulated" in c.proto.spec]
+    assert "simulated, not private" in spec["layout"]["title"]["text"]
+    panels = spec["data"]
+    assert [p["x"] for p in panels] == [EDU, ["mean"]]
+    assert [list(_values(p["y"])) for p in panels] == [
+        list(table["simulated value"][:5]),
+        [table["simulated value"][5]],
+    ]
+    for trace, name in zip(panels, split["statistic"]):
+        bars = _values(trace["error_y"]["array"])
+        assert bars == pytest.approx([errors[name]] * len(trace["x"]), rel=1e-3)
     missing = "age\n" + "\n".join(str(20 + i % 50) for i in range(100))
     at.file_uploader(key="pub_preview_file").upload("ages.csv", missing.encode(), "text/csv").run()
     assert "education" in " ".join(i.value for i in at.info)  # a missing column: one sentence
@@ -299,3 +323,34 @@ def test_a_plan_file_saying_its_domain_was_read_from_the_data_reopens_refused():
     assert_clean(at)
     assert _refused(at) and at.button(key="pub_publish").disabled
     assert at.text_input(key="pub_prov_0").value == ""  # the mark is the page's, not words in the source field
+
+
+def test_the_preview_reads_the_public_file_and_never_the_private_data(monkeypatch):
+    """The preview draws on the uploaded public file only: it never asks the session for its dataset, and the table it
+    simulates on is the public file's (2 columns, 500 rows), not the census demo's."""
+    from explorer import publish_preview
+
+    asked, drawn_on = [], []
+    real_dataset, real_simulate = state.dataset, publish_preview.simulate_plan
+
+    def watched_dataset():
+        if any(frame.filename.endswith("publish_preview.py") for frame in inspect.stack(0)):
+            asked.append("the preview asked for the session's dataset")
+        return real_dataset()
+
+    def watched_simulate(allocation, table, rng, trials):
+        drawn_on.append(table)
+        return real_simulate(allocation, table, rng, trials)
+
+    monkeypatch.setattr(state, "dataset", watched_dataset)
+    monkeypatch.setattr(publish_preview, "simulate_plan", watched_simulate)
+    at = _adult(open_page("publish"))
+    public = "education,age\n" + "\n".join(f"{EDU[i % 5]},{20 + i % 50}" for i in range(500))
+    at.file_uploader(key="pub_preview_file").upload("past.csv", public.encode(), "text/csv").run()
+    assert_clean(at)
+    assert at.get("plotly_chart")  # the preview ran (a watcher that saw nothing run would prove nothing)
+    assert not asked
+    (table,) = drawn_on
+    assert list(table.columns) == ["education", "age"] and len(table) == 500
+    private = at.session_state[state.DATASET].frame
+    assert table is not private and len(private) != 500
