@@ -125,11 +125,15 @@ def sgd_people(t: Task) -> People | None:
     """The protected unit, drawn in an expander (the session's declaration, :mod:`explorer.unit`), and under a person
     unit each training row's person; ``None`` under one row. Stops the view after one sentence when the persons
     cannot be named."""
-    declared = unit.current()
-    with st.expander(f"Protected unit: {unit.short_words(declared)}", icon=":material/person:"):
+    # the label does not read the declaration: on a page's first run its widgets are not restored yet
+    with st.expander("Protected unit: one row, or a person with all of their rows", icon=":material/person:"):
         declared = unit.declare()
     unit.sidebar_line(declared)
     if declared.identifier is None:
+        st.caption(
+            "Unit: one row (each row a different person): every ε of this view is for adding or removing one "
+            "training row. Declare a person above (or on the Data page) to train at user level."
+        )
         return None
     codes = unit.persons(declared)  # says in one sentence why not, when the column cannot name the persons
     if codes is None:
@@ -457,8 +461,7 @@ def user_training(t: Task, s: SGDSettings, plan, people: People) -> None:
                 "non-private (full-batch gradient descent, same steps)": band(training.spread(plain))
                 | {"low": None, "high": None, "colour": 2},
             },
-            f"Test accuracy, user-level DP-SGD at ε = {run['epsilon']:.3g} per person (PLD), δ = {s.delta:.0e} "
-            "(held-out rows, for teaching)",
+            f"Test accuracy (held-out rows), user-level DP-SGD at ε = {run['epsilon']:.3g} per person",
             "step",
             "test accuracy",
             y_format=".1%",
@@ -498,8 +501,8 @@ def user_training(t: Task, s: SGDSettings, plan, people: People) -> None:
     event = PoissonSampledGaussian(plan.noise_multiplier, plan.sampling_rate, plan.steps)
     label = release_label(t, run, "user-level DP-SGD", event, unit=UNIT_PERSON)
     right.caption(
-        "A simulation, and this view does not publish: the noise is seeded from the link. The Python snippet of "
-        "this view trains at record level; the release file says the unit on every row."
+        "A simulation, and this view does not publish: the noise is seeded from the link. The release file says "
+        "the unit, a person, on every row."
     )
     right.download_button(
         "Simulated release: weights and ε (CSV), not private",

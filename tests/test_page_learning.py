@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import Gaussian, learning
-from dpcore.accounting import PoissonSampledGaussian, dpsgd_epsilon, epsilon_curve, plan_dpsgd
+from dpcore.accounting import BudgetLedger, PoissonSampledGaussian, dpsgd_epsilon, epsilon_curve, plan_dpsgd
 from explorer import releases, state, training
 from explorer.dataset import load_demo
 from explorer.features import prepare_features
@@ -583,3 +583,134 @@ def test_the_estimate_sends_long_training_to_the_pool_and_keeps_the_defaults_her
     )
     at.button(key="jobs_cancel_lrn_train_noisy_gradient_descent_gradient").click().run()
     assert any("cancelled" in i.value for i in at.info)
+
+
+# --------------------------------------------------------------------------- the unit: a person (issue 20, part 4)
+
+
+def _visits_features():
+    """The arrays the page prepares on the visits demo by default (target minutes cut at its median)."""
+    frame = load_demo("visits").frame
+    target = training.default_target(frame)
+    threshold = float(np.nanmedian(frame[target].to_numpy(dtype=float)))
+    columns = [c for c in frame.columns if c != target]
+    f = prepare_features(
+        frame,
+        target,
+        threshold=threshold,
+        features=columns,
+        rng=np.random.default_rng(_words("learning-split")),
+        max_rows=training.MAX_ROWS,
+    )
+    return frame, target, threshold, f
+
+
+def _visits_learning(m: int = 5, **session):
+    """The Learning page on the visits demo, the unit declared on the Data page: a person (patient_id, ≤ m rows)."""
+    from explorer import unit
+
+    at = open_page("data")
+    at.button(key="demo_visits").click().run()
+    at.radio(key="unit").set_value(unit.PERSON).run()
+    at.number_input(key="unit_rows").set_value(float(m)).run()
+    for key, value in session.items():
+        at.session_state[key] = value
+    at.switch_page(PAGES["learning"]).run()
+    at.run()  # the declaration's widgets are drawn on this page from its second run (as on Central DP)
+    return at
+
+
+def _visits_persons():
+    """Each training row's person on the visits demo, with every numeric feature and the label checked row by row."""
+    from dpcore.contributions import person_codes
+    from explorer import learning_user_level
+
+    frame, target, threshold, f = _visits_features()
+    rows = learning_user_level.training_rows(frame, f, target, None, threshold, tuple(_words("learning-split")))
+    assert rows is not None
+    np.testing.assert_array_equal((frame[target].to_numpy()[rows] > threshold).astype(int), f.y_train)
+    numeric = [j for j, name in enumerate(f.feature_names) if "=" not in name]
+    assert numeric
+    for j in numeric:  # standardized with the training rows' mean and standard deviation: these rows' values
+        values = frame[f.feature_names[j]].to_numpy(dtype=float)[rows]
+        np.testing.assert_allclose(f.X_train[:, j], (values - values.mean()) / values.std(), rtol=0, atol=1e-4)
+    return f, person_codes(frame["patient_id"].to_numpy())[0][rows]
+
+
+def test_the_training_rows_are_found_with_their_persons():
+    f, persons = _visits_persons()
+    assert persons.size == f.y_train.size
+    assert 1_000 < np.unique(persons).size <= 3_000  # the visits demo: 3,000 patients, most with several visits
+
+
+def test_under_a_person_unit_dp_sgd_plans_over_persons_and_says_the_unit():
+    at = _visits_learning(m=5, lrn_view="DP-SGD")
+    assert_clean(at)
+    _, persons = _visits_persons()
+    n = np.unique(persons).size
+    plan = plan_dpsgd(n, training.default_batch(n), 1.0, 1.0, 1e-5)
+    assert metric(at, "Persons' sampling rate q = B / n") == f"{plan.sampling_rate:.4g}"
+    assert metric(at, "Noise multiplier σ") == f"{plan.noise_multiplier:.4f}"
+    assert metric(at, "Steps T = ⌈E n / B⌉") == f"{plan.steps:,}"
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "Unit: a person (column **patient_id**, ≤ 5 rows used per person)" in text
+    assert f"{n:,} persons in the" in text
+
+
+def test_under_a_person_unit_dp_sgd_trains_at_user_level_and_records_a_person_level_release(offered):
+    at = _visits_learning(m=5, lrn_view="DP-SGD", lrn_sgd_part="Training run")
+    assert_clean(at)
+    f, persons = _visits_persons()
+    n = np.unique(persons).size
+    plan = plan_dpsgd(n, training.default_batch(n), 1.0, 1.0, 1e-5)
+    result = learning.user_level_dp_sgd(
+        f.X_train,
+        f.y_train,
+        persons,
+        noise_multiplier=plan.noise_multiplier,
+        sampling_rate=plan.sampling_rate,
+        steps=plan.steps,
+        clip=1.0,
+        max_rows=5,
+        rng=np.random.default_rng(_words("learning-sgd-user")),
+        learning_rate=2.0,
+        draws=3,
+    )
+    assert metric(at, "Private model, test accuracy") == f"{_accuracy(result, f):.2%}"
+    assert metric(at, "ε spent per person (PLD)") == f"{result.epsilon:.4g}"
+    assert result.epsilon == pytest.approx(1.0, rel=1e-2)  # the plan's target, for one person
+    table = _csv(offered["Simulated release: weights and ε (CSV), not private"])
+    row = table.iloc[0]
+    # the file names the relation (add/remove) and, beside it, the unit it holds for (dpcore.release's columns)
+    assert row["unit_of_privacy"] == "person" and row["neighbouring_relation"].startswith("add/remove")
+    # a ledger per record counts it by group privacy (a record's change is its person removed and added back
+    # changed): far above the default budget of 5; a ledger per person takes it as it is
+    at.button(key="spend_lrn_sgd").click().run()
+    assert not at.session_state["ledger"].entries and any("Not recorded" in w.value for w in at.warning)
+    at.session_state["ledger"] = BudgetLedger(5.0, 1e-5, "best", unit="person")
+    at.run()
+    at.button(key="spend_lrn_sgd").click().run()
+    (entry,) = at.session_state["ledger"].entries
+    assert entry.mechanism == plan.event and entry.unit == "person"
+    assert at.session_state["ledger"].entry_cost(0).epsilon == pytest.approx(result.epsilon, rel=0.05)
+
+
+def test_federated_averaging_says_whether_its_clients_are_persons():
+    at = _visits_learning(lrn_view="Federated averaging")
+    assert_clean(at)
+    assert any("not protected by the client-level ε" in c.value for c in at.caption)  # random shares of rows
+    at.selectbox(key="lrn_fed_clients").set_value("patient_id").run()
+    assert_clean(at)
+    # 3,000 patients and at most 50 one-hot columns: the rarer ones share the client (other)
+    assert any("clients are not all persons" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("typed", ["1e-300", "1e300", "nan", "0"])
+def test_a_typed_epsilon_in_a_link_is_not_read_so_the_planner_plans_the_slider_s(typed):
+    """Issue 23: the box where ε is typed follows the slider and is not bound to the URL, so a link's extreme typed
+    value never reaches the DP-SGD planner (the slider's key alone is in the link)."""
+    at = open_page("learning", lrn_view="DP-SGD", lrn_sgd_epsilon_typed=typed)
+    assert_clean(at)
+    plan = plan_dpsgd(_features().y_train.size, 256, 1.0, 1.0, 1e-5)
+    assert metric(at, "Noise multiplier σ") == f"{plan.noise_multiplier:.4f}"
+    assert at.number_input(key="lrn_sgd_epsilon_typed").value == 1.0

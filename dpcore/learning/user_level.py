@@ -46,13 +46,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from dpcore.accounting import DPSGD_METHODS, PoissonSampledGaussian
 from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
 from dpcore.learning._arrays import check_training_set, check_weights
 from dpcore.learning._training import Recorder, check_steps, check_training_work, resolve_draws
 from dpcore.learning.dp_sgd import _poisson_batches, dpsgd_privacy
-from dpcore.learning.logistic import LogisticDesign, sigmoid
+from dpcore.learning.logistic import _SPARSE_DENSITY, _SPARSE_MIN_CELLS, LogisticDesign, csr_pair, sigmoid
 from dpcore.learning.result import TrainingResult
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
 from dpcore.validation import (
@@ -228,18 +229,35 @@ def person_rows(persons, max_rows: int, rng) -> PersonRows:
     return PersonRows(order, start, count, labels, int(codes.size), int(rows.size))
 
 
-def _person_means(design: LogisticDesign, groups: PersonRows, who: np.ndarray, W_of: np.ndarray) -> np.ndarray:
-    """The mean per-row gradient of each person ``who[j]`` at the weights ``W_of[j]``: shape (len(who), p)."""
+def _design_rows(design: LogisticDesign):
+    """The design's rows as CSR when they are sparse (one-hot data: a step then reads each row's non-zeros only)."""
+    rows = design.rows
+    if rows.size >= _SPARSE_MIN_CELLS and np.count_nonzero(rows) <= _SPARSE_DENSITY * rows.size:
+        return csr_pair(rows)[0]
+    return rows
+
+
+def _person_means(design: LogisticDesign, table, groups: PersonRows, who, W: np.ndarray, draw_of) -> np.ndarray:
+    """The mean per-row gradient of each person ``who[j]`` at the weights ``W[draw_of[j]]``: shape (len(who), p).
+
+    ``table`` is the design's rows, dense or CSR (:func:`_design_rows`). The mean is one sparse product: a matrix
+    with ``r_i / |R_u|`` at (person u, row i), r_i the row's residual, times the persons' rows.
+    """
     count = groups.count[who]
     first = np.zeros(who.size, dtype=np.int64)
     np.cumsum(count[:-1], out=first[1:])
+    total = int(count.sum())
     owner = np.repeat(np.arange(who.size), count)
-    rows = groups.order[np.repeat(groups.start[who] - first, count) + np.arange(int(count.sum()))]
-    X = design.rows[rows]
-    residual = sigmoid(np.einsum("ij,ij->i", X, W_of[owner]))
+    rows = groups.order[np.repeat(groups.start[who] - first, count) + np.arange(total)]
+    X = table[rows]
+    scores = np.asarray(X @ W.T)  # (rows, draws): every draw's score of each row, one product
+    residual = sigmoid(scores[np.arange(total), draw_of[owner]])
     residual -= design.y[rows]
-    sums = np.add.reduceat(X * residual[:, None], first, axis=0)
-    return sums / count[:, None]
+    residual /= count[owner]
+    indptr = np.append(first, total)  # person j's rows are the consecutive columns first[j] .. first[j + 1] − 1
+    weights = sp.csr_matrix((residual, np.arange(total), indptr), shape=(who.size, total))
+    means = weights @ X
+    return means.toarray() if sp.issparse(means) else np.asarray(means)
 
 
 def _clip(gradients: np.ndarray, clip: float) -> tuple[np.ndarray, np.ndarray]:
@@ -279,7 +297,7 @@ def person_gradients(X, y, persons, weights, *, clip: float, fit_intercept: bool
     _check_persons(persons, design.n)
     groups = person_rows(persons, design.n, rng=0)  # m = n: every row kept, nothing random
     who = np.arange(groups.persons)
-    gradients, _ = _clip(_person_means(design, groups, who, np.broadcast_to(w, (who.size, design.p))), clip)
+    gradients, _ = _clip(_person_means(design, design.rows, groups, who, w[None, :], np.zeros(who.size, int)), clip)
     return gradients, groups.labels
 
 
@@ -391,6 +409,7 @@ def user_level_dp_sgd(
 def _user_steps(design, groups: PersonRows, k: int, params: UserLevelSGD, batch: float, rng, recorder) -> np.ndarray:
     """The T noisy steps for k models; each model draws its own batches of persons and noise."""
     W = np.zeros((k, design.p))
+    table = _design_rows(design)
     sigma_c = params.noise_std
     for t in range(params.steps + 1):
         if t == params.steps:
@@ -403,9 +422,11 @@ def _user_steps(design, groups: PersonRows, k: int, params: UserLevelSGD, batch:
         sums = np.zeros((k, design.p))
         clipped_share = np.zeros(k)
         if who.size:
-            clipped, was_clipped = _clip(_person_means(design, groups, who, W[draw_of]), params.clip)
-            np.add.at(sums, draw_of, clipped)
+            clipped, was_clipped = _clip(_person_means(design, table, groups, who, W, draw_of), params.clip)
             sampled = np.bincount(draw_of, minlength=k)
+            present = np.flatnonzero(sampled)  # each draw's persons are consecutive in ``who``
+            starts = (np.cumsum(sampled) - sampled)[present]
+            sums[present] = np.add.reduceat(clipped, starts, axis=0)
             clipped_share = np.bincount(draw_of, weights=was_clipped, minlength=k) / np.maximum(sampled, 1)
         if recorder.wants(t):
             recorder.record(t, W, clipped=clipped_share)
