@@ -3,8 +3,9 @@
 Shows count, clipped sum, mean and histogram released with the noise of any central family of
 ``dpcore.families`` (Laplace, the analytic Gaussian, the staircase), Laplace against the analytic and
 classic Gaussian at the same ε (``dpcore.gaussian``), and the exponential mechanism choosing the most
-common category (``dpcore.exponential``). Neighbouring relation: add/remove one record. Only the chosen
-query is computed, so a slider move stays fast.
+common category (``dpcore.exponential``). Neighbouring relation: add/remove one record, or add/remove one person
+when a person unit is declared (``explorer.unit``: count, sum, mean and histogram bound each person's rows first).
+Only the chosen query is computed, so a slider move stays fast.
 
 This script keeps what the views share on screen (the noise, ε and δ, laid out by each view in its own
 row) and the switch between the views. Each view lays itself out in its own module of the app package:
@@ -19,7 +20,20 @@ import streamlit as st
 
 from dpcore import families
 from dpcore.families import Family
-from explorer import central_counts, central_mode, central_numeric, central_quantile, central_tables, frame, widgets
+from explorer import (
+    central_counts,
+    central_mode,
+    central_numeric,
+    central_quantile,
+    central_tables,
+    frame,
+    unit,
+    widgets,
+)
+from explorer.markup import md
+
+#: The queries that honour a person unit (each person's rows bounded first); the others protect one row only.
+PERSON_QUERIES = ("Count", "Sum", "Mean", "Histogram")
 
 #: The switch between the views: each query, by the label a link carries, to the view that lays it out.
 VIEWS = {
@@ -90,6 +104,10 @@ def render() -> None:
     st.caption(
         "A trusted curator holds the raw data, computes the exact answer and adds calibrated noise before publishing."
     )
+    declared = unit.current()
+    with st.expander(f"Protected unit: {unit.short_words(declared)}", icon=":material/person:"):
+        declared = unit.declare()
+    unit.sidebar_line(declared)
     query = widgets.bound(
         st.radio,
         "Query",
@@ -99,6 +117,12 @@ def render() -> None:
         bind="query-params",
         help="Only the chosen query is computed. Most common value uses the exponential mechanism.",
     )
+    if declared.identifier is not None and query not in PERSON_QUERIES:
+        st.info(
+            f"{md(query)} protects one row only here; under the declared unit, a person, choose "
+            f"{', '.join(PERSON_QUERIES[:-1])} or {PERSON_QUERIES[-1]}, or declare one row per person above."
+        )
+        return
     VIEWS[query](query, noise_controls)
     explain()
 

@@ -30,11 +30,14 @@ from dpcore import (
     families,
     publish,
 )
+from dpcore.contributions import PrivacyUnit
 from dpcore.families import Family
 from dpcore.lattice import lattice_mechanism
+from dpcore.neighbours import ADD_REMOVE
 from dpcore.queries import dp_two_way_table, mean_epsilon_for_accuracy
+from dpcore.release import PublicFact
 from dpcore.simulation import simulated
-from explorer import budget, cache, charts, export, state, widgets
+from explorer import budget, cache, charts, export, state, unit, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import number, power_of_two
 
@@ -262,14 +265,24 @@ def accuracy_popover(q: Query, family: Family, delta, result, data=None, **setti
 
 
 def show_release(
-    q: Query, family: Family, column, result, code: str | None, labels=None, reference=None, name=None, grid=None
+    q: Query,
+    family: Family,
+    column,
+    result,
+    code: str | None,
+    labels=None,
+    reference=None,
+    name=None,
+    grid=None,
+    unit: PrivacyUnit | None = None,
 ) -> None:
     """The simulated release beside the truth, its error distribution, its files and the teaching ledger's button.
 
     ``code`` is the release's snippet (None for a family simulated here and not published: it has no snippet);
     ``reference`` the same query at :data:`REFERENCE_EPSILON` (:func:`reference_release`), whose law fixes the error
     histogram's x-axis; ``name`` what the labels of a vector answer name (default: ``column``); ``grid`` the row and
-    column labels of a two-way table, shown as a table instead of bars.
+    column labels of a two-way table, shown as a table instead of bars; ``unit`` the declared unit of privacy when
+    it is a person (the release's words, file, and ledger entry then say unit=person, add/remove one person).
     Every noisy number shown or written is rounded by the one rule of :func:`explorer.export.rounded`.
     """
     noises = q.noises(result)
@@ -282,6 +295,9 @@ def show_release(
         if q.ratio
         else f"{family.name} noise, std {_num(mech.std)}, sensitivity Δ = {mech.sensitivity:g}"
     )
+    person = unit is not None and unit.identifier is not None
+    if person:
+        how += f"; unit=person: {ADD_REMOVE.words(unit.unit)}, at most {unit.bounds.max_rows:,} rows each"
     if q.unit:
         edges = result.bin_edges  # a histogram's bins are labelled from its edges alone
         labels = list(publish.bin_labels(edges)) if edges is not None else labels
@@ -314,8 +330,9 @@ def show_release(
         release = pd.DataFrame({"query": [q.label.lower()], "column": [column], "noisy": [shown]})
         table = release.assign(true=[result.true_value])
         if result.unclipped_value is not None:  # a sum or a mean of clipped values
+            what = "bounding each person's rows" + (" and clipping" if q.settings else "") if person else "clipping"
             st.caption(
-                f"Without clipping the true {q.label.lower()} is {_num(result.unclipped_value)}: clipping moved it by "
+                f"Without {what} the true {q.label.lower()} is {_num(result.unclipped_value)}: {what} moved it by "
                 f"{_num(result.true_value - result.unclipped_value)}, a bias the error bound does not include."
             )
     st.markdown(f"With 95% probability the error is below **{_num(bound)}** ({how}).")
@@ -338,17 +355,27 @@ def show_release(
         _num(std),
         help="Delta-method approximation for the mean (ratio of two noisy numbers); exact otherwise.",
     )
-    slug = q.label.lower().replace(" ", "_").rstrip("…")
+    slug = q.label.lower().replace(" ", "_").rstrip("…") + ("_per_person" if person else "")
+    label = (
+        simulated(
+            result,
+            query=q.label.lower(),
+            unit=unit.unit,
+            public=(PublicFact("unit of privacy", _unit_words(unit), "declared"),),
+        )
+        if person
+        else simulated(result, query=q.label.lower())
+    )
     right.download_button(
         export.SIMULATED_RELEASE,
-        to_safe_csv(export.simulated(release, simulated(result, query=q.label.lower()))),
+        to_safe_csv(export.simulated(release, label)),
         file_name=f"central_{slug}_simulated_release.csv",
         mime="text/csv",
         help=export.SIMULATED_HELP,
     )
     right.download_button(
         "Teaching table (CSV)",
-        to_safe_csv(table),
+        to_safe_csv(table.assign(unit_of_privacy=_unit_words(unit)) if person else table),
         file_name=f"central_{slug}.csv",
         mime="text/csv",
         help="The true answer beside the noisy one, as shown. Never publish the true column.",
@@ -357,8 +384,15 @@ def show_release(
         right.download_button("Python snippet", code, file_name="central_snippet.py", mime="text/x-python")
     with right:
         what = f"{q.label.rstrip('…')} of {column}, {family.name} ε={result.epsilon:.4g}"
+        what += f", unit=person (≤ {unit.bounds.max_rows:,} rows each)" if person else ""
         parts = [f"{what}: {part}" for part in q.parts] if q.parts else what  # a mean: one row per release, named
-        budget.record_release(list(noises), label=parts, key="cen")
+        where = {"relation": unit.relation, "unit": unit.unit} if person else {}
+        budget.record_release(list(noises), label=parts, key="cen", **where)
+
+
+def _unit_words(u: PrivacyUnit) -> str:
+    """The unit of a file's rows: unit=person and add/remove one person, with the column and the bound."""
+    return unit.words(u)
 
 
 def _bars(labels, result, shown, bound, column, unit, family: Family) -> None:

@@ -7,9 +7,13 @@ the release is :func:`explorer.releases.central_query` (on a lattice) for a fami
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import streamlit as st
 
-from explorer import central_publish, releases, snippets, state, widgets
+from dpcore.neighbours import ADD_REMOVE
+from explorer import central_publish, releases, snippets, state, unit, widgets
 from explorer.central_layout import (
     QUERIES,
     SALT,
@@ -25,7 +29,17 @@ from explorer.central_layout import (
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.markup import md, plain_sentence
 
-__all__ = ["view"]
+__all__ = ["view", "person_query"]
+
+
+def person_query(q: Query, persons: np.ndarray, max_rows: int) -> Query:
+    """``q`` under add/remove one person: its draw bounds each person's rows to ``max_rows`` first
+    (:func:`explorer.releases.person_query`); no ε-from-accuracy inverse (the mean's is for one row per person)."""
+
+    def draw(values, epsilon, rng, mechanism="laplace", delta=None, **settings):
+        return releases.person_query(values, persons, max_rows, q.key, epsilon, rng, mechanism, delta, **settings)
+
+    return replace(q, draw=draw, plan=None)
 
 
 def _settings(q: Query, series, column: str) -> dict:
@@ -105,11 +119,32 @@ def view(label: str, controls) -> None:
         st.caption(f"{dropped:,} missing values were left out.")
     noise = {"noise": family.key, "delta": family.delta(delta)}
     seed = state.seed_words(SALT)
+    u = unit.current()
+    person = {}
+    if u.identifier is not None:
+        codes = unit.persons(u)
+        if codes is None:
+            return
+        finite = np.isfinite(ds.frame[column].to_numpy(dtype=np.float64, na_value=np.nan))
+        person = {"persons": codes[finite], "max_rows": u.bounds.max_rows}
+        q = person_query(q, **person)
+        st.caption(
+            f"Unit: {unit.short_words(u)}. Each person's rows are bounded first: "
+            + (
+                "one of their bins is kept, chosen at random, with at most m of their rows in it, "
+                if q.unit
+                else "at most m rows, chosen at random, "
+            )
+            + f"so a person moves {'a bin' if q.unit else 'the count'} by at most m "
+            f"({md(ADD_REMOVE.words(u.unit))}). The sampling is seeded here; a publication draws it securely."
+        )
     try:
         result = simulated_release(
             q,
             family,
-            lambda: releases.central_query(values, q.key, eps, seed, **noise, **settings),
+            lambda: (releases.central_person_query if person else releases.central_query)(
+                values, q.key, eps, seed, **noise, **settings, **person
+            ),
             values,
             eps,
             delta,
@@ -117,10 +152,19 @@ def view(label: str, controls) -> None:
             **settings,
         )
         compared = compared_releases(q, family, result, values, eps, delta, **settings)
-        curves = error_curves(q, compared, values, delta, **settings)
+        curves = error_curves(q, compared, values, delta, **settings) if not (person and q.ratio) else None
         reference = reference_release(q, family, values, delta, **settings)
     except ValueError as exc:
         st.error(f"This query cannot be released with these settings. {md(plain_sentence(exc))}")
+        return
+    if person:
+        if not q.ratio:  # the noise's own inverse, at the person-level sensitivity of this release
+            with c3:
+                accuracy_popover(q, family, delta, result)
+        show_release(q, family, column, result, None, reference=reference, unit=u)
+        central_publish.person_query(q, column, u)
+        if curves is not None:
+            compare(q, eps, delta, compared, curves)
         return
     with c3:
         accuracy_popover(q, family, delta, result, values, **settings)

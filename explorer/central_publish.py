@@ -21,6 +21,7 @@ from explorer.markup import md, plain_sentence
 
 __all__ = [
     "numeric_query",
+    "person_query",
     "condition_count",
     "category_counts",
     "two_way_table",
@@ -84,6 +85,22 @@ def numeric_query(q, column: str, series, family: Family, eps: float, delta: flo
         draw = lambda: q.publish(values, eps, **declared, **chosen, **options)  # noqa: E731 - the draw, for the log
         missing = domains.missing_declarations(**declared)
         publishing.action("cen_pub", what, family.privacy(eps, delta), draw, missing)
+
+
+def person_query(q, column: str, unit) -> None:
+    """The Publish section of a count, sum, mean or histogram under a person unit: the Publish page's plan publishes it.
+
+    A plan (:mod:`dpcore.plan_release`) bounds each person's rows with a
+    :class:`~dpcore.randomness.SecureGenerator` and draws the noise on a lattice, under add/remove one person.
+    """
+    what = f"the {q.label.lower()} of {column} per person"
+    with publishing.section(what):
+        st.info(
+            f"To publish {md(what)}, make it a statistic of a plan on the Publish page, with the unit 'A person "
+            f"column' ({md(unit.identifier)}, at most {unit.bounds.max_rows:,} rows per person): the plan bounds each "
+            "person's rows with secure randomness, never from the seed, and charges the log under add/remove one "
+            "person before anything is shown."
+        )
 
 
 def _plan_mean(column: str, declared: dict, family: Family, delta: float, split: float, eps: float) -> None:

@@ -16,7 +16,7 @@ from dpcore import GRR, families
 from dpcore.families import Counts, Family
 from dpcore.neighbours import REPLACE_ONE
 from dpcore.simulation import simulated
-from explorer import budget, charts, domains, export, local_publish, releases, snippets, state, widgets
+from explorer import budget, charts, domains, export, local_publish, releases, snippets, state, unit, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import md
 
@@ -96,6 +96,9 @@ def frequencies_view() -> None:
             "Categorical columns only; past 50 categories the rarest values merge into (other).",
         )
     codes, labels, note = state.encoded(column)
+    person, codes = unit.local_reports(codes, "ldp-person")
+    if codes is None:
+        return
     with c3:
         eps = widgets.epsilon_slider("ldp_epsilon")
     with c2:
@@ -161,7 +164,10 @@ def frequencies_view() -> None:
     right.download_button(
         export.SIMULATED_RELEASE,
         to_safe_csv(
-            export.simulated(release.rename(columns={"value": column}), simulated(mech, query=f"counts of {column}"))
+            export.simulated(
+                release.rename(columns={"value": column}),
+                simulated(mech, query=f"counts of {column}", **unit.local_label(person)),
+            )
         ),
         file_name="ldp_simulated_release.csv",
         mime="text/csv",
@@ -174,11 +180,14 @@ def frequencies_view() -> None:
         mime="text/csv",
         help="The true counts beside the noisy ones, as on the chart. Never publish the true column.",
     )
-    code = snippets.local_counts(state.dataset(), column, kind, eps, seed, project)
-    right.download_button("Python snippet", code, file_name="ldp_snippet.py", mime="text/x-python")
-    budget.record_release(mech, label=f"{kind} ε={eps:g} on {column}", key="ldp")
+    if person is None:
+        code = snippets.local_counts(state.dataset(), column, kind, eps, seed, project)
+        right.download_button("Python snippet", code, file_name="ldp_snippet.py", mime="text/x-python")
+    label = f"{kind} ε={eps:g} on {column}" + (", unit=person (one row each)" if person else "")
+    budget.record_release(mech, label=label, key="ldp", **unit.ledger_unit(person))
     widgets.audit_link(family.audit, eps, k=k)
-    local_publish.counts(column, state.dataset().frame[column], family, eps, project)
+    if person is None:
+        local_publish.counts(column, state.dataset().frame[column], family, eps, project)
     which_oracle(answer, n, eps)
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from dpcore import Gaussian, LDPMean
 from dpcore.simulation import simulated
-from explorer import budget, charts, export, local_publish, releases, snippets, state, widgets
+from explorer import budget, charts, export, local_publish, releases, snippets, state, unit, widgets
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import number
@@ -31,6 +31,10 @@ def mean_view() -> None:
         "Each person rounds their value to one of the bounds at random, then applies randomized response.",
     )
     values, dropped = numeric_values(ds.frame[column])
+    finite = np.isfinite(ds.frame[column].to_numpy(dtype=np.float64, na_value=np.nan))
+    person, values = unit.local_reports(values, "ldpm-person", finite)
+    if values is None:
+        return
     lo, hi = suggest_bounds(ds.frame[column])
     c1, c2, c3 = st.columns([1, 1, 1.5])  # the ε slider beside the box where ε is typed
     # per-column keys: each column keeps its own bounds (and its own URL entry) when the picker moves
@@ -113,7 +117,7 @@ def mean_view() -> None:
                 pd.DataFrame(
                     {"column": [column], "lower": [lower], "upper": [upper], "epsilon": [eps], "noisy mean": [estimate]}
                 ),
-                simulated(mech, query=f"mean of {column}"),
+                simulated(mech, query=f"mean of {column}", **unit.local_label(person)),
             )
         ),
         file_name="ldp_mean_simulated_release.csv",
@@ -135,9 +139,12 @@ def mean_view() -> None:
         file_name="ldp_mean.csv",
         mime="text/csv",
     )
-    code = snippets.local_mean(state.dataset(), column, lower, upper, eps, seed)
-    right.download_button("Python snippet", code, file_name="ldp_mean_snippet.py", mime="text/x-python")
+    if person is None:
+        code = snippets.local_mean(state.dataset(), column, lower, upper, eps, seed)
+        right.download_button("Python snippet", code, file_name="ldp_mean_snippet.py", mime="text/x-python")
     with right:
-        budget.record_release(mech, label=f"LDP mean ε={eps:g} on {column}", key="ldpm")
+        label = f"LDP mean ε={eps:g} on {column}" + (", unit=person (one row each)" if person else "")
+        budget.record_release(mech, label=label, key="ldpm", **unit.ledger_unit(person))
     widgets.audit_link("ldp_mean", eps, lower=lower, upper=upper)
-    local_publish.mean(column, ds.frame[column], eps)
+    if person is None:
+        local_publish.mean(column, ds.frame[column], eps)

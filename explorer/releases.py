@@ -46,7 +46,9 @@ __all__ = [
     "local_counts",
     "whole_counts",
     "local_mean",
+    "one_row_each",
     "central_query",
+    "central_person_query",
     "person_query",
     "most_common",
     "range_queries",
@@ -88,7 +90,37 @@ def local_mean(values, lower, upper, epsilon, seed):
     return mechanism.estimate(reports)
 
 
+def one_row_each(persons, seed):
+    """Which rows report under a person unit in the local model: one row per person, sampled uniformly from the seed.
+
+    Each person's device sends one randomized report of one of their rows, so a person's guarantee is the report's ε
+    (their other rows never leave the device). Returns a mask over the rows.
+    """
+    return bound_contributions(persons, np.random.default_rng(seed), bounds=ContributionBounds(max_rows=1)).kept
+
+
 def central_query(
+    values, query, epsilon, seed, noise="laplace", delta=None, lower=None, upper=None, bins=None, split=0.5
+):
+    """One central release of a count, clipped sum, mean or histogram of a numeric column.
+
+    The answer to publish is drawn on a lattice with exact noise (``.on_lattice``); the
+    result keeps its noise law for the page's simulations.
+    """
+    rng = np.random.default_rng(seed)
+    delta = families.family(noise).delta(delta)
+    if query == "count":
+        result = dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
+    elif query == "sum":
+        result = dp_sum(values, lower, upper, epsilon, rng, mechanism=noise, delta=delta)
+    elif query == "mean":
+        result = dp_mean(values, lower, upper, epsilon, rng, split=split, mechanism=noise, delta=delta)
+    else:
+        result = dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
+    return result.on_lattice(rng)
+
+
+def central_person_query(
     values,
     query,
     epsilon,
@@ -99,29 +131,16 @@ def central_query(
     upper=None,
     bins=None,
     split=0.5,
-    persons=None,
-    max_rows=None,
+    *,
+    persons,
+    max_rows,
 ):
-    """One central release of a count, clipped sum, mean or histogram of a numeric column.
-
-    With ``persons`` (each value's person) the unit is a person: each person's rows are first bounded to
-    ``max_rows`` (m), sampled uniformly from the seed, and the noise is calibrated to add/remove one person
-    (dpcore.contributions.ContributionBounds: m for a count, m·max(|lower|, |upper|) for a sum). The answer to
-    publish is drawn on a lattice with exact noise (``.on_lattice``); the result keeps its noise law for the
-    page's simulations.
+    """:func:`central_query` under add/remove one person: ``persons`` names each value's person, and each person's
+    rows are bounded to ``max_rows`` (m), sampled uniformly from the seed, before the query (:func:`person_query`).
     """
     rng = np.random.default_rng(seed)
     delta = families.family(noise).delta(delta)
-    if persons is not None:
-        result = person_query(values, persons, max_rows, query, epsilon, rng, noise, delta, lower, upper, bins, split)
-    elif query == "count":
-        result = dp_count(values, epsilon, rng, mechanism=noise, delta=delta)
-    elif query == "sum":
-        result = dp_sum(values, lower, upper, epsilon, rng, mechanism=noise, delta=delta)
-    elif query == "mean":
-        result = dp_mean(values, lower, upper, epsilon, rng, split=split, mechanism=noise, delta=delta)
-    else:
-        result = dp_histogram(values, bins, epsilon, rng, lower=lower, upper=upper, mechanism=noise, delta=delta)
+    result = person_query(values, persons, max_rows, query, epsilon, rng, noise, delta, lower, upper, bins, split)
     return result.on_lattice(rng)
 
 

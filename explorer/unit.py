@@ -34,6 +34,9 @@ __all__ = [
     "current",
     "persons",
     "words",
+    "local_reports",
+    "local_label",
+    "ledger_unit",
     "short_words",
     "sidebar_line",
 ]
@@ -161,3 +164,48 @@ def sidebar_line(unit: PrivacyUnit | None = None) -> None:
     """One line in the sidebar: who the releases of this page protect."""
     unit = current() if unit is None else unit
     st.sidebar.caption(f"Protected unit: {short_words(unit)}")
+
+
+def local_reports(column_values: np.ndarray, salt: str, rows: np.ndarray | None = None):
+    """``(unit, values)``: under a person unit, the values of one row per person (sampled uniformly from the seed)
+    and the unit, said in one sentence on the page; ``(None, values)`` under one row; ``(None, None)`` when the
+    column cannot name the persons. ``rows`` is the mask of the rows ``column_values`` holds (default: all).
+
+    Local DP's rule for a person with many rows: their device sends **one** randomized report, of one of their rows
+    chosen at random, so the report's ε is the person's ε (their other rows never leave the device); the estimates
+    then count persons, not rows.
+    """
+    u = current()
+    if u.identifier is None:
+        return None, column_values
+    codes = persons(u)
+    if codes is None:
+        return None, None
+    codes = codes if rows is None else codes[rows]
+    from explorer import releases  # the release functions' module imports nothing of the app's pages
+
+    kept = releases.one_row_each(codes, state.seed_words(salt))
+    st.caption(
+        f"Unit: {short_words(u)}. In the local model each person's device sends one report, of one of their rows "
+        f"chosen at random, so ε is the person's: {int(kept.sum()):,} reports from {int(kept.size):,} rows. The "
+        "estimates count persons (one row each), not rows; the bound m is not needed here. Publishing and the "
+        "snippet are offered with one row per person."
+    )
+    return u, column_values[kept]
+
+
+def local_label(u: PrivacyUnit | None) -> dict:
+    """The keywords that make a local release's label say unit=person (nothing under one row)."""
+    if u is None:
+        return {}
+    from dpcore.release import PublicFact
+
+    return {
+        "unit": u.unit,
+        "public": (PublicFact("unit of privacy", f"{words(u)}; one report per person", "declared"),),
+    }
+
+
+def ledger_unit(u: PrivacyUnit | None) -> dict:
+    """The keywords that record a release in the teaching ledger under a person unit (nothing under one row)."""
+    return {} if u is None else {"unit": u.unit}

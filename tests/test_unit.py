@@ -1,0 +1,160 @@
+"""The session's unit of privacy (explorer.unit) and the pages that honour it: Central DP and Local DP.
+
+Under a person unit with at most m rows per person, Central DP's count is the count of the bounded rows,
+Σ min(rows of a person, m), with Laplace noise of scale m/ε; its labels, files and ledger entries say unit=person;
+switching back to one row gives today's numbers again. Local DP takes one report per person. The histogram's
+bounding (one bin per person, at most m rows in it) is checked against the brute force of tests/test_contributions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcore import Laplace, dp_count
+from dpcore.contributions import ContributionBounds, rows_per_person
+from dpcore.neighbours import UNIT_PERSON
+from explorer import releases, unit
+from explorer.columns import numeric_values
+from explorer.dataset import load_demo
+from tests.apptest import PAGES, assert_clean, metric, open_page
+from tests.test_contributions import GROUPS, TABLE, _group_counts, _group_outcomes, _largest_moves
+
+SEED = 2017  # the sidebar's default seed
+VISITS = load_demo("visits")
+
+
+def _num(x):
+    # the page's number format
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _visits(page: str = "data"):
+    """The app on the visits demo (chosen on the Data page, as a user does: a link does not load data)."""
+    at = open_page("data")
+    at.button(key="demo_visits").click().run()
+    if page != "data":
+        at.switch_page(PAGES[page]).run()
+    return at
+
+
+def _central(m: int | None, epsilon: float = 0.5, query: str = "Count"):
+    """Central DP's count of minutes on the visits demo, the unit declared on the Data page: a person (patient_id,
+    at most m rows each), or one row when ``m`` is None."""
+    at = _visits()
+    if m is not None:
+        at.radio(key="unit").set_value(unit.PERSON).run()
+        at.number_input(key="unit_rows").set_value(float(m)).run()
+    at.switch_page(PAGES["central"]).run()
+    at.radio(key="cen_query").set_value(query).run()
+    if query == "Count":
+        at.selectbox(key="cen_column").set_value("minutes")
+        at.select_slider(key="cen_epsilon").set_value(epsilon).run()
+    return at
+
+
+@pytest.mark.parametrize("m", [1, 5, 40])
+def test_the_central_count_is_of_bounded_rows_with_laplace_scale_m_over_epsilon(m):
+    at = _central(m)
+    assert_clean(at)
+    rows = rows_per_person(VISITS.frame["patient_id"].to_numpy())
+    # the count of the kept rows does not depend on which rows are sampled: Σ min(rows, m)
+    assert metric(at, "True answer") == _num(np.minimum(rows, m).sum())
+    assert metric(at, "Theoretical std of the error") == _num(Laplace(m / 0.5).std)  # Laplace scale m/ε
+    assert metric(at, "Laplace noise std") == _num(np.sqrt(2) * m / 0.5)
+    shown = " ".join(md.value for md in at.markdown)
+    assert f"sensitivity Δ = {m:g}" in shown and "unit=person" in shown and "add/remove one person" in shown
+
+
+def test_the_label_file_and_ledger_say_person():
+    at = _central(5)
+    assert any("Protected unit: a person" in c.value for c in at.sidebar.caption)
+    assert any("Protected unit: a person" in e.label for e in at.expander)
+    assert not [b for b in at.get("download_button") if b.proto.label == "Python snippet"]  # the snippet is row-level
+    at.button(key="spend_cen").click().run()
+    assert_clean(at)
+    entries = at.session_state["ledger"].entries
+    assert len(entries) == 1
+    assert "unit=person" in entries[0].label
+    assert entries[0].unit == UNIT_PERSON
+
+
+def test_switching_back_to_one_row_restores_todays_numbers():
+    at = _central(5)
+    person_answer = metric(at, "True answer")
+    at.radio(key="unit").set_value(unit.ROW).run()
+    assert_clean(at)
+    values, _ = numeric_values(VISITS.frame["minutes"])
+    rng = np.random.default_rng([SEED, sum(map(ord, "central"))])
+    expected = dp_count(values, 0.5, rng).on_lattice(rng)
+    assert metric(at, "True answer") == _num(expected.true_value) != person_answer
+    assert metric(at, "Theoretical std of the error") == _num(Laplace(1 / 0.5).std)
+    plain = _central(None)
+    for label in ("True answer", "Noisy answer (simulated, not private)", "95% error bound"):
+        assert metric(at, label) == metric(plain, label)
+
+
+def test_queries_without_a_person_rule_say_so_in_one_sentence():
+    at = _central(5, query="Most common value")
+    assert_clean(at)
+    assert any("protects one row only" in i.value for i in at.info)
+    assert not at.metric or not any(m.label == "Chosen (simulated, not private)" for m in at.metric)
+
+
+def test_the_declaration_is_drawn_on_the_data_page_and_kept_across_pages():
+    at = _visits()
+    at.radio(key="unit").set_value(unit.PERSON).run()
+    at.number_input(key="unit_rows").set_value(3.0).run()
+    assert_clean(at)
+    assert at.selectbox(key="unit_id").value == "patient_id"  # the identifier-like column first
+    at.switch_page(PAGES["home"]).run()
+    at.switch_page(PAGES["central"]).run()
+    assert_clean(at)
+    rows = rows_per_person(VISITS.frame["patient_id"].to_numpy())
+    assert metric(at, "True answer") == _num(np.minimum(rows, 3).sum())
+
+
+def test_local_dp_takes_one_report_per_person():
+    at = _visits()
+    at.radio(key="unit").set_value(unit.PERSON).run()
+    at.switch_page(PAGES["local"]).run()
+    at.selectbox(key="ldp_column").set_value("clinic").run()
+    assert_clean(at)
+    persons = VISITS.frame["patient_id"].nunique()
+    assert any(f"{persons:,} reports from {len(VISITS.frame):,} rows" in c.value for c in at.caption)
+    assert not [b for b in at.get("download_button") if b.proto.label == "Python snippet"]
+
+
+def test_one_row_each_keeps_exactly_one_row_of_every_person():
+    persons = VISITS.frame["patient_id"].to_numpy()
+    kept = releases.one_row_each(persons, [SEED, 1])
+    assert kept.sum() == len(set(persons))
+    assert len(set(persons[kept])) == len(set(persons))
+    np.testing.assert_array_equal(kept, releases.one_row_each(persons, [SEED, 1]))  # seeded: reproducible
+
+
+def test_the_histogram_rule_keeps_an_allowed_outcome_and_its_noise_is_the_brute_force_sensitivity():
+    # person_query's histogram: each person's rows in one bin (L0 = 1), at most m there. Every bounded table it
+    # keeps is one of the brute force's outcomes, whose largest move when one person leaves is the noise's Δ.
+    bins = {g: i for i, g in enumerate(GROUPS)}
+    persons = np.array([p for p, _, _ in TABLE])
+    values = np.array([bins[g] + 0.5 for _, g, _ in TABLE])  # bin i of [0, 3) in 3 bins holds the rows of group i
+    for m in (1, 2, 3):
+        outcomes = [sorted(o) for o in _group_outcomes(TABLE, 1, m)]
+        worst = _largest_moves(TABLE, outcomes, _group_counts)
+        for seed in range(6):
+            result = releases.person_query(values, persons, m, "histogram", 1.0, seed, lower=0.0, upper=3.0, bins=3)
+            assert result.mechanism.sensitivity == worst[0] == worst[2] == m  # one bin moves, by at most m
+            assert result.mechanism.scale == m / 1.0
+            truths = [_group_counts(TABLE, o).tolist() for o in outcomes]
+            assert result.true_value.tolist() in truths
+    assert ContributionBounds(max_groups=1, max_rows_per_group=2).histogram_sensitivity().l1 == 2
+
+
+def test_a_person_with_1000_rows_moves_the_central_count_by_at_most_m():
+    persons = np.array([0] * 1_000 + list(range(1, 51)))
+    for m in (1, 7):
+        for seed in range(3):
+            full = releases.person_query(None, persons, m, "count", 1.0, seed)
+            without = releases.person_query(None, persons[persons != 0], m, "count", 1.0, seed)
+            assert full.true_value - without.true_value == m
