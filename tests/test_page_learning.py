@@ -714,3 +714,28 @@ def test_a_typed_epsilon_in_a_link_is_not_read_so_the_planner_plans_the_slider_s
     plan = plan_dpsgd(_features().y_train.size, 256, 1.0, 1.0, 1e-5)
     assert metric(at, "Noise multiplier σ") == f"{plan.noise_multiplier:.4f}"
     assert at.number_input(key="lrn_sgd_epsilon_typed").value == 1.0
+
+
+def test_an_identifier_with_a_missing_value_gets_one_sentence_and_no_training():
+    from explorer import unit
+
+    rows = b"".join(b"%s,%d,%d\n" % (b"" if i == 7 else b"p%d" % (i % 40), i % 13, i % 2) for i in range(400))
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("people.csv", b"pid,x,label\n" + rows, "text/csv").run()
+    at.radio(key="unit").set_value(unit.PERSON).run()
+    at.selectbox(key="unit_id").set_value("pid").run()
+    at.session_state["lrn_view"] = "DP-SGD"
+    at.switch_page(PAGES["learning"]).run()
+    at.run()
+    assert not at.exception and not at.error
+    (said,) = [w.value.replace("\\", "") for w in at.warning if "cannot name the persons" in w.value]
+    assert said.startswith("pid cannot name the persons: 1 rows have no value in it") and "\n" not in said
+    assert not at.metric  # nothing is planned or trained at record level in its place
+
+
+def test_training_rows_that_do_not_match_the_preparation_are_refused():
+    from explorer import learning_user_level
+
+    frame, target, threshold, f = _visits_features()
+    wrong = tuple(_words("another split"))
+    assert learning_user_level.training_rows(frame, f, target, None, threshold, wrong) is None
