@@ -168,12 +168,11 @@ def _thresholds(inline: bool) -> None:
 
 
 def _clear_caches() -> None:
-    """Every cache of the process emptied but the parsed upload's (as ``bench_heavy`` does: a visitor's first look)."""
-    from benchmarks.bench_heavy import _clear_caches as clear_streamlit_caches
-    from explorer import cache
+    """Every cache the sessions share emptied (as ``bench_heavy`` does: a visitor's first look); the session's own
+    parsed upload stays with it (:func:`explorer.state.read_upload`)."""
+    from benchmarks.bench_heavy import _clear_caches as clear_shared_caches
 
-    clear_streamlit_caches(keep_upload=True)
-    cache.clear()
+    clear_shared_caches()
 
 
 def timed_run(at, trace: bool) -> dict:

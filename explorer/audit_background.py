@@ -6,7 +6,10 @@ flip) to 0.5 s (the lattice Gaussian, a DP-SGD step) per 10⁵ runs, and a run o
 answer per query (up to 1,000). So the page estimates the CPU of the two calls before it runs them, from the time
 one mechanism takes to draw a pilot of runs here (a few milliseconds, remembered per setting), and computes in the
 pool every audit of more than :data:`INLINE_TRIALS` runs and every one estimated above :data:`INLINE_SECONDS`.
-The numbers are the same either way: the same dpcore calls with the same seeds.
+The estimate counts what the first rerun on a setting spends besides the runs: the pilot itself and the building
+of the mechanism that each of the two calls repeats (a DP-SGD step calibrates its σ by the PLD: 0.06 s a build,
+0.2 s the pilot, as much as its 10⁵ runs). The numbers are the same either way: the same dpcore calls with the same
+seeds.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "INLINE_SECONDS",
     "ENGINE_SECONDS_PER_RUN",
     "seconds_per_run",
+    "pilot_seconds",
     "estimated_seconds",
     "in_background",
     "calls",
@@ -38,9 +42,10 @@ __all__ = [
 SLOT = "audit"
 #: Runs on each input above which the audit always runs in the pool (issue 23: "audits beyond 10⁶ runs").
 INLINE_TRIALS = 1_000_000
-#: Estimated CPU seconds of the audit and its curve above which they run in the pool: below the 2 s a rerun may
-#: take, with room for the page's charts (about 0.25 s).
-INLINE_SECONDS = 1.6
+#: Estimated CPU seconds of the audit and its curve (with the pilot and the builds of the first rerun) above which
+#: they run in the pool: with the page's charts (about 0.2 s), about half the 2 s a rerun may take, which leaves room
+#: for a loaded server (the default DP-SGD step, estimated 1.0 s, took 2.03 s of a rerun in a full test run; issue 23).
+INLINE_SECONDS = 0.8
 #: CPU seconds per run of the engine's own work beside the draws (choosing the event among 400 thresholds, counting
 #: it): 3.5·10⁻⁷ measured on the Laplace count, where it is most of the cost (benchmarks/bench_attack.py).
 ENGINE_SECONDS_PER_RUN = 4e-7
@@ -49,8 +54,10 @@ MARGIN = 1.0
 #: Output elements (runs × elements per run) of the smaller pilot draw on each input; the larger draws 16 times as
 #: many, and the difference of the two times is the cost of the runs without the cost of a call.
 PILOT_ELEMENTS = 5_000
-#: Pilot draws of each size; the least time of them is kept.
+#: Pilot draws of each size; the least time of them is kept. A pilot whose first round took more than
+#: :data:`PILOT_REPEAT_SECONDS` is not repeated: its time is mostly the runs', which a busy machine hardly changes.
 PILOT_REPEATS = 2
+PILOT_REPEAT_SECONDS = 0.02
 #: Output elements the engine draws in one call (``dpcore.audit.engine.BLOCK_ELEMENTS``): each call pays the fixed cost.
 BLOCK_ELEMENTS = 1 << 21
 
@@ -61,39 +68,53 @@ def _spec(name: str, broken: str | None):
 
 def seconds_per_run(name: str, broken: str | None, epsilon: float, params: tuple) -> tuple[float, float, int]:
     """CPU seconds of one run of the mechanism on both inputs and of one call of its draws, and a run's elements,
-    measured on pilot draws here at the first ε asked (the cost hardly depends on ε); ``(0, 0, 1)`` if it cannot be
-    built (the audit itself then says why)."""
-    return _pilot(name, broken, tuple(params), float(epsilon))
+    measured on pilot draws here (remembered per setting); ``(0, 0, 1)`` if it cannot be built (the audit itself
+    then says why)."""
+    return _pilot(name, broken, tuple(params), float(epsilon))[:3]
+
+
+def pilot_seconds(name: str, broken: str | None, epsilon: float, params: tuple) -> tuple[float, float]:
+    """CPU seconds of building the mechanism once (each of the audit and its curve builds it) and of the pilot
+    itself (its build and its draws), as measured when the pilot ran."""
+    return _pilot(name, broken, tuple(params), float(epsilon))[3:]
 
 
 @functools.lru_cache(maxsize=256)
-def _pilot(name: str, broken: str | None, params: tuple, epsilon: float) -> tuple[float, float, int]:
+def _pilot(name: str, broken: str | None, params: tuple, epsilon: float) -> tuple[float, float, int, float, float]:
+    started = time.thread_time()
     try:
         sampler = _spec(name, broken).build(epsilon, dict(params))
+        build = time.thread_time() - started
         width = max(1, int(sampler.width))
         small = max(100, PILOT_ELEMENTS // width)
         rng = np.random.default_rng(0)
         times = [math.inf, math.inf]
         for _ in range(PILOT_REPEATS):  # the least of a few: a busy machine only ever adds time
+            round_started = time.thread_time()
             for i, runs in enumerate((small, 16 * small)):
                 start = time.thread_time()
                 sampler.draw0(rng, runs)
                 sampler.draw1(rng, runs)
                 times[i] = min(times[i], time.thread_time() - start)
+            if time.thread_time() - round_started > PILOT_REPEAT_SECONDS:
+                break
     except Exception:  # noqa: BLE001 - a setting dpcore refuses is refused by the audit, in its own sentence
-        return 0.0, 0.0, 1
+        return 0.0, 0.0, 1, 0.0, time.thread_time() - started
+    spent = time.thread_time() - started
     per_run = (times[1] - times[0]) / (15 * small)
     if per_run <= 0:  # too quick to tell apart: all of it counted as runs
-        return times[1] / (16 * small), 0.0, width
-    return per_run, max(0.0, times[0] - per_run * small), width
+        return times[1] / (16 * small), 0.0, width, build, spent
+    return per_run, max(0.0, times[0] - per_run * small), width, build, spent
 
 
 def estimated_seconds(name: str, broken: str | None, epsilon: float, trials: int, params: tuple) -> float:
-    """Estimated CPU seconds of the audit of ``trials`` runs and of its curve (on at most ``CURVE_TRIALS`` runs)."""
+    """Estimated CPU seconds of the audit of ``trials`` runs and of its curve (on at most ``CURVE_TRIALS`` runs),
+    with what the first rerun on this setting spends besides: the pilot, and the two builds of the mechanism."""
     per_run, per_call, width = seconds_per_run(name, broken, float(epsilon), tuple(params))
+    build, pilot = pilot_seconds(name, broken, float(epsilon), tuple(params))
     runs = int(trials) + min(int(trials), CURVE_TRIALS)
     calls = 2 * (2 + math.ceil(int(trials) * width / BLOCK_ELEMENTS))  # both inputs, each phase and block
-    return runs * (MARGIN * per_run + ENGINE_SECONDS_PER_RUN) + calls * per_call
+    return runs * (MARGIN * per_run + ENGINE_SECONDS_PER_RUN) + calls * per_call + 2 * build + pilot
 
 
 def in_background(trials: int, seconds: float) -> bool:

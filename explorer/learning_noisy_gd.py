@@ -159,8 +159,10 @@ def ngd_run(t: Task, s: NGDSettings, clipping: str | None = None) -> dict:
 
 def ngd_training(t: Task, s: NGDSettings, noise) -> None:
     run = ngd_run(t, s)
+    if run is None:  # computed in the server's pool: the page shows where it is, and the rerun spends nothing more
+        return  # (the model without privacy is only shown beside it: asked for once the run is back)
     plain = training.nonprivate(t.key, s.iterations, s.lr, t.features)
-    if run is None or plain is None:  # computed in the server's pool: the page shows where it is
+    if plain is None:
         return
     base = training.baseline(t)
     left, right = st.columns([1.7, 1])

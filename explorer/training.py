@@ -9,10 +9,11 @@ through :func:`explorer.releases.private_model`, the function the page's snippet
 
 A rerun may spend about 2 s of CPU (issue 23). Each training run, sweep and frontier is a short list of calls of
 dpcore (and of :mod:`explorer.releases`), with an estimate of its CPU from the sizes it trains on (rows × features ×
-steps × draws at rates measured on the 2-core server, ``benchmarks/bench_attack.py``): at most
-:data:`INLINE_SECONDS` it runs in the rerun, cached as before; above, in the server's pool of workers
-(:mod:`explorer.jobs`), and the function returns ``None`` while the page shows where the job is. Both run the same
-calls, so the numbers are the same either way.
+steps × draws at rates measured on the 2-core server, ``benchmarks/bench_attack.py``; the float64 design each run
+builds, and the recorded history), with the features' own preparation when it is costly (:func:`features_seconds`,
+which the first rerun on a task spends before any training): at most :data:`INLINE_SECONDS` it runs in the rerun,
+cached as before; above, in the server's pool of workers (:mod:`explorer.jobs`), and the function returns ``None``
+while the page shows where the job is. Both run the same calls, so the numbers are the same either way.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ __all__ = [
     "default_client_rate",
     "INLINE_SECONDS",
     "run_seconds",
+    "features_seconds",
+    "inline",
     "prepared",
     "default_target",
     "spread",
@@ -181,6 +184,7 @@ def train(key, method, settings, seed, draws, _f) -> dict | None:
         lambda: _train(key, method, settings, seed, draws, _f),
         lambda: _train_calls(method, settings, seed, draws, _f),
         lambda found: _train_summary(*found[0], _f),
+        _f,
     )
 
 
@@ -212,11 +216,12 @@ def nonprivate(key, iterations, learning_rate, _f) -> pd.DataFrame | None:
     return _inline_or_pool(
         "lrn_nonprivate",
         ("nonprivate", key, iterations, learning_rate),
-        iterations * n * p / FULL_BATCH_RATE,
+        _design_seconds(_f) + _history_seconds(1, _f) + iterations * n * p / FULL_BATCH_RATE,
         f"The model without privacy, {iterations:,} steps",
         lambda: _nonprivate(key, iterations, learning_rate, _f),
         lambda: _nonprivate_calls(iterations, learning_rate, _f),
         lambda found: found[0].history,
+        _f,
     )
 
 
@@ -304,11 +309,12 @@ def ngd_sweep(key, epsilon, delta, clip, lr, clipping, accounting, draws, seed, 
     return _inline_or_pool(
         "lrn_ngd_sweep",
         ("ngd sweep", key, *args),
-        sum(SWEEP_ITERATIONS) * draws * n * p / FULL_BATCH_RATE,
+        _design_seconds(_f) + sum(SWEEP_ITERATIONS) * draws * n * p / FULL_BATCH_RATE,
         f"The sweep of T at ε = {epsilon:g}, {draws} draws",
         lambda: _ngd_sweep(key, *args, _f),
         lambda: _ngd_sweep_calls(*args, _f),
         lambda found: (found[0].summary, found[0].best_iterations),
+        _f,
     )
 
 
@@ -342,11 +348,12 @@ def ngd_frontier(key, delta, iterations, clip, lr, clipping, accounting, draws, 
     return _inline_or_pool(
         "lrn_ngd_frontier",
         ("ngd frontier", key, *args),
-        len(FRONTIER_EPS) * iterations * draws * n * p / FULL_BATCH_RATE,
+        _design_seconds(_f) + len(FRONTIER_EPS) * iterations * draws * n * p / FULL_BATCH_RATE,
         f"Training at {len(FRONTIER_EPS)} values of ε, T = {iterations}, {draws} draws",
         lambda: _ngd_frontier(key, *args, _f),
         lambda: _ngd_frontier_calls(*args, _f),
         lambda found: found[0].attrs["summary"],
+        _f,
     )
 
 
@@ -431,6 +438,7 @@ def sgd_frontier(key, q, steps, delta, clip, lr, draws, seed, _f) -> pd.DataFram
         lambda: _sgd_frontier(key, *args, _f),
         lambda: _sgd_frontier_calls(*args, _f),
         lambda found: _frontier_rows(SGD_SIGMAS, found, _f),
+        _f,
     )
 
 
@@ -508,6 +516,7 @@ def tutorial_run(key, clients, seed, rounds, local_steps, claimed, assumed, _f) 
         lambda: _tutorial_run(key, *args, _f),
         lambda: _tutorial_calls(*args, _f),
         lambda found: _tutorial_result(found, _f),
+        _f,
     )
 
 
@@ -551,6 +560,7 @@ def influence(key, clients, seed, local_steps, claimed, assumed, clip, _f) -> tu
         lambda: _influence(key, *args, _f),
         lambda: _influence_calls(*args, _f),
         lambda found: (found[1].assign(client=client_sizes(key, clients, seed, _f)[1]), found[2]),
+        _f,
     )
 
 
@@ -582,6 +592,7 @@ def fed_frontier(key, clients, seed, rounds, rate, local_steps, clip, delta, dra
         lambda: _fed_frontier(key, *args, _f),
         lambda: _fed_frontier_calls(*args, _f),
         lambda found: _frontier_rows(FED_SIGMAS, found, _f),
+        _f,
     )
 
 
@@ -621,6 +632,20 @@ INLINE_SECONDS = 0.8
 #: Multiply-adds per CPU second of full-batch logistic gradients (noisy and non-private gradient descent; measured
 #: 1.9·10⁹ to 4.2·10⁹ on 100,000 rows × 53 features of the heaviest upload).
 FULL_BATCH_RATE = 2.5e9
+#: Cells (rows × weights, training and test rows) per CPU second of the design every run builds before its first
+#: step: the float32 features read as float64, checked finite, the intercept's column appended, the rows' norms
+#: (measured 0.9·10⁸ to 1.9·10⁸ on the widest upload's 8,738 rows × 1,001 weights, on a loaded machine and not).
+DESIGN_RATE = 1e8
+#: The features' preparation (:func:`explorer.features.prepare_features`): CPU seconds per column it reads, per
+#: column and row, and per cell of the arrays it fills (measured: 0.39 s for the widest upload's 501 text columns
+#: read of 999, 8,738 rows, 8.7·10⁶ cells; 0.06 s for 125,000 rows of the heaviest upload's few columns).
+FEATURE_COLUMN_SECONDS = 4e-4
+FEATURE_COLUMN_ROW_SECONDS = 3e-8
+FEATURE_CELL_SECONDS = 1e-8
+#: The preparation of features that :data:`INLINE_SECONDS` leaves room for (a table of a few dozen columns: the
+#: census demo's, estimated 0.04 s, the heaviest upload's 125,000 rows, 0.08 s); a costlier one is counted whole in
+#: the estimate of every computation on those features (:func:`inline`).
+FEATURES_ROOM = 0.1
 #: Multiply-adds per CPU second of DP-SGD's per-example gradients, their norms and their clipping (measured
 #: 1.9·10⁸ to 2.4·10⁸), and the seconds per row of its Poisson sampling at each step.
 PER_EXAMPLE_RATE = 2e8
@@ -664,6 +689,29 @@ def _steps_words(method: str, settings: dict) -> str:
     return f"{settings['rounds']:,} rounds"
 
 
+def _design_seconds(f: Features) -> float:
+    """The float64 design (training and test rows, intercept appended) a run builds from the float32 features."""
+    n, p = _size(f)
+    return (n + np.shape(f.X_test)[0]) * p / DESIGN_RATE
+
+
+def features_seconds(f: Features) -> float:
+    """Estimated CPU seconds of preparing these features: what the first rerun on a task spends before any training
+    (each column read, each row of it, each cell of the arrays)."""
+    columns = len(f.columns_used) + (1 if f.columns_left_out else 0)  # the first left out is read, not those after
+    return (
+        columns * (FEATURE_COLUMN_SECONDS + f.rows_used * FEATURE_COLUMN_ROW_SECONDS) + f.cells * FEATURE_CELL_SECONDS
+    )
+
+
+def inline(seconds: float, f: Features | None = None) -> bool:
+    """Whether a computation estimated at ``seconds`` runs in the rerun: within :data:`INLINE_SECONDS`, counting the
+    preparation of the features it trains on (``f``) when that takes more than :data:`FEATURES_ROOM` (the widest
+    upload's 999 text columns: an estimated 0.42 s, half the budget, before any training)."""
+    features = features_seconds(f) if f is not None else 0.0
+    return seconds + (features if features > FEATURES_ROOM else 0.0) <= INLINE_SECONDS
+
+
 def _history_seconds(draws: int, f: Features) -> float:
     """A recorded history: each of its points reads the training and the test rows once per draw."""
     n, p = _size(f)
@@ -673,7 +721,7 @@ def _history_seconds(draws: int, f: Features) -> float:
 def run_seconds(method: str, settings: dict, draws: int, f: Features) -> float:
     """Estimated CPU seconds of one private run of ``method`` with these settings on these features."""
     n, p = _size(f)
-    seconds = _history_seconds(draws, f) if settings.get("history_every", 0) else 0.0
+    seconds = _design_seconds(f) + (_history_seconds(draws, f) if settings.get("history_every", 0) else 0.0)
     if method == "noisy gradient descent":
         return seconds + settings["iterations"] * draws * n * p / FULL_BATCH_RATE
     seconds += ACCOUNTING_SECONDS  # the ε of a Poisson-subsampled run, by its PLD
@@ -692,11 +740,12 @@ def _here(calls: list) -> list:
         return jobs.run_calls(calls)
 
 
-def _inline_or_pool(slot, key, seconds, label, inline, calls, finish):
-    """``inline()`` when the estimate is within :data:`INLINE_SECONDS`; else the job of ``calls()`` in the pool,
-    ``finish``-ed once its results are back, and ``None`` meanwhile (the page shows where it is)."""
-    if seconds <= INLINE_SECONDS:
+def _inline_or_pool(slot, key, seconds, label, here, calls, finish, f: Features | None = None):
+    """``here()`` when the estimate, with the preparation of the features ``f`` it trains on, is within
+    :data:`INLINE_SECONDS` (:func:`inline`); else the job of ``calls()`` in the pool, ``finish``-ed once its results
+    are back, and ``None`` meanwhile (the page shows where it is)."""
+    if inline(seconds, f):
         jobs.drop(slot)
-        return inline()
+        return here()
     found = jobs.background(slot, ("learning", *key), calls(), label=label, estimate=seconds)
     return None if found is None else finish(found)
