@@ -176,7 +176,7 @@ def sgd_controls(t: Task, people: People | None = None) -> SGDSettings:
     c1, c2, c3, c4, c5 = st.columns(5)
     n_plan = widgets.bound(
         c1.number_input,
-        "Dataset size n",
+        "Dataset size n" if people is None else "Persons n",
         min_value=1.0,
         max_value=1e9,
         value=None,
