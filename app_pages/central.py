@@ -104,10 +104,7 @@ def render() -> None:
     st.caption(
         "A trusted curator holds the raw data, computes the exact answer and adds calibrated noise before publishing."
     )
-    declared = unit.current()
-    with st.expander(f"Protected unit: {unit.short_words(declared)}", icon=":material/person:"):
-        declared = unit.declare()
-    unit.sidebar_line(declared)
+    declared = unit.header()
     query = widgets.bound(
         st.radio,
         "Query",

@@ -9,7 +9,7 @@ module of the app package: ``explorer.local_frequencies`` (the counts of a categ
 import streamlit as st
 
 from dpcore import coin_flip_rr
-from explorer import frame, local_frequencies, local_mean, widgets
+from explorer import frame, local_frequencies, local_mean, unit, widgets
 
 
 def coin_flip_story() -> None:
@@ -33,6 +33,7 @@ def render() -> None:
     st.caption(
         "Each person randomizes their own answer before it leaves their device: the collector never sees a true value."
     )
+    unit.header()  # a person with many rows sends one report, of one row sampled at random
     coin_flip_story()
     # only the open tab runs: a slider move recomputes one view, and a link names the view it shows
     tab_freq, tab_mean = widgets.tabs(["Frequencies of a category", "Mean of a number"], "ldp_view")

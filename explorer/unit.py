@@ -31,6 +31,7 @@ __all__ = [
     "MAX_ROWS",
     "declare",
     "section",
+    "header",
     "current",
     "persons",
     "words",
@@ -107,6 +108,17 @@ def section() -> PrivacyUnit:
         "pages follow it (and show it under their titles), and every label and file they make says it."
     )
     declared = declare()
+    sidebar_line(declared)
+    return declared
+
+
+def header() -> PrivacyUnit:
+    """Under a page's title: the unit in words, the declaration in an expander (the same URL-bound keys as the Data
+    page's, so the page's link carries it), and the sidebar's line; returns the declared unit."""
+    said = st.empty()  # filled once the widgets are drawn: a page switch may restore their values only then
+    with st.expander("Who is protected (the unit of privacy)", icon=":material/person:"):
+        declared = declare()
+    said.markdown(f"**Protected unit:** {short_words(declared)}")
     sidebar_line(declared)
     return declared
 

@@ -69,7 +69,7 @@ def test_the_central_count_is_of_bounded_rows_with_laplace_scale_m_over_epsilon(
 def test_the_label_file_and_ledger_say_person():
     at = _central(5)
     assert any("Protected unit: a person" in c.value for c in at.sidebar.caption)
-    assert any("Protected unit: a person" in e.label for e in at.expander)
+    assert any("**Protected unit:** a person (column **patient\\_id**, ≤ 5 rows each)" == m.value for m in at.markdown)
     assert not [b for b in at.get("download_button") if b.proto.label == "Python snippet"]  # the snippet is row-level
     at.button(key="spend_cen").click().run()
     assert_clean(at)
