@@ -1,4 +1,4 @@
-"""Data: choose a demo table or upload a CSV; see a profile of every column."""
+"""Data: choose a demo table, upload a file or open one from a local data folder; see a profile of every column."""
 
 import pandas as pd
 import streamlit as st
@@ -34,8 +34,33 @@ def choose_dataset() -> None:
                 state.set_upload_error(
                     f"{md(upload.name)} was not loaded: {md(exc)} The previous dataset is still active."
                 )
+        open_from_folder()
         if state.upload_error():
             st.error(state.upload_error())
+
+
+def open_from_folder() -> None:
+    """A local install's data folder (named by an environment variable): its files listed, one opened by name."""
+    folder = dataset.data_folder()
+    if folder is None:  # a shared server: uploads only
+        return
+    st.subheader("Open from the data folder")
+    names = dataset.folder_files(folder)
+    if not names:
+        st.caption(f"The data folder {md(str(folder))} has no CSV, Parquet or JSON file.")
+        return
+    name = st.selectbox(
+        f"Files in {md(str(folder))} (no size limit; above {dataset.SAMPLE_ROWS:,} rows a seeded sample is used)",
+        names,
+        key="data_folder_file",
+    )
+    if st.button("Open", key="data_folder_open"):
+        try:
+            with st.spinner("Reading the file…"):
+                state.activate(dataset.load_path(folder, name, seed=state.seed()))  # kept with the session only
+            st.success(f"Opened {md(name)}.")
+        except dataset.DatasetError as exc:
+            state.set_upload_error(f"{md(name)} was not opened: {md(exc)} The previous dataset is still active.")
 
 
 def shown_profile(profile: pd.DataFrame) -> pd.DataFrame:
@@ -51,7 +76,12 @@ def shown_profile(profile: pd.DataFrame) -> pd.DataFrame:
 
 def show_profile() -> None:
     ds = state.dataset()
-    st.subheader(f"{md(ds.name)}: {ds.n_rows:,} rows × {ds.frame.shape[1]:,} columns")
+    st.subheader(f"{md(ds.name)}: {(ds.total_rows or ds.n_rows):,} rows × {ds.frame.shape[1]:,} columns")
+    if ds.sampled:
+        st.info(
+            f"Rows used: {ds.n_rows:,} of {ds.total_rows:,} (a seeded sample, seed {ds.sample_seed}; simulated views "
+            "only). The profile below, and every view that needs rows, are computed on these rows."
+        )
     for note in ds.notes:
         st.caption(md(note))
     st.dataframe(

@@ -91,6 +91,7 @@ __all__ = [
     "MAX_CELLS",
     "NA_SPELLINGS",
     "read_csv",
+    "read_path",
 ]
 
 _MIB = 1024 * 1024
@@ -168,6 +169,10 @@ _ALL_DECIMAL_COMMA = _every_line(_DECIMAL_COMMA)
 
 class DatasetError(ValueError):
     """A file or column that cannot be used; the message is one sentence for the user."""
+
+
+class _OverLimit(DatasetError):
+    """An upload over the row, cell or decompressed-size limits (a file opened by path is then read by DuckDB)."""
 
 
 #: A column as its codes (one per cell, an index into the uniques) and its distinct cells in order of appearance.
@@ -262,6 +267,100 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
     return _finish(header, columns, n_rows, delimiter, notes)
 
 
+def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple[str, ...], int]:
+    """Read a file on this machine by its path (a local install's data folder), with no upload size limit.
+
+    A file of at most :data:`MAX_UPLOAD_BYTES` that is not Parquet is read exactly as an upload of the same bytes
+    (unless it is over an upload's row, cell or decompressed-size limits).
+    A larger file, or any Parquet file, is read by DuckDB where it lies (CSV in its pinned dialect: the delimiter
+    sniffed as for an upload, ``"`` doubled inside quotes, the first row the header, short rows padded; gzip by its
+    content; UTF-8, UTF-16 with its mark, else Latin-1), streaming, so memory follows the rows kept, not the file:
+    when the table has more than ``sample_rows`` rows (or more than :data:`MAX_CELLS` cells), a seeded sample of that
+    many is kept (DuckDB's reservoir sample, in the file's order), and its cells go through every cell rule above.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (the caller has checked that it lies in the data folder).
+    sample_rows : int
+        Most rows kept, must be in [1, inf).
+    seed : int
+        Seed of the sample, must be in [0, 2**31).
+
+    Returns
+    -------
+    frame, notes
+        As :func:`read_csv`.
+    total_rows : int
+        Rows in the file (``len(frame)`` when nothing was left out).
+    """
+    import gzip
+    import os
+
+    sample_rows = check_int(sample_rows, "sample_rows", minimum=1)
+    seed = check_int(seed, "seed", minimum=0, maximum=2**31 - 1)
+    path = os.fspath(path)
+    with open(path, "rb") as file:
+        head = file.read(_SNIFF_CHARS)
+        size = file.seek(0, os.SEEK_END)
+    if not head.strip():
+        raise DatasetError("The file is empty.")
+    parquet = head.startswith(_PARQUET)
+    if size <= MAX_UPLOAD_BYTES and not parquet:
+        with open(path, "rb") as file:
+            raw = file.read()
+        try:
+            frame, notes = read_csv(raw)
+            return frame, notes, len(frame)
+        except _OverLimit:  # more rows or cells than an upload may have: DuckDB reads it below
+            del raw
+    notes: list[str] = []
+    compression = "none"
+    if head.startswith(_GZIP):
+        compression = "gzip"
+        try:
+            with gzip.open(path, "rb") as file:
+                head = file.read(_SNIFF_CHARS)
+        except (OSError, EOFError, zlib.error):
+            raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
+        notes.append("The file was gzip-compressed; the file inside was read.")
+    if parquet:
+        kind, dialect = "parquet", None
+    elif head.lstrip()[:1] in (b"[", b"{"):
+        kind, dialect = "json", None
+    else:
+        kind, dialect = "csv", _path_dialect(head, compression, notes)
+    header, columns, n_rows, total = _typed_table(kind, path, notes, sample=(sample_rows, seed), dialect=dialect)
+    frame, notes_out = _finish(header, columns, n_rows, (dialect or {}).get("delimiter", ","), notes)
+    return frame, notes_out, total
+
+
+def _path_dialect(head: bytes, compression: str, notes: list[str]) -> dict:
+    """DuckDB's ``read_csv`` options for a large CSV file whose first bytes (decompressed) are ``head``."""
+    encoding = "utf-8"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding, text = "utf-16", head.decode("utf-16", errors="replace")
+        notes.append("The file was read as UTF-16 text.")
+    else:
+        try:
+            text = head[: max(len(head) - 4, 1)].decode("utf-8-sig")  # a character cut at the end is not an error
+        except UnicodeDecodeError:
+            encoding, text = "latin-1", head.decode("latin-1")
+            notes.append("The file is not UTF-8; it was read as Latin-1 (ISO-8859-1) text.")
+    if "\x00" in text:
+        raise DatasetError("The file does not look like text (it contains binary data); upload a CSV file.")
+    return {
+        "header": True,
+        "all_varchar": True,
+        "delimiter": _sniff_delimiter(text),
+        "quotechar": '"',
+        "escapechar": '"',
+        "null_padding": True,
+        "encoding": encoding,
+        "compression": compression,
+    }
+
+
 def _finish(header, columns, n_rows: int, delimiter: str, notes: list[str]) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Names cleaned, cells cleaned and typed, the frame assembled (or refused when nothing is left)."""
     names = _clean_names(header, notes)
@@ -290,9 +389,7 @@ def _gunzip(raw: bytes) -> bytes:
         raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
     limit = MAX_DECOMPRESSED_BYTES / _MIB
     if len(content) > MAX_DECOMPRESSED_BYTES:
-        raise DatasetError(
-            f"The file is gzip-compressed and holds more than {limit:g} MiB; the limit is {limit:g} MiB."
-        )
+        raise _OverLimit(f"The file is gzip-compressed and holds more than {limit:g} MiB; the limit is {limit:g} MiB.")
     if not inflater.eof:
         raise DatasetError("The file is gzip-compressed but ends before its content does (it is truncated).")
     return content
@@ -408,16 +505,27 @@ def _read_typed(kind: str, data: bytes, notes: list[str]) -> tuple[list[str], li
     JSON: an array of records or one record per line (keys missing from a record are missing values), or one object
     of equally long columns. Nested values and binary columns are refused.
     """
+    names, columns, records, _ = _typed_table(kind, io.BytesIO(data), notes)
+    return names, columns, records
+
+
+def _typed_table(kind: str, source, notes: list[str], *, sample: tuple[int, int] | None = None, dialect=None):
+    """:func:`_read_typed` of ``source`` (a file-like object or a path; a path may also be a CSV file, read in
+    ``dialect``: a dict of DuckDB's ``read_csv`` options), and, with ``sample = (rows, seed)``, a seeded sample of
+    at most that many rows when the table has more (:func:`read_path`). Returns the names, the columns, the rows
+    read and the rows in the table."""
     from explorer.engine.duckdb_engine import connect  # DuckDB loads (0.5 s) only for a file that needs it
 
-    label = "Parquet" if kind == "parquet" else "JSON"
+    label = {"parquet": "Parquet", "json": "JSON"}.get(kind, "CSV")
     con = connect()
     try:
         try:
             if kind == "parquet":
-                relation = con.read_parquet(io.BytesIO(data))
+                relation = con.read_parquet(source)
+            elif kind == "json":
+                relation = con.read_json(source, sample_size=-1, maximum_object_size=MAX_DECOMPRESSED_BYTES)
             else:
-                relation = con.read_json(io.BytesIO(data), sample_size=-1, maximum_object_size=MAX_DECOMPRESSED_BYTES)
+                relation = con.read_csv(source, **dialect)
             relation.create_view("typed")
             names, types = list(relation.columns), [str(t) for t in relation.types]
             records = con.execute("SELECT count(*) FROM typed").fetchone()[0]
@@ -452,13 +560,18 @@ def _read_typed(kind: str, data: bytes, notes: list[str]) -> tuple[list[str], li
             raise DatasetError(f"The {label} file holds {what} in {_listing(nested or binary)}; upload a flat table.")
         if not records:
             raise DatasetError("The file has column names but no data rows.")
-        if records > MAX_ROWS:
-            raise DatasetError(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
         if len(names) > MAX_COLUMNS:
             notes.append(f"The file has {len(names):,} columns; only the first {MAX_COLUMNS:,} were kept.")
             names = names[:MAX_COLUMNS]
+        total = records
+        if sample is not None:  # at most the rows asked for, and at most MAX_CELLS cells
+            rows = min(sample[0], MAX_ROWS, MAX_CELLS // len(names))
+            if records > rows:
+                source, records = _sampled(con, source, rows, sample[1]), rows
+        if records > MAX_ROWS:
+            raise _OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
         if len(names) * records > MAX_CELLS:
-            raise DatasetError(
+            raise _OverLimit(
                 f"The table has {records:,} rows and {len(names):,} columns; "
                 f"the limit is {MAX_CELLS // 1_000_000} million cells."
             )
@@ -472,8 +585,21 @@ def _read_typed(kind: str, data: bytes, notes: list[str]) -> tuple[list[str], li
         columns = [np.asarray(column, dtype=object) for column in found.values()]
     finally:
         con.close()
-    notes.append(f"The file was read as {label}; its values were cleaned by the same rules as a CSV file's cells.")
-    return names, columns, records
+    if kind != "csv":
+        notes.append(f"The file was read as {label}; its values were cleaned by the same rules as a CSV file's cells.")
+    return names, columns, records, total
+
+
+def _sampled(con, source: str, rows: int, seed: int) -> str:
+    """A view of a seeded sample of ``rows`` rows of the view ``source``, in the file's order: DuckDB's reservoir
+    sample (every set of ``rows`` rows equally likely) on one thread, so the same seed draws the same rows."""
+    con.execute("SET threads = 1")  # REPEATABLE draws the same sample only on one thread
+    con.execute(
+        "CREATE TEMP VIEW sampled AS SELECT * EXCLUDE (_dpx_row) FROM ("
+        f"SELECT * FROM (SELECT *, row_number() OVER () AS _dpx_row FROM {source}) "
+        f"USING SAMPLE reservoir({int(rows)} ROWS) REPEATABLE ({int(seed)})) ORDER BY _dpx_row"
+    )
+    return "sampled"
 
 
 def _read_excel(raw: bytes, notes: list[str]) -> tuple[list[str], list[np.ndarray], int]:
@@ -491,7 +617,7 @@ def _read_excel(raw: bytes, notes: list[str]) -> tuple[list[str], list[np.ndarra
     if not rows:
         raise DatasetError("The file is empty.")
     if len(rows) > MAX_ROWS + 1:
-        raise DatasetError(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+        raise _OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
     notes.append("The file was read as an Excel workbook (its first sheet).")
     header, body = _split_header(rows, notes)
     header, body = _fix_ragged(header, body, notes) if body else (header, body)
@@ -595,7 +721,7 @@ def _parse(text: str, delimiter: str, notes: list[str]) -> list[list[str]]:
         nonblank = (r for r in reader if "".join(r).strip())  # blank lines and all-empty rows carry nothing
         rows = list(itertools.islice(nonblank, MAX_ROWS + 2))  # header, MAX_ROWS rows and one too many
         if len(rows) > MAX_ROWS + 1:
-            raise DatasetError(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+            raise _OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
         return rows
 
     try:
@@ -729,7 +855,7 @@ def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> t
         body = [row for row, bad in zip(body, long_rows) if not bad]
         lengths = lengths[~long_rows]
     if min(width, MAX_COLUMNS) * len(body) > MAX_CELLS:  # checked before padding allocates anything
-        raise DatasetError(
+        raise _OverLimit(
             f"The table has {len(body):,} rows and {width:,} columns; the limit is "
             f"{MAX_CELLS // 1_000_000} million cells."
         )

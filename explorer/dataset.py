@@ -12,6 +12,7 @@ content, not the name) into a :class:`Dataset` (reading rules in
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from explorer.csv_reader import (
     NA_SPELLINGS,
     DatasetError,
     read_csv,
+    read_path,
 )
 
 __all__ = [
@@ -39,6 +41,13 @@ __all__ = [
     "DEMO_DATASETS",
     "load_csv",
     "load_demo",
+    "DATA_FOLDER_VARIABLE",
+    "SAMPLE_ROWS",
+    "FOLDER_SUFFIXES",
+    "data_folder",
+    "folder_files",
+    "file_in_folder",
+    "load_path",
 ]
 
 #: The demo tables live in the repository's data/ folder, beside this package.
@@ -74,6 +83,13 @@ class Dataset:
         renamed, encoding used, ...), for display under the upload.
     demo : str or None
         The key in :data:`DEMO_DATASETS` of a demo table, None for an upload.
+    path : str or None
+        The file's path, for a file opened from the data folder (:func:`load_path`): an engine can compute exact
+        aggregates over all its rows there.
+    total_rows : int or None
+        The rows in that file; more than ``len(frame)`` when :attr:`frame` is a seeded sample (:attr:`sampled`).
+    sample_seed : int or None
+        The seed of that sample.
     fingerprint : str
         The first 8 hex digits of the SHA-256 of the file's bytes: the key the
         server keeps a dataset's publication budget under
@@ -86,6 +102,14 @@ class Dataset:
     notes: tuple[str, ...] = ()
     demo: str | None = None
     fingerprint: str = ""
+    path: str | None = None
+    total_rows: int | None = None
+    sample_seed: int | None = None
+
+    @property
+    def sampled(self) -> bool:
+        """Whether :attr:`frame` holds a seeded sample of the file's rows (a large file opened by path), not all."""
+        return self.total_rows is not None and self.total_rows > len(self.frame)
 
     @property
     def identity(self) -> str:
@@ -158,4 +182,105 @@ def load_demo(name: str) -> Dataset:
     note = f"{description}. SYNTHETIC demo data made by data/make_datasets.py: no real person is in it."
     return Dataset(
         name=file_name, frame=dataset.frame, notes=(note, *dataset.notes), demo=name, fingerprint=dataset.fingerprint
+    )
+
+
+#: The environment variable naming a local install's data folder: its files can be opened by path, with no upload
+#: size limit (unset on a shared server, which keeps the upload limit).
+DATA_FOLDER_VARIABLE = "DPX_DATA_FOLDER"
+#: Most rows of a file opened by path kept for the views that need rows (the most an upload may have): a larger file
+#: is sampled, seeded (:func:`explorer.csv_reader.read_path`).
+SAMPLE_ROWS = MAX_ROWS
+#: The files a data folder lists (compared lower-case).
+FOLDER_SUFFIXES = (".csv", ".tsv", ".txt", ".gz", ".parquet", ".pq", ".json", ".jsonl", ".ndjson")
+#: Most files a data folder lists (the first by name).
+MAX_LISTED_FILES = 500
+
+
+def data_folder() -> Path | None:
+    """The data folder named by :data:`DATA_FOLDER_VARIABLE`, resolved; None when it is unset, empty or not a folder."""
+    named = os.environ.get(DATA_FOLDER_VARIABLE, "").strip()
+    if not named:
+        return None
+    folder = Path(named).expanduser().resolve()
+    return folder if folder.is_dir() else None
+
+
+def folder_files(folder: Path) -> list[str]:
+    """The names of the data files directly in ``folder`` (:data:`FOLDER_SUFFIXES`), sorted, at most
+    :data:`MAX_LISTED_FILES`; a symbolic link leading outside the folder is not listed."""
+    names = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name.startswith(".") or not entry.name.lower().endswith(FOLDER_SUFFIXES):
+            continue
+        try:
+            file_in_folder(folder, entry.name)
+        except DatasetError:
+            continue
+        names.append(entry.name)
+        if len(names) == MAX_LISTED_FILES:
+            break
+    return names
+
+
+def file_in_folder(folder: Path, name: str) -> Path:
+    """The file ``name`` directly in ``folder``, or a :class:`DatasetError` in one sentence when ``name`` is not a
+    file's name in that folder (a path, ``..``, a symbolic link leading out of it, a file that is not there)."""
+    name = str(name)
+    root = Path(folder).resolve()
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name or Path(name).is_absolute():
+        raise DatasetError("Only a file directly in the data folder can be opened, not a path.")
+    target = (root / name).resolve()
+    if target.parent != root:
+        raise DatasetError("The file leads outside the data folder, so it cannot be opened.")
+    if not target.is_file():
+        raise DatasetError("The data folder has no such file.")
+    return target
+
+
+def _file_fingerprint(path: Path) -> str:
+    """The first 8 hex digits of the SHA-256 of the file's bytes, read in blocks (memory does not follow its size)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:8]
+
+
+def load_path(folder: Path, name: str, *, seed: int, sample_rows: int | None = None) -> Dataset:
+    """Open the file ``name`` of the data folder ``folder`` (no upload size limit) into a :class:`Dataset`.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The data folder (:func:`data_folder`).
+    name : str
+        A file name listed by :func:`folder_files`; anything else is refused (:func:`file_in_folder`).
+    seed : int
+        Seed of the sample kept when the file has more than ``sample_rows`` rows, must be in [0, 2**31).
+    sample_rows : int, optional
+        Most rows kept, must be in [1, inf); :data:`SAMPLE_ROWS` by default.
+
+    Returns
+    -------
+    Dataset
+        With :attr:`Dataset.path` and :attr:`Dataset.total_rows` set; a seeded sample when the file is larger.
+
+    Raises
+    ------
+    DatasetError
+        When the name is not a file of the folder or the file cannot be used, with one sentence saying why.
+    """
+    path = file_in_folder(folder, name)
+    rows = SAMPLE_ROWS if sample_rows is None else sample_rows
+    frame, notes, total = read_path(path, sample_rows=rows, seed=seed)
+    sampled = total > len(frame)
+    return Dataset(
+        name=str(name),
+        frame=frame,
+        notes=notes,
+        fingerprint=_file_fingerprint(path),
+        path=str(path),
+        total_rows=int(total),
+        sample_seed=int(seed) if sampled else None,
     )
