@@ -362,18 +362,20 @@ def run_load(
     profile: str | None = None,
     browsers: int = 0,
     env: dict | None = None,
+    browser_moves: int = 0,
 ) -> dict:
     """``sessions`` people for ``seconds`` on the app at ``base``, or on a fresh server (``env``: its extra environment).
 
     ``browsers`` of them are Chromium sessions moving Local DP's ε with the keyboard (:func:`browser_session`), the
-    others protocol walkers (:func:`walk`). Returns ``walks`` and ``browser`` (each session's runs, failures, lost
+    others protocol walkers (:func:`walk`); each browser makes at least ``browser_moves`` key presses, past ``seconds``
+    if its reruns are slow (a test asks for a few whatever the machine's load). Returns ``walks`` and ``browser`` (each session's runs, failures, lost
     presses). On a fresh server also the server's script run times (logged by app.py), its CPU time, the machine's
     load average and busy share over the walk. ``profile``: a file py-spy writes the server's sampled stacks to
     (every thread holding the interpreter, 50 samples a second, the walk only).
     """
     if base is not None:
         asyncio.run(_warm(base))
-        return asyncio.run(_gather(base, sessions, seconds, browsers))
+        return asyncio.run(_gather(base, sessions, seconds, browsers, browser_moves))
     with (
         tempfile.NamedTemporaryFile(suffix=".log") as log,
         app_server(env={**(env or {}), "DPX_RUN_LOG": log.name}) as (url, proc),
@@ -382,7 +384,7 @@ def run_load(
         cpu, (busy, total), load_before = _cpu_seconds(proc.pid), _machine_busy(), os.getloadavg()
         open(log.name, "w").close()  # only the timed runs
         spy = _py_spy(proc.pid, profile) if profile else None
-        result = asyncio.run(_gather(url, sessions, seconds, browsers))
+        result = asyncio.run(_gather(url, sessions, seconds, browsers, browser_moves))
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # py-spy writes what it sampled and exits
             spy.wait(60)
@@ -396,7 +398,7 @@ def run_load(
         }
 
 
-async def _gather(base: str, sessions: int, seconds: float, browsers: int = 0) -> dict:
+async def _gather(base: str, sessions: int, seconds: float, browsers: int = 0, browser_moves: int = 0) -> dict:
     async def started(i: int) -> dict:
         await asyncio.sleep(i * 0.5)  # people do not arrive on the same millisecond
         return await walk(base, i, seconds)
@@ -408,7 +410,7 @@ async def _gather(base: str, sessions: int, seconds: float, browsers: int = 0) -
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        clicks = [browser_session(browser, base, seconds, sessions + i) for i in range(browsers)]
+        clicks = [browser_session(browser, base, seconds, sessions + i, browser_moves) for i in range(browsers)]
         results = await asyncio.gather(*walkers, *clicks)
         await browser.close()
     return {"walks": results[: sessions - browsers], "browser": results[sessions - browsers :]}
@@ -422,11 +424,12 @@ IDLE = """() => {
 METRIC = "() => { const m = document.querySelector('[data-testid=\"stMetricValue\"]'); return m ? m.innerText : null; }"
 
 
-async def browser_session(browser, base: str, seconds: float, index: int) -> dict:
+async def browser_session(browser, base: str, seconds: float, index: int, moves: int = 0) -> dict:
     """A person's browser among the walkers: Local DP's ε moved with the keyboard, a pause between presses.
 
     A rerun is timed from the key press until the shown figure changed and the page is idle (what the person sees,
-    their browser's drawing included); a press the slider never shows is a lost key press.
+    their browser's drawing included); a press the slider never shows is a lost key press. It presses for ``seconds``
+    and at least ``moves`` times.
     """
     rng = random.Random(index)
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
@@ -437,7 +440,7 @@ async def browser_session(browser, base: str, seconds: float, index: int) -> dic
     slider = page.locator(SLIDER).first
     runs, errors, lost, step = [], [], [], 0
     deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < deadline or step < moves:
         await page.wait_for_timeout(rng.uniform(*PAUSE) * 1000)
         await page.wait_for_function(IDLE, timeout=30_000, polling=50)
         before = await page.evaluate(METRIC)

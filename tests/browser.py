@@ -146,3 +146,23 @@ def full_page_screenshot(page, path) -> None:
     page.wait_for_timeout(500)
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": width, "height": 900})
+
+
+def require_browser_or_skip() -> None:
+    """Skip the calling test module with a message where Chromium or Playwright is missing; with
+    DPX_REQUIRE_BROWSER=1 (set by .ci/run) a missing browser fails instead."""
+    import pytest
+
+    try:
+        import playwright.sync_api  # noqa: F401
+
+        have_playwright = True
+    except ImportError:
+        have_playwright = False
+    if not (have_playwright and chromium_path()):
+        reason = (
+            "browser tests need Debian's chromium and Playwright's Python client (pip install -r requirements-dev.txt)"
+        )
+        if os.environ.get("DPX_REQUIRE_BROWSER") == "1":
+            raise RuntimeError(reason + "; DPX_REQUIRE_BROWSER=1 makes them mandatory")
+        pytest.skip(reason, allow_module_level=True)

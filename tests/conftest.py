@@ -17,6 +17,24 @@ import pytest  # noqa: E402
 os.environ["DPX_DATA_DIR"] = tempfile.mkdtemp(prefix="dpx-test-publications-")
 
 
+@pytest.fixture(scope="module")
+def app_url():
+    """The app started as the README does, one server per browser test module that asks for it."""
+    from tests.browser import running_app
+
+    with running_app() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, one per browser test module that asks for it."""
+    from tests.browser import launch_browser
+
+    with launch_browser() as b:
+        yield b
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20170101)

@@ -7,31 +7,23 @@ Screenshots of every page go to test-artifacts/browser/.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 import time
 
 import pytest
 
-from tests.browser import NAV_LINK, chromium_path, full_page_screenshot, launch_browser, running_app, wait_for_page
+from tests.browser import (
+    NAV_LINK,
+    full_page_screenshot,
+    require_browser_or_skip,
+    running_app,
+    wait_for_page,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
-REQUIRED = os.environ.get("DPX_REQUIRE_BROWSER") == "1"
-
-try:
-    import playwright.sync_api  # noqa: F401
-
-    HAVE_PLAYWRIGHT = True
-except ImportError:
-    HAVE_PLAYWRIGHT = False
-
-if not (HAVE_PLAYWRIGHT and chromium_path()):
-    reason = "browser tests need Debian's chromium and Playwright's Python client (pip install -r requirements-dev.txt)"
-    if REQUIRED:
-        raise RuntimeError(reason + "; DPX_REQUIRE_BROWSER=1 makes them mandatory")
-    pytest.skip(reason, allow_module_level=True)
+require_browser_or_skip()
 
 pytestmark = pytest.mark.browser
 
@@ -55,18 +47,6 @@ UPLOAD = (
     + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))
     + "\n"
 ).encode()
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    with running_app() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_browser() as b:
-        yield b
 
 
 @pytest.fixture
@@ -279,7 +259,8 @@ def test_a_browser_among_protocol_sessions_stays_alive_and_correct(app_url):
     from benchmarks.bench_load import run_load, summarise
 
     with ThreadPoolExecutor(1) as pool:
-        result = pool.submit(run_load, 6, 12, app_url, None, 1).result()
+        # at least three key presses however loaded the machine is (a 12 s walk alone made two under load 19)
+        result = pool.submit(run_load, 6, 12, app_url, None, 1, None, 3).result()
     clicks, proto = summarise(result["browser"]), summarise(result["walks"])
     print(f"short load: browser {clicks}, protocol {proto}")
     assert clicks["alive"] == 1 and clicks["failed"] == 0 and clicks["reruns"] >= 3

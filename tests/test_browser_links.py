@@ -13,27 +13,13 @@ the budget come back to the same browser, not to another browser opening the sam
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from tests.browser import NAV_LINK, chromium_path, launch_browser, running_app
+from tests.browser import NAV_LINK, require_browser_or_skip
 
-REQUIRED = os.environ.get("DPX_REQUIRE_BROWSER") == "1"
-
-try:
-    import playwright.sync_api  # noqa: F401
-
-    HAVE_PLAYWRIGHT = True
-except ImportError:
-    HAVE_PLAYWRIGHT = False
-
-if not (HAVE_PLAYWRIGHT and chromium_path()):
-    reason = "browser tests need Debian's chromium and Playwright's Python client (pip install -r requirements-dev.txt)"
-    if REQUIRED:
-        raise RuntimeError(reason + "; DPX_REQUIRE_BROWSER=1 makes them mandatory")
-    pytest.skip(reason, allow_module_level=True)
+require_browser_or_skip()
 
 pytestmark = pytest.mark.browser
 
@@ -93,18 +79,6 @@ SNAPSHOT = """() => {
 
 #: Text that may differ between two correct sessions: clock times and durations.
 VOLATILE = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?(\.\d+)?|\d+(\.\d+)? ?(s|ms|seconds?)\b")
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    with running_app() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launch_browser() as b:
-        yield b
 
 
 #: Counts, in the page, the full script runs the server has finished: its ``ForwardMsg``s whose ``script_finished``

@@ -10,16 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-import pytest
-
 from benchmarks.bench_load import WALK, WalkingSession, run_load, summarise, walk_csv
-from tests.browser import running_app
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    with running_app() as base:
-        yield base
 
 
 async def _walk_by_hand(base: str):
