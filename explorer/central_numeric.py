@@ -162,7 +162,7 @@ def view(label: str, controls) -> None:
             with c3:
                 accuracy_popover(q, family, delta, result)
         show_release(q, family, column, result, None, reference=reference, unit=u)
-        central_publish.person_query(q, column, u)
+        central_publish.person_query(q, column, ds.frame, u, family, eps, delta, settings)
         if curves is not None:
             compare(q, eps, delta, compared, curves)
         return

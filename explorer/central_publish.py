@@ -15,6 +15,8 @@ import streamlit as st
 
 from dpcore import families, publish
 from dpcore.families import Family
+from dpcore.plan import Plan, Statistic, allocate
+from dpcore.plan_release import publish_plan
 from explorer import domains, publishing, widgets
 from explorer.columns import condition_mask, is_numeric, numeric_values, period_codes
 from explorer.markup import md, plain_sentence
@@ -87,20 +89,46 @@ def numeric_query(q, column: str, series, family: Family, eps: float, delta: flo
         publishing.action("cen_pub", what, family.privacy(eps, delta), draw, missing)
 
 
-def person_query(q, column: str, unit) -> None:
-    """The Publish section of a count, sum, mean or histogram under a person unit: the Publish page's plan publishes it.
+def person_query(q, column: str, frame, unit, family: Family, eps: float, delta: float, settings: dict) -> None:
+    """Publish a count, sum, mean or histogram under a person unit: a plan of one statistic (:mod:`dpcore.plan`).
 
-    A plan (:mod:`dpcore.plan_release`) bounds each person's rows with a
-    :class:`~dpcore.randomness.SecureGenerator` and draws the noise on a lattice, under add/remove one person.
+    :func:`dpcore.plan_release.publish_plan` bounds each person's rows with a
+    :class:`~dpcore.randomness.SecureGenerator` (m rows; a histogram one bin of at most m rows), draws the noise on a
+    lattice, and labels the release add/remove one person; its cost, the plan's total, is known before the draw.
     """
     what = f"the {q.label.lower()} of {column} per person"
     with publishing.section(what):
-        st.info(
-            f"To publish {md(what)}, make it a statistic of a plan on the Publish page, with the unit 'A person "
-            f"column' ({md(unit.identifier)}, at most {unit.bounds.max_rows:,} rows per person): the plan bounds each "
-            "person's rows with secure randomness, never from the seed, and charges the log under add/remove one "
-            "person before anything is shown."
+        if _not_published(family, what):
+            return
+        declared = {}
+        if "lower" in q.settings:
+            declared["lower"], declared["upper"] = _bounds(column)
+        missing = domains.missing_declarations(**declared)
+        allocation = None
+        if missing is None:
+            statistic = Statistic(
+                name=f"{q.label.lower()} of {column}",
+                kind=q.key,
+                column=column,
+                bins=settings.get("bins"),
+                split=settings.get("split", 0.5),
+                mechanism=family.key,
+                **declared,
+            )
+            try:
+                allocation = allocate(Plan((statistic,), unit, eps, family.delta(delta) or 0.0))
+            except ValueError as exc:
+                missing = plain_sentence(exc)
+        st.caption(
+            "Each person's rows are bounded by a secure draw (never the seed), so the published numbers differ from "
+            "the simulation above by the sampling as well as the noise."
         )
+        cost = (allocation.epsilon, allocation.delta) if allocation is not None else family.privacy(eps, delta)
+
+        def draw():  # the plan's one statistic, published under add/remove one person
+            return list(publish_plan(allocation, frame).releases)
+
+        publishing.action("cen_pub", what, cost, draw, missing, unit.relation, unit.unit)
 
 
 def _plan_mean(column: str, declared: dict, family: Family, delta: float, split: float, eps: float) -> None:

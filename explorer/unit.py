@@ -58,6 +58,11 @@ def _identifier_options() -> list[str]:
     return likely + [str(c) for c in state.dataset().frame.columns if str(c) not in likely]
 
 
+def _bounds(rows: int) -> ContributionBounds:
+    """At most m rows per person; a histogram keeps one of a person's bins (L₀ = 1) with at most m rows (L∞ = m)."""
+    return ContributionBounds(max_rows=rows, max_groups=1, max_rows_per_group=rows)
+
+
 def declare(container=None) -> PrivacyUnit:
     """Draw the declaration (in ``container``, default the page) and return the unit it declares.
 
@@ -97,7 +102,7 @@ def declare(container=None) -> PrivacyUnit:
             "the bias each m costs.",
             c3,
         )
-    return PrivacyUnit(str(ident), ContributionBounds(max_rows=rows))
+    return PrivacyUnit(str(ident), _bounds(rows))
 
 
 def section() -> PrivacyUnit:
@@ -133,7 +138,7 @@ def current() -> PrivacyUnit:
         return PrivacyUnit()
     try:
         rows = int(round(float(ss.get(ROWS_KEY, DEFAULT_ROWS))))
-        return PrivacyUnit(str(ident), ContributionBounds(max_rows=rows))
+        return PrivacyUnit(str(ident), _bounds(rows))
     except (TypeError, ValueError):
         return PrivacyUnit()
 

@@ -14,7 +14,7 @@ import pytest
 from dpcore import Laplace, dp_count
 from dpcore.contributions import ContributionBounds, rows_per_person
 from dpcore.neighbours import UNIT_PERSON
-from explorer import releases, unit
+from explorer import publishing, releases, state, unit
 from explorer.columns import numeric_values
 from explorer.dataset import load_demo
 from tests.apptest import PAGES, assert_clean, metric, open_page
@@ -158,3 +158,32 @@ def test_a_person_with_1000_rows_moves_the_central_count_by_at_most_m():
             full = releases.person_query(None, persons, m, "count", 1.0, seed)
             without = releases.person_query(None, persons[persons != 0], m, "count", 1.0, seed)
             assert full.true_value - without.true_value == m
+
+
+@pytest.fixture
+def own_log(tmp_path, monkeypatch):
+    """A publication log of the test's own."""
+    monkeypatch.setenv("DPX_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_a_person_level_count_is_published_under_add_remove_one_person_with_fresh_bounding(own_log):
+    at = _central(5)
+    published = []
+    for _ in range(2):
+        at.button(key="cen_pub_publish").click().run()
+        assert_clean(at)
+        dataset = at.session_state[state.DATASET]
+        log = publishing.publication_log()
+        release = log.releases(dataset.fingerprint or dataset.identity)[-1]
+        assert release.unit == UNIT_PERSON and release.relation.words(release.unit) == "add/remove one person"
+        assert release.epsilon == 0.5  # the plan's whole ε, charged before it is shown
+        published.append(float(release.values[0]))
+    assert log.spent(dataset.fingerprint or dataset.identity).epsilon == pytest.approx(1.0)
+    rows = rows_per_person(VISITS.frame["patient_id"].to_numpy())
+    truth = float(np.minimum(rows, 5).sum())
+    # fresh secure bounding and noise each time (two lattice draws of Laplace scale m/ε = 10 tie with probability
+    # about grid/(4·10) < 1e-3), each within the noise of the bounded count
+    assert published[0] != published[1]
+    assert all(abs(p - truth) < 10 * np.log(1e6) for p in published)  # P(|Lap(10)| > 10 ln 1e6) = 1e-6
+    assert any("add/remove one person" in s.value for s in at.success)
