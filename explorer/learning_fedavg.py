@@ -170,9 +170,9 @@ FED_PARTS = ("Training run", "Accuracy against ε", "The tutorial recipe")
 FED_SALT = "learning-fed"
 
 
-def fed_unit_note(t: Task, s: FedSettings) -> None:
-    """Under a declared person unit (:mod:`explorer.unit`), whether the clients are persons, in one or two sentences."""
-    ident = unit.current().identifier
+def fed_unit_note(t: Task, s: FedSettings, ident: str | None) -> None:
+    """Under a declared person unit (:mod:`explorer.unit`, ``ident`` its identifier column), whether the clients are
+    persons, in one or two sentences."""
     if ident is None:
         return
     name = md(ident)
@@ -201,8 +201,12 @@ def fed_unit_note(t: Task, s: FedSettings) -> None:
 
 
 def fed_view(t: Task) -> None:
+    # drawn here, not read: a page that does not draw the declaration's widgets may not see their values
+    with st.expander("Protected unit: one row, or a person with all of their rows", icon=":material/person:"):
+        declared = unit.declare()
+    unit.sidebar_line(declared)
     s = fed_controls(t)
-    fed_unit_note(t, s)
+    fed_unit_note(t, s, declared.identifier)
     parts = widgets.tabs(FED_PARTS, "lrn_fed_part", name="Part of federated averaging")
     for part, draw in zip(parts, (fed_training, fed_frontier_part, fed_tutorial)):
         if part.open:
