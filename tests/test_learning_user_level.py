@@ -172,3 +172,21 @@ def test_persons_of_the_wrong_length_or_missing_are_refused():
     missing[0] = None
     with pytest.raises(ValueError, match=r"persons"):
         user_level_dp_sgd(X, y, missing, **kwargs)
+
+
+def test_one_step_with_every_person_is_their_clipped_sum_plus_gaussian_noise_of_sigma_c_over_n():
+    """q = 1, one step from w = 0 with η = 1: w₁ = −(Σ_u clip_C(ḡ_u) + N(0, σ²C² I)) / N for N persons, so over many
+    seeded draws the mean is the noiseless update (brute force) and each weight's standard deviation is σC/N
+    (tolerances: 5 standard errors of a mean and of a standard deviation over the draws)."""
+    X, y, who = _table(3, persons=12)
+    sigma, clip, draws = 2.0, 0.4, 4000
+    result = user_level_dp_sgd(
+        X, y, who, noise_multiplier=sigma, sampling_rate=1.0, steps=1, clip=clip, max_rows=10, rng=123,
+        draws=draws, history_every=0,
+    )  # fmt: skip
+    n_persons = np.unique(who).size
+    expected = -person_gradients(X, y, who, np.zeros(X.shape[1] + 1), clip=clip)[0].sum(axis=0) / n_persons
+    std = sigma * clip / n_persons
+    W = result.weights
+    assert np.all(np.abs(W.mean(axis=0) - expected) < 5 * std / np.sqrt(draws))
+    assert np.all(np.abs(W.std(axis=0, ddof=1) / std - 1) < 5 / np.sqrt(2 * (draws - 1)))
