@@ -146,6 +146,8 @@ def test_files_by_path_give_the_same_aggregates(tmp_path):
     want = duckdb_engine.aggregate(query, t)
     pd.testing.assert_frame_equal(duckdb_engine.aggregate(query, tmp_path / "t.parquet"), want)
     pd.testing.assert_frame_equal(duckdb_engine.aggregate(query, str(tmp_path / "t.csv")), want)
+    twice = duckdb_engine.aggregate_plan([query, agg.count(), query], t)  # computed once, given back to each
+    pd.testing.assert_frame_equal(twice[0], want) and pd.testing.assert_frame_equal(twice[2], want)
 
 
 def test_bad_queries_get_one_sentence():

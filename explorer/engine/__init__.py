@@ -7,7 +7,9 @@
   there: the explorer runs without it).
 * :mod:`~explorer.engine.aggregates` is the common interface: the frozen query specifications (a count, a clipped
   sum, a histogram over a declared domain, a group-by with per-person contribution bounding) and the SQL both
-  backends run, so that they agree exactly.
+  backends run, so that they agree exactly; ``plan_aggregates`` maps a ``dpcore.plan.Plan`` to them, and
+  ``dpcore.plan_release.publish_from_aggregates`` publishes the plan from what an engine returns (memory follows the
+  number of labels, not of rows).
 
 ``dpcore`` never imports this package (``tests/test_imports.py``): it stays numpy, scipy and pandas only. What the
 engine computes are exact aggregates (the truth); the noise is added by ``dpcore`` on those numbers.

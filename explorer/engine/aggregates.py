@@ -74,6 +74,7 @@ __all__ = [
     "refuse_missing",
     "split",
     "finish",
+    "each_once",
     "plan_aggregates",
     "secret_seed",
 ]
@@ -413,6 +414,15 @@ def refuse_missing(columns: list[str], counts) -> None:
 def split(queries, found: pd.DataFrame) -> list[pd.DataFrame]:
     """A plan's tagged rows back into one result per aggregate, each on its declared domain."""
     return [finish(query, found[found["q"] == i].drop(columns="q")) for i, query in enumerate(queries)]
+
+
+def each_once(queries, compute) -> list[pd.DataFrame]:
+    """``compute`` (a list of aggregates -> their results) run on each distinct aggregate of ``queries`` once, the
+    results given back per query (a plan's sum and mean of one column and bounds are one aggregate)."""
+    queries = list(queries)
+    unique = list(dict.fromkeys(queries))
+    found = dict(zip(unique, compute(unique)))
+    return [found[query].copy() for query in queries]
 
 
 def plan_aggregates(plan, seed) -> list[Aggregate]:

@@ -12,7 +12,15 @@ import tempfile
 import duckdb
 import pandas as pd
 
-from explorer.engine.aggregates import DUCKDB, Aggregate, missing_persons_sql, plan_sql, refuse_missing, split
+from explorer.engine.aggregates import (
+    DUCKDB,
+    Aggregate,
+    each_once,
+    missing_persons_sql,
+    plan_sql,
+    refuse_missing,
+    split,
+)
 
 __all__ = ["INTEGER_TYPES", "MEMORY_LIMIT", "THREADS", "aggregate", "aggregate_plan", "connect"]
 
@@ -84,7 +92,6 @@ def aggregate_plan(queries, source, *, con: duckdb.DuckDBPyConnection | None = N
     ValueError
         A row without a person identifier (one sentence).
     """
-    queries = list(queries)
     own = con is None
     con = connect() if own else con
     try:
@@ -92,21 +99,25 @@ def aggregate_plan(queries, source, *, con: duckdb.DuckDBPyConnection | None = N
             con.register("dpx_source", source)
         else:
             con.execute(f"CREATE OR REPLACE TEMP VIEW dpx_source AS SELECT * FROM {_source_sql(source)}")
-        columns, check = missing_persons_sql(queries, "dpx_source", DUCKDB)
-        if check is not None:
-            refuse_missing(columns, con.execute(check).fetchone())
-        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE dpx_source)").fetchall())
-        integral = {c for c in columns if types.get(c) in INTEGER_TYPES}
-        # one statement per aggregate: DuckDB runs the parts of one statement at once, so their window sorts would
-        # share the memory limit (a plan of five on 10⁷ rows ran out of 1 GB); one after another each has all of it
-        found = pd.concat(
-            [
-                con.execute(plan_sql([query], "dpx_source", DUCKDB, integral)).df().assign(q=i)
-                for i, query in enumerate(queries)
-            ],
-            ignore_index=True,
-        )
+        return each_once(queries, lambda unique: _run(con, unique))
     finally:
         if own:
             con.close()
+
+
+def _run(con, queries: list[Aggregate]) -> list[pd.DataFrame]:
+    columns, check = missing_persons_sql(queries, "dpx_source", DUCKDB)
+    if check is not None:
+        refuse_missing(columns, con.execute(check).fetchone())
+    types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE dpx_source)").fetchall())
+    integral = {c for c in columns if types.get(c) in INTEGER_TYPES}
+    # one statement per aggregate: DuckDB runs the parts of one statement at once, so their window sorts would
+    # share the memory limit (a plan of five on 10⁷ rows ran out of 1 GB); one after another each has all of it
+    found = pd.concat(
+        [
+            con.execute(plan_sql([query], "dpx_source", DUCKDB, integral)).df().assign(q=i)
+            for i, query in enumerate(queries)
+        ],
+        ignore_index=True,
+    )
     return split(queries, found)

@@ -11,7 +11,15 @@ import uuid
 
 import pandas as pd
 
-from explorer.engine.aggregates import SPARK, Aggregate, missing_persons_sql, plan_sql, refuse_missing, split
+from explorer.engine.aggregates import (
+    SPARK,
+    Aggregate,
+    each_once,
+    missing_persons_sql,
+    plan_sql,
+    refuse_missing,
+    split,
+)
 
 __all__ = ["INTEGER_TYPES", "aggregate", "aggregate_plan", "local_session"]
 
@@ -62,7 +70,6 @@ def aggregate_plan(queries, source, spark=None) -> list[pd.DataFrame]:
     """
     from pyspark.sql import DataFrame
 
-    queries = list(queries)
     if isinstance(source, DataFrame):
         frame, spark = source, source.sparkSession
     else:
@@ -71,12 +78,16 @@ def aggregate_plan(queries, source, spark=None) -> list[pd.DataFrame]:
     view = f"dpx_source_{uuid.uuid4().hex}"
     frame.createOrReplaceTempView(view)
     try:
-        columns, check = missing_persons_sql(queries, view, SPARK)
-        if check is not None:
-            refuse_missing(columns, spark.sql(check).collect()[0])
-        integral = {c for c in columns if frame.schema[c].dataType.typeName() in INTEGER_TYPES}
-        rows = spark.sql(plan_sql(queries, view, SPARK, integral)).collect()
+        return each_once(queries, lambda unique: _run(spark, frame, view, unique))
     finally:
         spark.catalog.dropTempView(view)
+
+
+def _run(spark, frame, view: str, queries: list[Aggregate]) -> list[pd.DataFrame]:
+    columns, check = missing_persons_sql(queries, view, SPARK)
+    if check is not None:
+        refuse_missing(columns, spark.sql(check).collect()[0])
+    integral = {c for c in columns if frame.schema[c].dataType.typeName() in INTEGER_TYPES}
+    rows = spark.sql(plan_sql(queries, view, SPARK, integral)).collect()
     found = pd.DataFrame([r.asDict() for r in rows], columns=["q", "g", "rows", "total", "persons"])
     return split(queries, found)
