@@ -51,11 +51,12 @@ DEFAULT_ROWS = 10
 MAX_ROWS = 100_000
 
 
-def _identifier_options() -> list[str]:
-    """Every column, the identifier-like ones first (a person identifier is a column with many distinct values)."""
+def _identifier_options() -> tuple[list[str], list[str]]:
+    """Every column, the identifier-like ones first (a person identifier is a column with many distinct values), and
+    the identifier-like ones."""
     profile = state.profile()
     likely = [str(c) for c in profile.loc[profile["kind"] == "identifier-like", "column"]]
-    return likely + [str(c) for c in state.dataset().frame.columns if str(c) not in likely]
+    return likely + [str(c) for c in state.dataset().frame.columns if str(c) not in likely], likely
 
 
 def _bounds(rows: int) -> ContributionBounds:
@@ -83,7 +84,7 @@ def declare(container=None) -> PrivacyUnit:
         )
         if how == ROW:
             return PrivacyUnit()
-        options = _identifier_options()
+        options, likely = _identifier_options()
         ident = widgets.bound(
             c2.selectbox,
             "Person identifier column",
@@ -102,6 +103,11 @@ def declare(container=None) -> PrivacyUnit:
             "the bias each m costs.",
             c3,
         )
+        if str(ident) not in likely:
+            st.caption(
+                f"{md(ident)} is not marked identifier-like in the profile (a person identifier has many distinct "
+                "values): check that it names each row's person."
+            )
     return PrivacyUnit(str(ident), _bounds(rows))
 
 
