@@ -274,7 +274,7 @@ def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple
     (unless it is over an upload's row, cell or decompressed-size limits).
     A larger file, or any Parquet file, is read by DuckDB where it lies (CSV in its pinned dialect: the delimiter
     sniffed as for an upload, ``"`` doubled inside quotes, the first row the header, short rows padded; gzip by its
-    content; UTF-8, UTF-16 with its mark, else Latin-1), streaming, so memory follows the rows kept, not the file:
+    content; UTF-8 only: another encoding is refused in one sentence), streaming, so memory follows the rows kept, not the file:
     when the table has more than ``sample_rows`` rows (or more than :data:`MAX_CELLS` cells), a seeded sample of that
     many is kept (DuckDB's reservoir sample, in the file's order), and its cells go through every cell rule above.
 
@@ -329,24 +329,20 @@ def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple
     elif head.lstrip()[:1] in (b"[", b"{"):
         kind, dialect = "json", None
     else:
-        kind, dialect = "csv", _path_dialect(head, compression, notes)
+        kind, dialect = "csv", _path_dialect(head, compression)
     header, columns, n_rows, total = _typed_table(kind, path, notes, sample=(sample_rows, seed), dialect=dialect)
     frame, notes_out = _finish(header, columns, n_rows, (dialect or {}).get("delimiter", ","), notes)
     return frame, notes_out, total
 
 
-def _path_dialect(head: bytes, compression: str, notes: list[str]) -> dict:
+def _path_dialect(head: bytes, compression: str) -> dict:
     """DuckDB's ``read_csv`` options for a large CSV file whose first bytes (decompressed) are ``head``."""
-    encoding = "utf-8"
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding, text = "utf-16", head.decode("utf-16", errors="replace")
-        notes.append("The file was read as UTF-16 text.")
-    else:
-        try:
-            text = head[: max(len(head) - 4, 1)].decode("utf-8-sig")  # a character cut at the end is not an error
-        except UnicodeDecodeError:
-            encoding, text = "latin-1", head.decode("latin-1")
-            notes.append("The file is not UTF-8; it was read as Latin-1 (ISO-8859-1) text.")
+    try:
+        text = head[: max(len(head) - 4, 1)].decode("utf-8-sig")  # a character cut at the end is not an error
+    except UnicodeDecodeError:  # DuckDB reads UTF-8 only
+        raise DatasetError(
+            "The file is larger than an upload and not UTF-8 text; save it as UTF-8 CSV or as Parquet to open it."
+        ) from None
     if "\x00" in text:
         raise DatasetError("The file does not look like text (it contains binary data); upload a CSV file.")
     return {
@@ -356,7 +352,6 @@ def _path_dialect(head: bytes, compression: str, notes: list[str]) -> dict:
         "quotechar": '"',
         "escapechar": '"',
         "null_padding": True,
-        "encoding": encoding,
         "compression": compression,
     }
 

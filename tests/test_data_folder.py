@@ -112,6 +112,12 @@ def test_a_csv_over_the_upload_row_limit_is_read_by_duckdb_with_the_same_rules(f
     assert opened.frame["g"].isna().any() and set(opened.frame["g"].dropna()) <= {"k0", "k1", "k2"}
 
 
+def test_a_large_file_that_is_not_utf8_is_refused_in_one_sentence(folder):
+    (folder / "latin.csv").write_bytes(("ville\n" + "Bézier\n" * (dataset.MAX_ROWS + 5)).encode("latin-1"))
+    with pytest.raises(DatasetError, match=r"^The file is larger than an upload and not UTF-8 text; [^.]*\.$"):
+        dataset.load_path(folder, "latin.csv", seed=1)
+
+
 def test_the_data_page_lists_the_folder_and_opens_a_sample(folder, monkeypatch):
     monkeypatch.setattr(dataset, "SAMPLE_ROWS", 5_000)
     at = open_page("data")
