@@ -348,3 +348,39 @@ def test_the_user_level_count_audit_stays_below_its_claim_and_without_bounding_i
     # the same count without contribution bounding: the person's 1,000 rows move it by 1,000, the noise is for 5 rows
     broken = audit("person_count", 1.0, trials=10**6, rng=2, broken="no_bounding")
     assert broken.violated and broken.epsilon_lower > 10.0, broken.summary
+
+
+def test_the_user_level_group_by_audit_stays_below_its_claim_and_without_bounding_is_refuted():
+    # neighbours differ in one whole person with 250 rows in each of 4 declared groups, bounded to L₀ = 2 groups and
+    # L∞ = 2 rows in each: the smallest noisy count's threshold reaches most of ε at 10⁶ runs, never above
+    started = time.perf_counter()
+    r = audit("person_group_by", 1.0, trials=10**6, rng=2)
+    assert 0.9 <= r.epsilon_lower <= 1.0, r.summary
+    assert r.neighbours.startswith("x: 100 persons in each of 4 declared groups") and "250 rows" in r.neighbours
+    # without bounding the person's 1,000 rows all count, 250 in each group, against noise calibrated for 2 × 2 rows
+    broken = audit("person_group_by", 1.0, trials=10**6, rng=2, broken="no_bounding")
+    assert broken.violated and broken.epsilon_lower > 10.0, broken.summary
+    assert time.perf_counter() - started < 30.0  # vectorised: under 2 s unloaded; a loop over runs takes minutes
+
+
+def test_the_group_by_audits_event_is_where_the_likelihood_ratio_is_e_to_the_epsilon():
+    from dpcore.audit import CATALOGUE
+    from dpcore.audit.catalogue import group_by_keys, person_group_by_pair
+
+    n, g, eps, l0, linf = 100, 4, 1.0, 2, 2
+    bounds = ContributionBounds(max_groups=l0, max_rows_per_group=linf)
+    (_, _), (persons1, groups1) = person_group_by_pair(n, g)
+    # dpcore's bounding keeps L∞ rows in L₀ of the heavy person's 4 groups, a different pair of groups by the seed
+    kept = set()
+    for seed in range(60):
+        extra = group_by(groups1, eps, seed, persons=persons1, bounds=bounds, keys=group_by_keys(g)).true_values - n
+        assert sorted(extra.tolist()) == [0.0] * (g - l0) + [float(linf)] * l0
+        kept.add(tuple(np.flatnonzero(extra)))
+    assert len(kept) == 6  # each of the 6 pairs seen (one missed in 60 draws: probability 6·(5/6)^60 < 10⁻⁴)
+    # {smallest ≥ n + L∞}: 2^-G e^(-ε(G-L₀)/L₀) on x′, 2^-G e^(-εG/L₀) on x: a ratio of exactly e^ε
+    sampler = CATALOGUE["person_group_by"].build(eps, {"n": n, "groups": g})
+    rng, m = np.random.default_rng(3), 10**6
+    on_x1 = np.count_nonzero(sampler.draw1(rng, m) >= n + linf) / m
+    on_x0 = np.count_nonzero(sampler.draw0(rng, m) >= n + linf) / m
+    for got, want in ((on_x1, 2.0**-g * math.exp(-eps * (g - l0) / l0)), (on_x0, 2.0**-g * math.exp(-eps * g / l0))):
+        assert abs(got - want) <= Z * math.sqrt(want * (1.0 - want) / m), (got, want)

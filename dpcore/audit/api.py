@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from dpcore import limits
 from dpcore.audit.broken import BROKEN
-from dpcore.audit.catalogue import CATALOGUE
+from dpcore.audit.catalogue import CATALOGUE, PAIR_MAX_GROUPS
 from dpcore.audit.engine import AuditResult, BoundCurve, bound_curve, run_audit
 from dpcore.validation import (
     as_generator,
@@ -42,7 +42,7 @@ MAX_TRIALS = limits.MAX_TRIALS
 #: The curve keeps all its runs in memory (two float64 arrays).
 MAX_CURVE_TRIALS = limits.MAX_TRIALS
 #: The largest value of each whole-number parameter of an audit: each sizes what one run draws (n records,
-#: k values, candidates, queries, rounds), so with the runs it bounds the audit's work.
+#: k values, candidates, queries, rounds, groups), so with the runs it bounds the audit's work.
 PARAM_MAXIMA = MappingProxyType(
     {
         "n": 1_000_000,
@@ -52,11 +52,12 @@ PARAM_MAXIMA = MappingProxyType(
         "c": 100,
         "queries_per_round": 100,
         "rounds": 100,
+        "groups": PAIR_MAX_GROUPS,
     }
 )
-#: Runs × what one run draws (queries, candidates, values, rounds × queries per round): about 3 s of CPU.
+#: Runs × what one run draws (queries, candidates, values, rounds × queries per round, groups): about 3 s of CPU.
 MAX_AUDIT_WORK = 100_000_000
-_RUN_WIDTH = ("queries", "candidates", "k", "rounds", "queries_per_round")
+_RUN_WIDTH = ("queries", "candidates", "k", "rounds", "queries_per_round", "groups")
 
 
 def _check_work(trials: int, params: dict) -> None:

@@ -16,7 +16,8 @@ the original's outputs run for run). Sources for the bugs:
   Theorem 3.10).
 * Unary encoding probabilities: Wang, Blocki, Li & Jha (2017), Theorem 3.
 * Contribution bounding: a person with many rows moves a count by all of them unless each person is bounded to
-  m rows (Wilson et al. 2020, Section 3).
+  m rows, and a group-by's counts unless each person is bounded to L₀ groups and L∞ rows in each (Wilson et al.
+  2020, Section 3).
 
 References
 ----------
@@ -44,14 +45,20 @@ import numpy as np
 from scipy.special import expit
 
 from dpcore.audit.catalogue import (
+    GROUP_MAX_GROUPS,
+    GROUP_MAX_ROWS,
     PERSON_BOUND,
+    PERSON_GROUP_ROWS,
     PERSON_ROWS,
     above_threshold_pair,
     exponential_build,
+    group_by_noise,
     index_label,
     person_count_pair,
+    person_group_by_pair,
     set_code,
     set_label,
+    smallest_count,
     sparse_pair,
     unary_build,
 )
@@ -211,6 +218,23 @@ def _person_count_unbounded_build(epsilon: float, p: dict) -> Sampler:
     return Sampler(draw(true0), draw(true1), "real", 0.0, "noisy count of rows")
 
 
+def _person_group_by_unbounded_build(epsilon: float, p: dict) -> Sampler:
+    (_, groups0), (_, groups1) = person_group_by_pair(p["n"], p["groups"])
+    # as group_by with declared keys: counts per group, with Laplace noise calibrated to L₀ groups of L∞ rows ...
+    bounds = ContributionBounds(max_groups=GROUP_MAX_GROUPS, max_rows_per_group=GROUP_MAX_ROWS)
+    noise = group_by_noise(epsilon, bounds)
+    true0 = np.bincount(groups0, minlength=p["groups"]).astype(np.float64)  # BUG: every row counted, in every group
+    true1 = np.bincount(groups1, minlength=p["groups"]).astype(np.float64)
+    return Sampler(
+        smallest_count(noise, true0),
+        smallest_count(noise, true1),
+        "real",
+        0.0,
+        "smallest noisy count over the groups",
+        width=p["groups"],
+    )
+
+
 # ---------------------------------------------------------------------- unary encoding
 
 
@@ -303,6 +327,15 @@ BROKEN: Mapping[str, Mapping[str, BrokenSpec]] = MappingProxyType(
                 "every row of a person counted (no contribution bounding), the noise still calibrated to m rows",
                 _person_count_unbounded_build,
                 actual_epsilon=lambda e, p: e * PERSON_ROWS / PERSON_BOUND,
+            ),
+        ),
+        "person_group_by": _table(
+            BrokenSpec(
+                "no_bounding",
+                "every row of a person counted in every group (no contribution bounding), the noise still "
+                "calibrated to L₀ groups of L∞ rows",
+                _person_group_by_unbounded_build,
+                actual_epsilon=lambda e, p: e * p["groups"] * PERSON_GROUP_ROWS / (GROUP_MAX_GROUPS * GROUP_MAX_ROWS),
             ),
         ),
         "exponential": _table(
