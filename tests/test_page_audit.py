@@ -221,6 +221,29 @@ def test_the_staircase_audit_is_dpcores_and_stays_below_its_claim():
     assert mechanism_title(name) == "Staircase (optimal pure ε-DP noise) noise on a count"  # its title, less dp_count
 
 
+def test_the_user_level_group_by_audit_runs_in_plain_words_and_its_unbounded_exhibit_is_refuted():
+    # issue 20: registered in dpcore's catalogue, the page offers it by its title and runs dpcore's audit
+    name = "person_group_by"
+    at = open_page("audit", aud_mechanism=name)
+    assert_clean(at)
+    picker = at.selectbox(key="aud_mechanism")
+    assert picker.value == name and picker.format_func(name) == mechanism_name(name)
+    assert mechanism_name(name).startswith("Laplace noise on a user-level group-by count: each person bounded to L₀")
+    result = audit(name, 1.0, trials=TRIALS, rng=page_rng("audit"), n=100, groups=4)
+    assert not result.violated and result.epsilon_lower > 0.5  # 10⁵ runs: most of the claim, never above
+    assert_shows(at, result)
+    assert at.number_input(key=f"aud_{name}_groups").label == "Groups"  # its parameter named in words
+    at = open_page("audit", aud_mechanism=name, aud_broken="no_bounding")
+    assert_clean(at)
+    assert at.selectbox(key="aud_broken").format_func("no_bounding") == (
+        "Broken: every row of a person counted in every group"
+    )
+    broken = audit(name, 1.0, trials=TRIALS, rng=page_rng("audit"), broken="no_bounding", n=100, groups=4)
+    assert broken.violated and broken.epsilon_lower > 5  # 250 rows per group against noise for 2 groups of 2 rows
+    assert_shows(at, broken)
+    assert any(":red-background[**Refuted.**]" in m.value for m in at.markdown)
+
+
 def test_an_audit_registered_in_dpcore_appears_without_a_change_to_the_page(monkeypatch):
     # a family registered tomorrow registers its audit in the catalogue; the page offers and runs it as it is
     spec = dataclasses.replace(CATALOGUE["laplace_count"], name="tomorrows_count", title="Tomorrow's noise on a count")
