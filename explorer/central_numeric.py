@@ -128,15 +128,16 @@ def view(label: str, controls) -> None:
         finite = np.isfinite(ds.frame[column].to_numpy(dtype=np.float64, na_value=np.nan))
         person = {"persons": codes[finite], "max_rows": u.bounds.max_rows}
         q = person_query(q, **person)
+        how = (
+            "one of their bins, chosen at random, with at most m of their rows in it, so a person moves one bin by at "
+            "most m"
+            if q.unit
+            else "at most m of their rows, chosen at random, so a person moves a count by at most m and a sum by at "
+            "most m·max(|lower|, |upper|)"
+        )
         st.caption(
-            f"Unit: {unit.short_words(u)}. Each person's rows are bounded first: "
-            + (
-                "one of their bins is kept, chosen at random, with at most m of their rows in it, "
-                if q.unit
-                else "at most m rows, chosen at random, "
-            )
-            + f"so a person moves {'a bin' if q.unit else 'the count'} by at most m "
-            f"({md(ADD_REMOVE.words(u.unit))}). The sampling is seeded here; a publication draws it securely."
+            f"Unit: {unit.short_words(u)}. Each person keeps {how} ({md(ADD_REMOVE.words(u.unit))}). The sampling is "
+            "seeded here; a publication draws it securely."
         )
     try:
         result = simulated_release(
