@@ -1,22 +1,42 @@
 """What the Compare page's views share: the ε grid of their curves, the confidence of their bounds, the salt of
-their seeds, the relation of the counts, the labelled file of several simulated releases, and the sentences read off
-the simulated errors (the verdict, the note on boxes too thin to see)."""
+their seeds, the relation and unit of the counts, the labelled file of several simulated releases, and the sentences
+read off the simulated errors (the verdict, the note on boxes too thin to see).
+
+The declared unit of privacy (:mod:`explorer.unit`) reaches the views through :func:`relation`, :func:`person_rows`
+and :func:`with_unit`: under a person unit the central noise is calibrated to the unit's sensitivities
+(:class:`dpcore.contributions.ContributionBounds`, each person's rows bounded as Central DP bounds them), a local
+mechanism takes one report per person (Local DP's rule), and every label says unit=person.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from dpcore.contributions import PrivacyUnit
 from dpcore.families import Counts
-from dpcore.neighbours import REPLACE_ONE
-from dpcore.release import Release
+from dpcore.neighbours import REPLACE_ONE, UNIT_RECORD, NeighbouringRelation
+from dpcore.release import PublicFact, Release
 from dpcore.simulation import simulated
-from explorer import export
+from explorer import export, releases, state, unit
 from explorer.markup import number
 
-__all__ = ["GRID", "CONFIDENCE", "SALT", "RELATION", "count_label", "labelled_file", "verdict", "thin_boxes"]
+__all__ = [
+    "GRID",
+    "CONFIDENCE",
+    "SALT",
+    "RELATION",
+    "PersonRows",
+    "relation",
+    "person_rows",
+    "with_unit",
+    "count_label",
+    "labelled_file",
+    "verdict",
+    "thin_boxes",
+]
 
 #: The ε's of the curves against ε.
 GRID = np.geomspace(0.05, 10, 30)
@@ -24,27 +44,84 @@ GRID = np.geomspace(0.05, 10, 30)
 CONFIDENCE = 0.95
 #: The salt of the page's seeds (one release of each mechanism; the simulations add the mechanism's label).
 SALT = "compare"
-#: The neighbouring relation the counts are compared under: replace one record, the one local DP protects. It is
-#: given once to every family's calibration (:meth:`dpcore.families.Family.counts`), and each file states the
-#: relation the resulting :class:`~dpcore.families.Counts` carries (:func:`count_label`).
+#: The neighbouring relation the counts are compared under when one row is one person: replace one record, the one
+#: local DP protects. :func:`relation` gives it (or the person unit's) to every family's calibration, and each file
+#: states the relation the resulting :class:`~dpcore.families.Counts` carries (:func:`count_label`).
 RELATION = REPLACE_ONE
 
 
-def count_label(answer: Counts, query: str) -> Release:
+def relation(u: PrivacyUnit) -> NeighbouringRelation:
+    """The relation the counts' central noise is calibrated for under the declared unit ``u``: :data:`RELATION`
+    under one row; under a person unit the unit's own, add/remove one person (Central DP's), whose histogram
+    sensitivity is ``u.bounds.histogram_sensitivity()`` (L₀ = 1 bin of at most L∞ = m rows per person)."""
+    return RELATION if u.identifier is None else u.relation
+
+
+@dataclass(frozen=True)
+class PersonRows:
+    """The declared person unit over the rows a view uses: each row's person, and one row per person.
+
+    ``one_row`` is the mask of one row per person sampled uniformly from the page's seed
+    (:func:`explorer.releases.one_row_each`, Local DP's rule: a person's device sends one report); the central
+    mechanisms bound each person's rows to m themselves (:func:`explorer.releases.person_query` or
+    :func:`dpcore.contributions.bound_contributions` with ``unit.bounds``).
+    """
+
+    unit: PrivacyUnit
+    persons: np.ndarray
+    one_row: np.ndarray
+
+    @property
+    def max_rows(self) -> int:
+        return self.unit.bounds.max_rows
+
+
+def person_rows(u: PrivacyUnit, rows: np.ndarray | None = None) -> PersonRows | None:
+    """The person unit over the rows in the mask ``rows`` (default all), or None after one sentence when the
+    identifier cannot name the persons (:func:`explorer.unit.persons`). Only for a person unit."""
+    codes = unit.persons(u)
+    if codes is None:
+        return None
+    codes = codes if rows is None else codes[rows]
+    return PersonRows(u, codes, releases.one_row_each(codes, state.seed_words(f"{SALT}-one-row")))
+
+
+def with_unit(label: Release, u: PrivacyUnit, rule: str) -> Release:
+    """``label`` under the declared unit: unchanged under one row; under a person unit, unit=person (its relation
+    stays the one its noise was calibrated for) and a public fact naming the identifier, the bound and ``rule``, how
+    this mechanism bounded each person's rows."""
+    if u.identifier is None:
+        return label
+    fact = PublicFact(
+        "unit of privacy",
+        f"person (column {u.identifier}, at most {u.bounds.max_rows:,} rows each): {rule}",
+        "declared",
+    )
+    return replace(label, unit=u.unit, public=(*label.public, fact))
+
+
+def count_label(answer: Counts, query: str, u: PrivacyUnit | None = None, rule: str = "") -> Release:
     """The label of a simulated release of counts by ``answer``: its mechanism, ε, δ and std, under the relation its
-    noise was calibrated for (``answer.relation``, set where it was calibrated), not its kind's usual one."""
-    return replace(simulated(answer.mechanism, query=query), relation=answer.relation)
+    noise was calibrated for (``answer.relation``, set where it was calibrated), not its kind's usual one, and the
+    declared unit ``u`` (:func:`with_unit`)."""
+    label = replace(simulated(answer.mechanism, query=query), relation=answer.relation)
+    return label if u is None else with_unit(label, u, rule)
 
 
 def labelled_file(parts: dict) -> pd.DataFrame:
     """One file of several simulated releases: ``{name: (rows, label)}``, each mechanism's rows with its own label
     (:func:`explorer.export.simulated`: not private, the mechanism, ε, δ, relation and unit), after a first column
-    naming the mechanism as the page does."""
+    naming the mechanism as the page does. Under a person unit the relation is in the unit's words ("add/remove one
+    person", "replace one person") and a last column says how each mechanism bounded a person's rows."""
     frames = []
     for name, (rows, label) in parts.items():
         rows = rows.copy()
         rows.insert(0, "released by", name)
-        frames.append(export.simulated(rows, label))
+        rows = export.simulated(rows, label)
+        if label.unit != UNIT_RECORD:  # the relation for the unit in words, and how the person's rows were bounded
+            facts = [f.value for f in label.public if f.name == "unit of privacy"]
+            rows = rows.assign(neighbouring_relation=label.relation.words(label.unit), unit_bounding="; ".join(facts))
+        frames.append(rows)
     return pd.concat(frames, ignore_index=True)
 
 

@@ -11,6 +11,14 @@ from the mechanism that drew it. The work of a rerun is bounded whatever the upl
 is built once per setting and moved along ε without sorting again (:meth:`dpcore.QuantileIntervals.at_epsilon`), and
 the histogram methods simulate at most :data:`MAX_CELLS` noisy counts (:data:`CURVE_CELLS` per point of the curve),
 fewer trials when there are many bins, said on the page. No privacy fact is decided here.
+
+Under a declared person unit (:mod:`explorer.unit`) the rule is **one row per person**: every mechanism answers the
+quantile of one row per person, sampled uniformly from the page's seed (:func:`explorer.releases.one_row_each`, the
+contribution bounding of Wilson et al. 2020, Section 3, with at most one row per person). Adding or removing a person
+then adds or removes one row of the sampled table, so the record-level calibrations hold unchanged under add/remove
+one person (the rank score's sensitivity 1, the histogram's 1); the bound m is not used (a rank moved by m rows would
+widen the exponential mechanism's error m-fold). The errors stay against the quantile of all the rows, so what the
+sampling moves counts; the exponential mechanism's stated bound is about the sampled rows' quantile.
 """
 
 from __future__ import annotations
@@ -23,13 +31,14 @@ import streamlit as st
 
 from dpcore import families
 from dpcore.accounting import PureDP
+from dpcore.contributions import PrivacyUnit
 from dpcore.empirical import empirical_error_bound
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.simulation import simulated
-from explorer import cache, charts, export, releases, snippets, state, widgets
+from explorer import cache, charts, export, releases, snippets, state, unit, widgets
 from explorer.columns import numeric_values
-from explorer.compare_layout import CONFIDENCE, GRID, SALT, labelled_file, thin_boxes, verdict
+from explorer.compare_layout import CONFIDENCE, GRID, SALT, labelled_file, person_rows, thin_boxes, verdict, with_unit
 from explorer.export import to_safe_csv
 from explorer.markup import md, number, plain_sentence
 
@@ -54,6 +63,8 @@ MECHANISMS = (EXPONENTIAL, *HISTOGRAMS)
 #: Chosen when a link names none: the first two central families of the registry (Laplace and the Gaussian; the
 #: staircase's histogram is offered, not chosen).
 DEFAULT = (EXPONENTIAL, *list(HISTOGRAMS)[:2])
+#: How every mechanism here bounds a person's rows under a person unit, as its file row's label says it.
+RULE = "one row per person, sampled uniformly (Wilson et al. 2020, Section 3): the record-level calibration holds"
 #: The histograms' bins (declared, equal width over the range).
 BINS = (10, 20, 50, 100, 200, 500, 1000)
 #: The range until the user types one: fixed by the software, never read from the data.
@@ -90,7 +101,9 @@ def _label(name, eps, release, what):
     return simulated(release.histogram, query=f"{what}, read off a noisy histogram")
 
 
-def quantiles_view(eps: float, delta: float) -> None:
+def quantiles_view(eps: float, delta: float, u: PrivacyUnit | None = None) -> None:
+    """The quantiles view under the declared unit ``u`` (default one row: see the module's notes for a person)."""
+    u = PrivacyUnit() if u is None else u
     ds = state.dataset()
     columns = widgets.fitting_columns("numeric")
     if not columns:
@@ -131,12 +144,28 @@ def quantiles_view(eps: float, delta: float) -> None:
         st.info("Pick at least one mechanism to compare.")
         return
     values, dropped = numeric_values(ds.frame[column])
+    person, shift = None, 0.0
+    if u.identifier is not None:
+        person = person_rows(u, np.isfinite(ds.frame[column].to_numpy(dtype=np.float64, na_value=np.nan)))
+        if person is None:
+            return
+        every_row, values = values, values[person.one_row]
     try:
         law = ExponentialQuantile(eps, lower, upper, q).intervals(values)
+        if person is not None:  # the errors stay against the quantile of all the rows (clipped to the range)
+            shift = law.true_value - ExponentialQuantile(eps, lower, upper, q).intervals(every_row).true_value
     except ValueError as exc:
         st.error(f"This quantile cannot be computed with this range. {md(plain_sentence(exc))}")
         return
     what = "median" if q == 0.5 else f"{q:g}-quantile"
+    if person is not None:
+        st.caption(
+            f"Unit: {unit.short_words(u)}. Every mechanism here takes **one row per person**, chosen at random "
+            f"(seeded: simulated, not private), so **{values.size:,} of {every_row.size:,} rows are kept**; a person "
+            "then adds or removes one row, and each calibration holds under add/remove one person (Wilson et al. 2020, "
+            f"Section 3). The bound m is not used. Errors are against the {what} of all the rows: the sampling moves "
+            f"it by {number(shift)}."
+        )
     st.caption(
         f"The range [{lower:g}, {upper:g}] is a public fact you type, never read from the data (until you type one, "
         f"the software's [{DEFAULT_RANGE[0]:g}, {DEFAULT_RANGE[1]:g}]): {law.clipped_below:,} value(s) below it and "
@@ -155,7 +184,7 @@ def quantiles_view(eps: float, delta: float) -> None:
                 dp_histogram_quantile(values, q, lower, upper, bins, eps, 0, mechanism=f.key, delta=f.delta(delta)),
                 value,
             )
-    truth = law.true_value
+    truth = law.true_value - shift
     st.plotly_chart(
         charts.values_against_truth(
             {m: v for m, (_, v) in drawn.items()},
@@ -169,7 +198,9 @@ def quantiles_view(eps: float, delta: float) -> None:
     errors = {}
     for m, (release, _) in drawn.items():
         gen = state.rng(f"{SALT}-q-{m}")
-        errors[m] = law.simulate_errors(gen, trials)[0] if m == EXPONENTIAL else release.simulate(trials, gen) - truth
+        errors[m] = (
+            law.simulate_errors(gen, trials)[0] + shift if m == EXPONENTIAL else release.simulate(trials, gen) - truth
+        )
     bounds = {m: empirical_error_bound(e, CONFIDENCE) for m, e in errors.items()}
     left, right = st.columns([1.4, 1])
     left.plotly_chart(
@@ -204,8 +235,21 @@ def quantiles_view(eps: float, delta: float) -> None:
     )
     curve_trials = min(trials, CURVE_CELLS // bins)
     seeds = tuple(tuple(state.seed_words(f"{SALT}-q-{m}")) for m in chosen)
+    unit_key = None if person is None else (u.identifier, tuple(state.seed_words(f"{SALT}-one-row")))
     curve = quantile_curves(
-        state.dataset_key(), column, q, lower, upper, bins, tuple(chosen), delta, curve_trials, seeds, _law=law
+        state.dataset_key(),
+        column,
+        q,
+        lower,
+        upper,
+        bins,
+        tuple(chosen),
+        delta,
+        curve_trials,
+        seeds,
+        shift,
+        unit_key,
+        _law=law,
     )
     stated_name = "Exponential mechanism: dpcore's stated 95% bound"
     st.plotly_chart(
@@ -232,7 +276,7 @@ def quantiles_view(eps: float, delta: float) -> None:
     rows = {
         m: (
             pd.DataFrame({"column": [column], "quantile q": [q], "released": [v]}),
-            _label(m, eps, release, what),
+            with_unit(_label(m, eps, release, what), u, RULE),
         )
         for m, (release, v) in drawn.items()
     }
@@ -242,7 +286,7 @@ def quantiles_view(eps: float, delta: float) -> None:
         file_name="compare_quantiles_simulated.csv",
         mime="text/csv",
         help="One simulated release of each mechanism, no true value, each row with its mechanism's label (ε, δ, the "
-        "neighbouring relation): " + export.SIMULATED_HELP,
+        "neighbouring relation, the unit of privacy): " + export.SIMULATED_HELP,
     )
     cols[1].download_button(
         "Curves (CSV)",
@@ -250,16 +294,23 @@ def quantiles_view(eps: float, delta: float) -> None:
         file_name="compare_quantile_curves.csv",
         mime="text/csv",
     )
+    if person is not None:
+        cols[2].caption("The Python snippet draws one row per person: declare one row to download it.")
+        return
     code = snippets.compare_quantiles(ds, column, q, lower, upper, bins, chosen, eps, delta, seed)
     cols[2].download_button("Python snippet", code, file_name="compare_quantiles_snippet.py", mime="text/x-python")
 
 
 @cache.bounded(cache.MIB, spinner="Simulating…")  # a few numbers per mechanism and ε: kilobytes
-def quantile_curves(dataset_key, column, q, lower, upper, bins, chosen, delta, trials, seeds, *, _law) -> dict:
+def quantile_curves(
+    dataset_key, column, q, lower, upper, bins, chosen, delta, trials, seeds, shift=0.0, unit_key=None, *, _law
+) -> dict:
     """Per mechanism, the 95% bound of its simulated errors at each ε of the curve; the exponential mechanism's stated
     bound beside them. ``_law`` is the exponential mechanism's law on the column (keyed by the dataset, the column, the
-    range and q); each mechanism's draws start from its own seed words at every ε."""
-    truth, values = _law.true_value, _law.sorted_values
+    range and q, and under a person unit by ``unit_key``: the identifier and the seed of the one row per person); each
+    mechanism's draws start from its own seed words at every ε. ``shift`` is the law's truth minus the truth the
+    errors are against (0 under one row)."""
+    truth, values = _law.true_value - shift, _law.sorted_values
     out, stated = {}, []
     for m, words in zip(chosen, seeds):
         points, f = [], HISTOGRAMS.get(m)
@@ -269,7 +320,7 @@ def quantile_curves(dataset_key, column, q, lower, upper, bins, chosen, delta, t
             gen = np.random.default_rng(list(words))
             if m == EXPONENTIAL:
                 law = _law.at_epsilon(float(e))
-                errors = law.simulate_errors(gen, trials)[0]
+                errors = law.simulate_errors(gen, trials)[0] + shift
                 stated.append(law.value_error_bound(CONFIDENCE))
             else:
                 errors = base.at_epsilon(float(e), gen, delta=f.delta(delta)).simulate(trials, gen) - truth

@@ -13,16 +13,18 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import families
+from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
 from dpcore.histogram_quantile import quantile_from_counts
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, NeighbouringRelation
 from dpcore.quantiles import ExponentialQuantile, quantile_score_sensitivity
 from dpcore.queries import RELATION as QUERY_RELATION
 from dpcore.queries import dp_histogram, dp_mean
-from explorer import compare_layout, compare_means, compare_quantiles, releases
+from explorer import compare_layout, compare_means, compare_quantiles, releases, unit
 from explorer.columns import encode_categories, numeric_values, suggest_bounds
 from explorer.dataset import load_demo
 from explorer.state import DEFAULT_SEED
 from tests.apptest import PAGES, assert_clean, open_page
+from tests.test_page_compare import VISITS, visits_compare
 
 DELTA = 1e-5  # the page's default δ
 
@@ -190,3 +192,59 @@ def test_every_default_view_draws_on_the_heaviest_upload(query):
         assert any(f"{trials:,} simulated releases of each" in c.value for c in at.caption)
     at.select_slider(key="cmp_epsilon").set_value(0.5).run()
     assert_clean(at)
+
+
+# --- the declared unit (issue 20, part 4): every row says person, and one row again gives today's file ------------
+
+
+def test_under_a_person_unit_every_counts_row_says_person_and_replays_from_the_persons_sensitivity(downloads):
+    at = visits_compare()
+    at.run()
+    one_row_file = downloads["Simulated releases (CSV), not private"]
+    m = 4
+    at.radio(key=unit.KEY).set_value(unit.PERSON).run()
+    at.number_input(key=unit.ROWS_KEY).set_value(float(m)).run()
+    assert_clean(at)
+    page = csv(downloads["Simulated releases (CSV), not private"])
+    assert (page["unit_of_privacy"] == "person").all()
+    assert page["unit_bounding"].str.startswith(f"person (column patient_id, at most {m} rows each)").all()
+    column = at.selectbox(key="cmp_column").value
+    codes, labels, _ = encode_categories(VISITS.frame[column])
+    k = len(labels)
+    persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
+    bounds = ContributionBounds(max_groups=1, max_rows_per_group=m, max_rows=m)
+    kept = bound_contributions(persons, np.random.default_rng(seed_words("compare-bound")), bounds=bounds, groups=codes)
+    one = bound_contributions(
+        persons, np.random.default_rng(seed_words("compare-one-row")), bounds=ContributionBounds()
+    )
+    rng = np.random.default_rng(seed_words(compare_layout.SALT))
+    for name, rows, label in blocks(page):
+        family = families.labelled()[name]
+        if family.model == "local":  # one report per person, its ε the person's
+            assert label["neighbouring_relation"] == "replace one person"
+            answer = family.counts(label["epsilon"], k)
+            true = np.bincount(codes[one.kept], minlength=k)
+        else:  # the person's sensitivity: one bin moved by at most m (ℓ1 = ℓ2 = m)
+            assert label["neighbouring_relation"] == "add/remove one person"
+            noise = family.noise(label["epsilon"], bounds.histogram_sensitivity().norm(family.norm), DELTA)
+            assert noise.sensitivity == m
+            answer = families.Counts(family, noise, k, ADD_REMOVE)
+            true = np.bincount(codes[kept.kept], minlength=k)
+        # redrawn from the row's own label and the persons' bounded counts: the same numbers, to the last bit
+        assert rows["noisy count"].tolist() == answer.simulate(true, rng, 1)[0].tolist(), name
+    at.radio(key=unit.KEY).set_value(unit.ROW).run()
+    assert downloads["Simulated releases (CSV), not private"] == one_row_file  # today's file, byte for byte
+    assert "unit_bounding" not in csv(one_row_file).columns
+
+
+def test_under_a_person_unit_every_mean_row_says_person(downloads):
+    at = visits_compare(3, trials=100)
+    at.selectbox(key="cmp_query").set_value("Mean of a number").run()
+    assert_clean(at)
+    page = csv(downloads["Simulated releases (CSV), not private"])
+    assert (page["unit_of_privacy"] == "person").all()
+    for name, _, label in blocks(page):
+        words = "replace one person" if name == compare_means.LDP_MEAN else "add/remove one person"
+        assert label["neighbouring_relation"] == words, name
+    at.radio(key=unit.KEY).set_value(unit.ROW).run()
+    assert (csv(downloads["Simulated releases (CSV), not private"])["unit_of_privacy"] == "record").all()

@@ -4,15 +4,19 @@ over a range the user declares; shown numbers are dpcore's, the stated bound hol
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpcore import families
+from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
 from dpcore.quantiles import ExponentialQuantile
-from explorer import compare_quantiles
+from explorer import compare_quantiles, unit
 from explorer.columns import numeric_values
 from explorer.dataset import load_demo
+from explorer.markup import number
 from tests.apptest import assert_clean, open_page
-from tests.test_compare_files import csv, downloads  # noqa: F401 (a fixture)
+from tests.test_compare_files import csv, downloads, seed_words  # noqa: F401 (a fixture)
+from tests.test_page_compare import VISITS, visits_compare
 from tests.test_snippets import run_snippet
 
 QUERY = {"cmp_query": "Quantile or median"}
@@ -122,3 +126,33 @@ def test_the_snippet_prints_the_releases_the_file_holds(downloads, tmp_path):  #
     printed = csv(run_snippet(downloads["Python snippet"], tmp_path))
     assert printed["mechanism"].tolist() == page["released by"].tolist() == list(compare_quantiles.MECHANISMS)
     assert printed["released"].tolist() == page["released"].tolist()  # the same draws, to the last bit
+
+
+def test_under_a_person_unit_every_mechanism_takes_one_row_per_person_and_says_person(downloads):  # noqa: F811
+    # the rule: one row per person, sampled from the page's seed; each calibration then holds under add/remove one
+    # person unchanged, and the errors stay against the quantile of all the rows
+    at = visits_compare(trials=200)
+    at.selectbox(key="cmp_query").set_value("Quantile or median").run()
+    at.selectbox(key="cmp_q_column").set_value("cost").run()
+    at.select_slider(key="cmp_epsilon").set_value(0.5).run()
+    before = at.dataframe[0].value
+    at.radio(key=unit.KEY).set_value(unit.PERSON).run()
+    assert_clean(at)
+    page = csv(downloads["Simulated quantiles (CSV), not private"])
+    assert (page["unit_of_privacy"] == "person").all()
+    assert (page["neighbouring_relation"] == "add/remove one person").all()
+    values = numeric_values(VISITS.frame["cost"])[0]
+    persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
+    one = bound_contributions(
+        persons, np.random.default_rng(seed_words("compare-one-row")), bounds=ContributionBounds()
+    )
+    lower, upper = compare_quantiles.DEFAULT_RANGE
+    law = ExponentialQuantile(0.5, lower, upper, 0.5).intervals(values[one.kept])
+    every_row = ExponentialQuantile(0.5, lower, upper, 0.5).intervals(values)
+    row = table(at)[compare_quantiles.EXPONENTIAL]
+    assert float(row["stated 95% ±"]) == float(f"{law.value_error_bound(0.95):.6g}")  # dpcore's, on one row each
+    said = " ".join(c.value for c in at.caption)
+    assert f"{np.unique(persons).size:,} of {values.size:,} rows are kept" in said
+    assert f"moves it by {number(law.true_value - every_row.true_value)}" in said
+    at.radio(key=unit.KEY).set_value(unit.ROW).run()
+    pd.testing.assert_frame_equal(at.dataframe[0].value, before)

@@ -1,12 +1,18 @@
-"""The Compare page: both queries run, shown numbers are dpcore's, slider moves rerun."""
+"""The Compare page: both queries run, shown numbers are dpcore's, slider moves rerun; under a declared person unit
+the noise follows the person's sensitivity (m/ε for a Laplace count), and one row again gives today's numbers."""
 
 import numpy as np
+import pandas as pd
+import pytest
 
 from dpcore import OUE, Gaussian, Laplace, families
+from dpcore.contributions import ContributionBounds, bound_contributions, person_codes, rows_per_person
 from dpcore.staircase import Staircase
+from explorer import unit
 from explorer.columns import encode_categories
 from explorer.dataset import load_demo
-from tests.apptest import assert_clean, open_page
+from explorer.state import DEFAULT_SEED
+from tests.apptest import PAGES, assert_clean, open_page
 
 
 def test_counts_view_shows_dpcore_stds():
@@ -76,3 +82,91 @@ def test_the_staircase_answers_with_its_own_law_on_counts_and_means():
     at.multiselect(key="cmp_mean_mechs").set_value(["Staircase mean (central)", "Laplace mean (central)"]).run()
     assert_clean(at)
     assert at.dataframe[0].value["mechanism"].tolist() == ["Staircase mean (central)", "Laplace mean (central)"]
+
+
+# --- the declared unit of privacy (issue 20, part 4): a person with at most m rows on the visits demo --------------
+
+VISITS = load_demo("visits")
+
+
+def seed_words(salt: str) -> list[int]:
+    # the sidebar's default seed and the salt, as explorer.state.seed_words derives a view's seed
+    return [DEFAULT_SEED, sum(map(ord, salt))]
+
+
+def visits_compare(m: int | None = None, **query):
+    """The Compare page on the visits demo (chosen on the Data page: a link does not load data), the unit declared
+    by the URL-bound widgets under Compare's title: a person (patient_id, at most m rows each), or one row."""
+    at = open_page("data", **query)
+    at.button(key="demo_visits").click().run()
+    at.switch_page(PAGES["compare"]).run()
+    if m is not None:
+        at.radio(key=unit.KEY).set_value(unit.PERSON).run()
+        assert at.selectbox(key=unit.ID_KEY).value == "patient_id"  # the identifier-like column first
+        at.number_input(key=unit.ROWS_KEY).set_value(float(m)).run()
+    return at
+
+
+def shown_stds(at) -> dict:
+    table = at.dataframe[0].value
+    return dict(zip(table["mechanism"], table["std (theory)"]))
+
+
+@pytest.mark.parametrize("m", [1, 5, 40])
+def test_under_a_person_unit_the_central_counts_noise_has_scale_m_over_epsilon(m):
+    at = visits_compare(m)
+    at.select_slider(key="cmp_epsilon").set_value(2.0).run()
+    assert_clean(at)
+    column = at.selectbox(key="cmp_column").value
+    codes, labels, _ = encode_categories(VISITS.frame[column])
+    k, j = len(labels), int(np.argmax(np.bincount(codes)))
+    bounds = ContributionBounds(max_groups=1, max_rows_per_group=m, max_rows=m)  # Central's histogram rule
+    sensitivity = bounds.histogram_sensitivity()
+    shown = shown_stds(at)
+    # the noise is calibrated to the person's sensitivity: Laplace of scale m/ε, the Gaussian at ℓ2 = m
+    assert shown["Laplace (central)"] == Laplace.from_epsilon(2.0, sensitivity=sensitivity.l1).std
+    assert shown["Laplace (central)"] == Laplace(m / 2.0).std
+    assert shown["Gaussian (central)"] == Gaussian.from_epsilon_delta(2.0, 1e-5, sensitivity.l2).std
+    # a local oracle answers one report per person, one row of each sampled from the page's seed
+    persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
+    one = bound_contributions(
+        persons, np.random.default_rng(seed_words("compare-one-row")), bounds=ContributionBounds()
+    )
+    assert one.rows_kept == np.unique(persons).size
+    assert shown["OUE (local)"] == OUE(2.0, k).std(np.bincount(codes[one.kept], minlength=k))[j]
+    # the sentence says how many rows the bounding kept: dpcore's, replayed from the seed, at most Σ min(rows, m)
+    kept = bound_contributions(
+        persons, np.random.default_rng(seed_words("compare-bound")), bounds=bounds, groups=codes
+    ).rows_kept
+    assert kept <= np.minimum(rows_per_person(persons), m).sum()
+    said = " ".join(c.value for c in at.caption)
+    assert f"{kept:,} of {len(VISITS.frame):,} rows are kept" in said and "add/remove one person" in said
+    assert any("**Protected unit:** a person (column **patient\\_id**" in md.value for md in at.markdown)
+
+
+def test_switching_back_to_one_row_restores_todays_numbers_exactly():
+    at = visits_compare()
+    at.run()
+    assert_clean(at)
+    before = at.dataframe[0].value
+    # today's replace-one calibration: Laplace at L1 sensitivity 2
+    assert shown_stds(at)["Laplace (central)"] == Laplace.from_epsilon(1.0, sensitivity=2.0).std
+    at.radio(key=unit.KEY).set_value(unit.PERSON).run()
+    assert shown_stds(at)["Laplace (central)"] == Laplace(unit.DEFAULT_ROWS / 1.0).std
+    at.radio(key=unit.KEY).set_value(unit.ROW).run()
+    assert_clean(at)
+    pd.testing.assert_frame_equal(at.dataframe[0].value, before)
+    assert not [c.value for c in at.caption if "rows are kept" in c.value]
+
+
+def test_under_a_person_unit_the_means_bound_rows_and_leave_out_the_svt_mean():
+    at = visits_compare(5, trials=200)
+    at.selectbox(key="cmp_query").set_value("Mean of a number").run()
+    at.selectbox(key="cmp_mean_column").set_value("minutes").run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert "SVT automatic mean (central)" not in table["mechanism"].tolist()
+    said = " ".join(c.value for c in at.caption)
+    persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
+    assert f"{np.minimum(rows_per_person(persons), 5).sum():,} of {len(VISITS.frame):,} rows are kept" in said
+    assert "SVT automatic mean is left out" in said
