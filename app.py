@@ -4,13 +4,14 @@ import time
 
 import streamlit as st
 
-from explorer import frame, state, uploads, widgets
+from explorer import blas, frame, state, uploads, widgets
 
 started = time.perf_counter()
 
 st.set_page_config(page_title="DP Explorer", page_icon=frame.FAVICON, layout="wide")
 state.init_session()
 uploads.install()  # once per server process: what one session may keep of its uploads
+blas.limit_threads()  # once per loaded library: one BLAS thread, not one per core for each session's product
 link_values = st.query_params.to_dict()  # before the widgets drop values they refuse
 
 PAGES = [
