@@ -2,7 +2,9 @@
 
 One SparkSession for the module (starting one takes seconds); a few hidden-shape tables and every kind of aggregate,
 contribution bounding included, on the same sampling seed: equal to the last bit (values on a grid of quarters, so
-sums are exact in any order).
+sums are exact in any order). With them, a release plan's aggregates (``plan_aggregates``: counts, sums and means
+per declared key with "(other)", category counts, a histogram of a number), so that a plan designed in the explorer
+gives the same truths where the data lives.
 """
 
 from __future__ import annotations
@@ -41,6 +43,34 @@ def _hidden_shape(seed: int) -> pd.DataFrame:
     return pd.DataFrame({"pid": pid, "key": key, "value": value})
 
 
+def _plan_queries(seed: int) -> list[agg.Aggregate]:
+    """A plan's aggregates (what counts, sums and means alone do not cover already: keys with "(other)", a histogram
+    of a number), each person bounded (L₀ = 2, L∞ = 2)."""
+    from dpcore.contributions import PrivacyUnit
+    from dpcore.plan import Plan, Statistic
+
+    plan = Plan(
+        (
+            Statistic(
+                "s",
+                "mean",
+                column="value",
+                lower=-1.5,
+                upper=2.0,
+                by="key",
+                keys=tuple(KEYS[:3]),
+                other=True,
+                planned_n=50,
+            ),
+            Statistic("c", "counts", column="key", domain=tuple(KEYS[1:4]), other=True),
+            Statistic("h", "histogram", column="value", lower=-2.0, upper=6.0, bins=4),
+        ),
+        unit=PrivacyUnit("pid", ContributionBounds(max_groups=2, max_rows_per_group=2, max_rows=3)),
+        epsilon=1.0,
+    )
+    return agg.plan_aggregates(plan, seed)
+
+
 def _queries(seed: int) -> list[agg.Aggregate]:
     tight = ContributionBounds(max_groups=2, max_rows_per_group=1, max_rows=2)
     loose = ContributionBounds(max_groups=4, max_rows_per_group=3, max_rows=5)
@@ -53,6 +83,7 @@ def _queries(seed: int) -> list[agg.Aggregate]:
         agg.histogram("key", KEYS, person="pid", bounds=tight, seed=seed),
         agg.group_by("key", KEYS, "value", -3.0, 3.0, person="pid", bounds=tight, seed=seed),
         agg.group_by("key", KEYS, "value", 0.0, 1.25, person="pid", bounds=loose, seed=seed),
+        *_plan_queries(seed),
     ]
 
 
@@ -70,8 +101,11 @@ def test_spark_and_duckdb_give_identical_aggregates(spark, tmp_path, seed, via):
         gots = spark_engine.aggregate_plan(queries, spark.createDataFrame(table))
     for query, got, want in zip(queries, gots, wants):
         pd.testing.assert_frame_equal(got, want, check_exact=True, obj=repr(query))
-    # the bounds bind: the tightly bounded group-by kept fewer rows than the table has in the declared keys
+    # the bounds bind: the tightly bounded group-by kept fewer rows than the table has in the declared keys, the
+    # plan's histogram fewer than the table's values, and its "(other)" rows were counted
     assert wants[6]["rows"].sum() < table["key"].isin(KEYS).sum()
+    assert 0 < wants[-1]["rows"].sum() < table["value"].notna().sum()
+    assert wants[-2]["key"].iloc[-1] == "(other)" and wants[-2]["rows"].iloc[-1] > 0
 
 
 def test_spark_refuses_a_missing_person_in_one_sentence(spark):
