@@ -141,8 +141,8 @@ def means_view(eps: float, delta: float, u: PrivacyUnit | None = None) -> None:
     left.plotly_chart(
         charts.error_boxes(
             errors,
-            f"Error of the mean over {state.trials():,} releases of each (noise and clipping bias"
-            + (", and the rows the bounding drops)" if person else ")"),
+            f"Error of the mean over {state.trials():,} releases of each "
+            + ("(noise, clipping and bounding bias)" if person else "(noise and clipping bias)"),
             y="noisy − true mean",
         ),
         key="cmp_mean_boxes",
@@ -183,10 +183,15 @@ def means_view(eps: float, delta: float, u: PrivacyUnit | None = None) -> None:
     )
     st.caption(
         f"Every number here is the 95th percentile of |noisy − true mean| over {state.trials():,} simulated "
-        "releases, against the column's true mean, so clipping bias counts. The SVT mean spends a third of ε "
-        "finding its bound; when its walk overshoots the data the sum gets very noisy, which gives its error a "
-        "heavy tail. The LDP mean's ε holds under replace one record, the central means' under add/remove one record "
-        "(each row of the file says which)."
+        "releases, against the column's true mean, so clipping bias counts. "
+        + (
+            "The SVT mean spends a third of ε finding its bound; when its walk overshoots the data the sum gets very "
+            "noisy, which gives its error a heavy tail. The LDP mean's ε holds under replace one record, the central "
+            "means' under add/remove one record (each row of the file says which)."
+            if person is None
+            else "So does the bias of the rows each person's bound drops. The LDP mean's ε holds under replace one "
+            "person, the central means' under add/remove one person (each row of the file says which)."
+        )
     )
     cols = st.columns(3)
     cols[0].download_button(

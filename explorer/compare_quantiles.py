@@ -266,8 +266,9 @@ def quantiles_view(eps: float, delta: float, u: PrivacyUnit | None = None) -> No
     )
     st.caption(
         f"Every number is the 95th percentile of |released − true {what}| over simulated releases ({curve_trials:,} "
-        f"per point of the curve), against the {what} of the values clipped to the range. Both ways spend the same ε "
-        f"(the Gaussian histogram also δ) under add/remove one record. A histogram of {bins:,} bins locates the "
+        f"per point of the curve), against the {what} of {'all ' if person else ''}the values clipped to the range. "
+        f"Both ways spend the same ε (the Gaussian histogram also δ) under add/remove one "
+        f"{'person (one row each)' if person else 'record'}. A histogram of {bins:,} bins locates the "
         f"{what} no closer than a bin ({number((upper - lower) / bins)} wide), however large ε, and its cumulative "
         "counts sum the noise of many bins; the exponential mechanism's error grows only with the logarithm of the "
         "range (Smith 2011)."
