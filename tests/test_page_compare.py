@@ -170,3 +170,14 @@ def test_under_a_person_unit_the_means_bound_rows_and_leave_out_the_svt_mean():
     persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
     assert f"{np.minimum(rows_per_person(persons), 5).sum():,} of {len(VISITS.frame):,} rows are kept" in said
     assert "SVT automatic mean is left out" in said
+
+
+@pytest.mark.parametrize("query", ["Counts of a category", "Mean of a number", "Quantile or median"])
+def test_an_identifier_with_missing_values_gets_one_sentence_and_no_comparison(query):
+    at = open_page("compare", cmp_query=query, trials=100)  # census: workclass is missing on 1,844 rows
+    at.radio(key=unit.KEY).set_value(unit.PERSON).run()
+    at.selectbox(key=unit.ID_KEY).set_value("workclass").run()
+    assert_clean(at)
+    warnings = [w.value for w in at.warning if "cannot name the persons" in w.value]
+    assert len(warnings) == 1 and "1,844 rows have no value in it" in warnings[0]
+    assert not at.dataframe  # nothing compared under a unit that cannot be bounded
