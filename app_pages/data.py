@@ -54,6 +54,7 @@ def open_from_folder() -> None:
         names,
         key="data_folder_file",
     )
+    st.caption(f"{md(name)}: {_size(folder / name)}")
     if st.button("Open", key="data_folder_open"):
         try:
             with st.spinner("Reading the file…"):
@@ -61,6 +62,17 @@ def open_from_folder() -> None:
             st.success(f"Opened {md(name)}.")
         except dataset.DatasetError as exc:
             state.set_upload_error(f"{md(name)} was not opened: {md(exc)} The previous dataset is still active.")
+
+
+def _size(path) -> str:
+    """A file's size in kB or MB, or a dash when it has gone since the listing."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "—"
+    if size < 1e3:
+        return f"{size} bytes"
+    return f"{size / 1e3:,.1f} kB" if size < 1e6 else f"{size / 1e6:,.1f} MB"
 
 
 def shown_profile(profile: pd.DataFrame) -> pd.DataFrame:
