@@ -202,6 +202,7 @@ TIGHT = [
     "exponential",
     "above_threshold",
     "person_group_by",
+    "person_group_by_selection",
 ]
 
 

@@ -363,6 +363,19 @@ def test_the_user_level_group_by_audit_stays_below_its_claim_and_without_boundin
     assert time.perf_counter() - started < 30.0  # vectorised: under 2 s unloaded; a loop over runs takes minutes
 
 
+def test_the_user_level_group_by_audit_with_partition_selection_stays_below_its_epsilon_delta_claim():
+    # the groups chosen by Laplace thresholding (half of ε) on each group's distinct persons: an (ε, δ) claim whose
+    # cost is group_by_cost's; on groups of n = ⌊τ⌋ − 1 persons one more person multiplies the keep probability by
+    # e^(ε_sel/L₀), so "every group released and its count ≥ t" reaches most of ε at 10⁶ runs, never above
+    selection = LaplaceThresholding(0.5, 1e-5, max_groups=2)
+    r = audit("person_group_by_selection", 1.0, trials=10**6, rng=2)
+    assert r.delta == group_by_cost(0.5, selection=selection)[1] == selection.delta_spent
+    assert r.params["n"] == math.floor(selection.threshold) - 1
+    assert 0.85 <= r.epsilon_lower <= 1.0, r.summary
+    broken = audit("person_group_by_selection", 1.0, trials=10**6, rng=2, broken="no_bounding")
+    assert broken.violated and broken.epsilon_lower > 5.0, broken.summary
+
+
 def test_the_group_by_audits_event_is_where_the_likelihood_ratio_is_e_to_the_epsilon():
     from dpcore.audit import CATALOGUE
     from dpcore.audit.catalogue import group_by_keys, person_group_by_pair

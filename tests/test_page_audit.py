@@ -244,6 +244,16 @@ def test_the_user_level_group_by_audit_runs_in_plain_words_and_its_unbounded_exh
     assert any(":red-background[**Refuted.**]" in m.value for m in at.markdown)
 
 
+def test_the_user_level_group_by_audit_with_partition_selection_runs_with_its_delta():
+    name = "person_group_by_selection"
+    at = open_page("audit", aud_mechanism=name)
+    assert_clean(at)
+    result = audit(name, 1.0, trials=TRIALS, rng=page_rng("audit"), **CATALOGUE[name].params)
+    assert not result.violated and result.delta > 0  # an (ε, δ) claim: the selection's δ, as group_by_cost says
+    assert_shows(at, result)
+    assert any(f"**{mechanism_title(name)}**, claimed (ε, δ)-DP." in m.value for m in at.markdown)
+
+
 def test_an_audit_registered_in_dpcore_appears_without_a_change_to_the_page(monkeypatch):
     # a family registered tomorrow registers its audit in the catalogue; the page offers and runs it as it is
     spec = dataclasses.replace(CATALOGUE["laplace_count"], name="tomorrows_count", title="Tomorrow's noise on a count")

@@ -50,15 +50,18 @@ from dpcore.audit.catalogue import (
     PERSON_BOUND,
     PERSON_GROUP_ROWS,
     PERSON_ROWS,
+    SELECTION_SHARE,
     above_threshold_pair,
     exponential_build,
     group_by_noise,
+    group_by_selection,
     index_label,
     person_count_pair,
     person_group_by_pair,
     set_code,
     set_label,
     smallest_count,
+    smallest_released_count,
     sparse_pair,
     unary_build,
 )
@@ -235,6 +238,40 @@ def _person_group_by_unbounded_build(epsilon: float, p: dict) -> Sampler:
     )
 
 
+def _person_group_by_selection_unbounded_build(epsilon: float, p: dict) -> Sampler:
+    from dpcore.groupby import group_by_cost
+
+    # as group_by with partition selection: Laplace thresholding and noisy counts, both calibrated to L₀ and L∞ ...
+    bounds = ContributionBounds(max_groups=GROUP_MAX_GROUPS, max_rows_per_group=GROUP_MAX_ROWS)
+    selection = group_by_selection(epsilon, p["delta"])
+    count_epsilon = epsilon - selection.epsilon
+    _, total_delta = group_by_cost(count_epsilon, selection=selection)
+    noise = group_by_noise(count_epsilon, bounds)
+    draws = []
+    for persons, groups in person_group_by_pair(p["n"], p["groups"]):
+        counts = np.bincount(groups, minlength=p["groups"]).astype(np.float64)  # BUG: every row, in every group
+        distinct = np.array([np.unique(persons[groups == g]).size for g in range(p["groups"])])
+        draws.append(smallest_released_count(noise, selection, counts, distinct))
+    return Sampler(
+        draws[0],
+        draws[1],
+        "real",
+        total_delta,
+        "smallest noisy count over the groups (a dropped group: 0)",
+        width=p["groups"],
+    )
+
+
+def _unbounded_group_by_epsilon(epsilon: float, p: dict, selection: bool) -> float:
+    """The privacy loss of the unbounded group-by on its pair: each of the G groups moved by its rows (and, with a
+    selection, by one distinct person) against noise calibrated to L₀ groups of L∞ rows."""
+    count_epsilon = epsilon * (1.0 - SELECTION_SHARE) if selection else epsilon
+    per_group = count_epsilon * PERSON_GROUP_ROWS / (GROUP_MAX_GROUPS * GROUP_MAX_ROWS)
+    if selection:
+        per_group += SELECTION_SHARE * epsilon / GROUP_MAX_GROUPS
+    return p["groups"] * per_group
+
+
 # ---------------------------------------------------------------------- unary encoding
 
 
@@ -335,7 +372,16 @@ BROKEN: Mapping[str, Mapping[str, BrokenSpec]] = MappingProxyType(
                 "every row of a person counted in every group (no contribution bounding), the noise still "
                 "calibrated to L₀ groups of L∞ rows",
                 _person_group_by_unbounded_build,
-                actual_epsilon=lambda e, p: e * p["groups"] * PERSON_GROUP_ROWS / (GROUP_MAX_GROUPS * GROUP_MAX_ROWS),
+                actual_epsilon=lambda e, p: _unbounded_group_by_epsilon(e, p, selection=False),
+            ),
+        ),
+        "person_group_by_selection": _table(
+            BrokenSpec(
+                "no_bounding",
+                "every row of a person counted in every group and in each group's distinct persons (no contribution "
+                "bounding), the noise and the threshold still calibrated to L₀ groups of L∞ rows",
+                _person_group_by_selection_unbounded_build,
+                actual_epsilon=lambda e, p: _unbounded_group_by_epsilon(e, p, selection=True),
             ),
         ),
         "exponential": _table(

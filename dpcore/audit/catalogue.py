@@ -45,6 +45,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -657,6 +658,92 @@ register(
         "selection runs",
         MappingProxyType({"n": 100, "groups": 4}),
         _person_group_by_build,
+    )
+)
+
+
+#: The share of the claimed ε the group-by audit with partition selection gives the selection (the rest: the counts).
+SELECTION_SHARE = 0.5
+
+
+def group_by_selection(epsilon: float, delta: float):
+    """The partition selection of the group-by audit: Laplace thresholding at ``SELECTION_SHARE · ε`` and ``δ``, for
+    L₀ = GROUP_MAX_GROUPS."""
+    from dpcore.partition_selection import LaplaceThresholding  # imported with the block that registers the audit
+
+    return LaplaceThresholding(SELECTION_SHARE * epsilon, delta, max_groups=GROUP_MAX_GROUPS)
+
+
+def smallest_released_count(noise, selection, counts: np.ndarray, distinct: np.ndarray):
+    """``draw(rng, m)``: ``m`` runs of the group-by with partition selection on groups of these bounded ``counts`` and
+    ``distinct`` persons, each reduced to its smallest count, a dropped group counting 0."""
+
+    def run(rng, m):
+        noisy = noise.simulate(counts, rng, trials=m)
+        released = np.column_stack([selection.simulate(int(d), rng, m) for d in distinct])
+        return np.where(released, noisy, 0.0).min(axis=1)
+
+    return run
+
+
+def _person_group_by_selection_build(epsilon: float, p: dict) -> Sampler:
+    """:func:`_person_group_by_build` with the groups chosen by private partition selection, an (ε, δ) claim.
+
+    The counts get ``(1 − SELECTION_SHARE)·ε``, Laplace thresholding on each group's distinct persons
+    ``SELECTION_SHARE·ε`` and δ (:func:`dpcore.groupby.group_by_cost` adds them). On x each group has ``n`` distinct
+    persons; on x′ the L₀ groups the bounding keeps for the heavy person have ``n + 1``. The statistic is the
+    smallest noisy count, a dropped group counting 0, so that {smallest ≥ t} for ``t > 0`` is the event "every group
+    released and its noisy count at least t". Each group's decision is independent of the noise, and for
+    ``n + 1 ≤ τ`` the keep probability gains exactly ``e^{ε_sel/L₀}`` per added person (``p(n) = ½ e^{−(τ − n)ε_sel/L₀}``,
+    :class:`~dpcore.partition_selection.LaplaceThresholding`), so for ``t ≥ n + L∞`` the event's ratio is exactly
+    ``e^{ε_sel} · e^{ε_count} = e^ε``, symmetric in the groups as before; ``n`` defaults to ``⌊τ⌋ − 1`` at ε = 1,
+    where the released probability is largest with that ratio. The δ is not at stake on this pair: every group
+    exists in x too (a group only the person creates is released with probability at most δ on x′ and never on x,
+    which gives no bound above 0).
+    """
+    from dpcore.contributions import ContributionBounds, bound_contributions
+    from dpcore.groupby import group_by_cost
+
+    bounds = ContributionBounds(max_groups=GROUP_MAX_GROUPS, max_rows_per_group=GROUP_MAX_ROWS)
+    selection = group_by_selection(epsilon, p["delta"])
+    count_epsilon = epsilon - selection.epsilon
+    _, total_delta = group_by_cost(count_epsilon, selection=selection)  # ε: count_epsilon + the selection's = ε
+    noise = group_by_noise(count_epsilon, bounds)
+    draws = []
+    for persons, groups in person_group_by_pair(p["n"], p["groups"]):
+        table = bound_contributions(persons, 0, bounds=bounds, groups=groups)  # as group_by bounds them
+        counts = np.bincount(table.group_codes[table.kept], minlength=p["groups"]).astype(np.float64)
+        draws.append(smallest_released_count(noise, selection, counts, table.distinct))
+    return Sampler(
+        draws[0],
+        draws[1],
+        "real",
+        total_delta,
+        "smallest noisy count over the groups (a dropped group: 0)",
+        width=p["groups"],
+    )
+
+
+def _selection_pair_size(epsilon: float = 1.0, delta: float = 1e-5) -> int:
+    """``⌊τ⌋ − 1``: the most distinct persons a group can have while one more still multiplies its keep probability
+    by ``e^{ε_sel/L₀}``, at the default ε and δ."""
+    return max(1, math.floor(group_by_selection(epsilon, delta).threshold) - 1)
+
+
+register(
+    AuditSpec(
+        "person_group_by_selection",
+        "Laplace noise on a user-level group-by count with private partition selection (Laplace thresholding): "
+        "each person bounded to L₀ groups and L∞ rows in each (group_by)",
+        "(ε, δ)-DP",
+        f"x: {{n}} persons in each of {{groups}} groups, one row each; x′: the same and one more person with "
+        f"{PERSON_GROUP_ROWS:,} rows in every group (add/remove one person; each person keeps at most "
+        f"L₀ = {GROUP_MAX_GROUPS} groups and L∞ = {GROUP_MAX_ROWS} rows in each; {SELECTION_SHARE:.0%} of ε to the "
+        "selection, the rest to the counts)",
+        "thresholds on the smallest noisy count over the groups, a dropped group counting 0: min ≥ t and min < t, "
+        "for t at quantiles of the selection runs",
+        MappingProxyType({"n": _selection_pair_size(), "groups": 3, "delta": 1e-5}),
+        _person_group_by_selection_build,
     )
 )
 
