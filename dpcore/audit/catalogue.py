@@ -17,6 +17,11 @@ Every entry runs dpcore's own public code (``dp_count(...).simulate``,
 * the exponential mechanism: the chosen candidate.
 * AboveThreshold: the index of the first query above the threshold; Sparse:
   the set of queries answered.
+* a user-level group-by (one person with rows in more groups than L₀): thresholds
+  on the smallest noisy count over the groups, whose event ``min ≥ t`` is exactly
+  where the likelihood ratio of the person's random L₀ groups reaches ``e^ε``
+  (with partition selection, a dropped group counts 0; see
+  ``_person_group_by_build``).
 
 How close the bound can come to the claim depends on the mechanism (measured in
 ``benchmarks/bench_audit.py``). Pure ε-DP mechanisms whose worst event is
