@@ -110,7 +110,7 @@ class Release:
             "noise_std": None if math.isnan(self.noise_std) else self.noise_std,
             "epsilon": self.epsilon,
             "delta": self.delta,
-            "neighbouring_relation": self.relation.value,
+            "neighbouring_relation": self.relation.words(self.unit),  # "add/remove one person" under a person unit
             "unit_of_privacy": self.unit,
             "public_facts": [{"name": f.name, "value": f.value, "source": f.source} for f in self.public],
         }

@@ -341,7 +341,7 @@ def test_every_simulated_release_file_carries_its_full_label(offered, link, mech
         assert table[column].nunique() == 1, column  # the same label on every row
     row = table.iloc[0]
     assert row["mechanism"].startswith(mechanism) and row["unit_of_privacy"] == unit
-    assert row["neighbouring_relation"] == "add/remove one record" and row["delta"] == 1e-5
+    assert row["neighbouring_relation"] == f"add/remove one {unit}" and row["delta"] == 1e-5
     assert row["randomness"].startswith("simulated, not private")
     weights = table.set_index("parameter")["value"]
     assert row["epsilon"] == pytest.approx(weights["epsilon"], rel=1e-3)  # the run's ε (the label rounds it)

@@ -74,7 +74,8 @@ def simulated_csv(data) -> pd.DataFrame:
     if "neighbouring_relation" in frame.columns:
         label = frame[list(LABEL)]
         assert label.nunique().max() == 1 and label["epsilon"].iloc[0] > 0  # one label, the same on every row
-        assert label["neighbouring_relation"].iloc[0] in ("add/remove one record", "replace one record")
+        unit = label["unit_of_privacy"].iloc[0]  # the relation is said for the unit: "add/remove one client"
+        assert label["neighbouring_relation"].iloc[0] in (f"add/remove one {unit}", f"replace one {unit}")
         frame = frame.drop(columns=list(LABEL))
     return frame
 
