@@ -188,9 +188,11 @@ def load_demo(name: str) -> Dataset:
 #: The environment variable naming a local install's data folder: its files can be opened by path, with no upload
 #: size limit (unset on a shared server, which keeps the upload limit).
 DATA_FOLDER_VARIABLE = "DPX_DATA_FOLDER"
-#: Most rows of a file opened by path kept for the views that need rows (the most an upload may have): a larger file
-#: is sampled, seeded (:func:`explorer.csv_reader.read_path`).
-SAMPLE_ROWS = MAX_ROWS
+#: Most rows of a file over the upload limit opened by path kept for the views that need rows: a larger table is
+#: sampled, seeded (:func:`explorer.csv_reader.read_path`). Opening a 10⁷-row Parquet file then takes about 1.1 s of
+#: CPU (4 s with 10⁶ rows kept; benchmarks/bench_data.py measures it), a simulation's sampling error on 200,000 rows is small
+#: beside the noise it shows, and the Learning page trains on at most 125,000 rows.
+SAMPLE_ROWS = 200_000
 #: The files a data folder lists (compared lower-case).
 FOLDER_SUFFIXES = (".csv", ".tsv", ".txt", ".gz", ".parquet", ".pq", ".json", ".jsonl", ".ndjson")
 #: Most files a data folder lists (the first by name).
