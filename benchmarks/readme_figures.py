@@ -61,6 +61,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "contribution bounding, 10⁶ rows, m = 10 rows per person",
         "group-by with partition selection, counts",
     ),
+    "engine.md": ("DuckDB: 50-key group-by with bounding", "DuckDB: the plan (5 statistics"),
 }
 
 
