@@ -112,7 +112,7 @@ def test_it_carries_the_relation_and_unit_its_epsilon_holds_under():
     assert PureDP(0.5, unit=UNIT_CLIENT).unit == "client"
     with pytest.raises(TypeError, match="relation must be a NeighbouringRelation"):
         PureDP(0.5, "replace one record")
-    with pytest.raises(ValueError, match="unit must be one of 'record', 'client', got 'user'"):
+    with pytest.raises(ValueError, match="unit must be one of 'record', 'client', 'person', got 'user'"):
         PureDP(0.5, unit="user")
 
 
