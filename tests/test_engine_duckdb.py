@@ -216,6 +216,24 @@ def test_a_plans_aggregates_are_dpcores_truths_when_the_bounds_bind_no_one(seed)
             np.testing.assert_array_equal(got["rows"], truth, err_msg=stat.name)
 
 
+def test_a_whole_number_category_in_a_column_with_missing_values_is_counted_as_dpcore_counts_it():
+    # a column of whole numbers with a missing value is read as floats (9.0): its text in SQL is "9.0", the declared
+    # category "9"; dpcore matches them, so must the engine (it counted zero before)
+    from dpcore.plan import Plan, Statistic, allocate
+    from dpcore.plan_release import simulate_plan
+
+    rng = np.random.default_rng(5)
+    years = rng.choice([9, 10, 11, -3], 200).astype(np.float64)
+    years[rng.random(200) < 0.1] = np.nan
+    t = pd.DataFrame({"years": years})
+    plan = Plan((Statistic("years", "counts", column="years", domain=("9", "10", "-3", "12")),), epsilon=1.0)
+    allocation = allocate(plan)
+    found = duckdb_engine.aggregate_plan(agg.plan_aggregates(plan, seed=0), t)[0]
+    truth = simulate_plan(allocation, t, 0, trials=1).truths[0]
+    assert found["rows"].tolist() == list(truth) == [int((years == v).sum()) for v in (9, 10, -3, 12)]
+    assert sum(truth) > 0
+
+
 def test_publishing_from_aggregates_is_secure_seeded_only_in_simulation_and_within_its_expected_errors():
     from dpcore.plan import allocate
     from dpcore.plan_release import publish_from_aggregates

@@ -297,8 +297,13 @@ class Aggregate:
             where += [f"{column} IS NOT NULL", f"NOT isnan({x})"]
             rows = f"SELECT {person} AS p, {code} AS g, {value} AS v FROM {source}"
             return rows + f" WHERE {' AND '.join(where)}"
-        # the declared keys as a small table joined on the key's text (a hash join, any domain size)
-        domain = ", ".join(f"({d.literal(k)}, {i})" for i, k in enumerate(self.domain, start=1))
+        # the declared keys as a small table joined on the key's text (a hash join, any domain size); a whole number
+        # declared as "9" also matches the "9.0" an engine writes for a floating-point column (as dpcore matches it)
+        domain = ", ".join(
+            f"({d.literal(text)}, {i})"
+            for i, k in enumerate(self.domain, start=1)
+            for text in _spellings(k, self.domain)
+        )
         join, code = (
             ("LEFT JOIN", f"coalesce(dom.code, {len(self.domain) + 1})") if self.other else ("JOIN", "dom.code")
         )
@@ -307,6 +312,17 @@ class Aggregate:
             f"{join} (VALUES {domain}) AS dom(label, code) ON CAST({column} AS {d.text}) = dom.label"
         )
         return rows + (f" WHERE {' AND '.join(where)}" if where else "")
+
+
+def _spellings(key: str, domain) -> tuple[str, ...]:
+    """``key``, and for a declared whole number ("9", "-3") the text DuckDB and Spark give the same value in a
+    floating-point column ("9.0"), unless that text is declared too: dpcore.plan_release matches a numeric column's
+    9.0 (a whole-number column with missing values) to the declared "9", and the engine must count what it counts."""
+    text = str(key)
+    body = text[1:] if text.startswith("-") else text
+    if body.isdigit() and f"{text}.0" not in domain:
+        return text, f"{text}.0"
+    return (text,)
 
 
 #: The prime modulus of the sampling hash (2³¹ − 1): products of two residues stay below 2⁶² (no overflow in BIGINT).
