@@ -127,6 +127,7 @@ def publish(a: Allocation, refused: str | None = None) -> None:
         "plan's total charged to this data's publication log before anything is shown (all or nothing), and only "
         "the published numbers shown. Each click is a new publication with fresh noise, charged again in full."
     )
+    refused = publishing.sampled_refusal(ds) or refused
     if refused is not None:
         st.info(md(refused))
     else:

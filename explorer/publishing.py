@@ -51,6 +51,22 @@ def _cost_words(cost: tuple[float, float]) -> str:
     return f"ε = {cost[0]:.4g}" + (f", δ = {cost[1]:.2g}" if cost[1] else "")
 
 
+def sampled_refusal(ds) -> str | None:
+    """One sentence when ``ds`` is a seeded sample of a larger file (None otherwise): nothing is published from it.
+
+    Which rows a seeded sample keeps depends on every row of the file (adding one row moves the sample's draws), so a
+    statistic of the sample has no bounded sensitivity to one person: the simulations may use it, a publication may
+    not. The command line (``python -m dpx_publish``) publishes a plan from the whole file.
+    """
+    if not ds.sampled:
+        return None
+    return (
+        f"Nothing is published from this data: it is a seeded sample of {len(ds.frame):,} of the file's "
+        f"{ds.total_rows:,} rows, and which rows a sample keeps depends on every row, so its numbers protect no one. "
+        "Publish from the whole file with the command line (python -m dpx_publish), or open a smaller file."
+    )
+
+
 def section(what: str):
     """The Publish expander of a view (``with publishing.section("the mean of age"):``), opened by the page so that
     the declarations the publication needs are made inside it, then :func:`action`."""
@@ -85,6 +101,7 @@ def action(
     ds = state.dataset()
     fingerprint = ds.fingerprint or ds.identity
     summary = st.empty()  # filled after the button: a publication of this run is counted in it
+    missing = sampled_refusal(ds) or missing
     try:
         held = publication_log().guarantee(fingerprint)
     except OSError:

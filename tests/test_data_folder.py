@@ -154,3 +154,22 @@ def test_no_listing_without_the_variable(monkeypatch):
     at = open_page("data")
     assert_clean(at)
     assert not [s for s in at.selectbox if s.key == "data_folder_file"]
+
+
+@pytest.mark.parametrize("page", ["central", "local"])
+def test_nothing_is_published_from_a_seeded_sample(folder, monkeypatch, page):
+    # which rows a sample keeps depends on every row of the file: its numbers have no bounded sensitivity
+    from explorer import publishing, state
+    from tests.apptest import PAGES
+
+    monkeypatch.setattr(dataset, "SAMPLE_ROWS", 5_000)
+    at = open_page("data")
+    at.selectbox(key="data_folder_file").set_value("big.parquet")
+    at.button(key="data_folder_open").click().run()
+    assert publishing.sampled_refusal(at.session_state[state.DATASET]) is not None
+    at.switch_page(PAGES[page]).run()
+    assert_clean(at)
+    buttons = [b for b in at.button if (b.key or "").endswith("_publish")]
+    assert buttons and all(b.disabled for b in buttons), [(b.key, b.disabled) for b in buttons]
+    said = [i.value for i in at.info if i.value.startswith("Nothing is published from this data")]
+    assert said and all("\n" not in s for s in said), said
