@@ -21,6 +21,7 @@ count of rows                           m                      m
 sum of values clipped to [L, U]         m · max(|L|, |U|)      m · max(|L|, |U|)
 mean = noisy sum / noisy count          the two above, each with its share of ε
 counts per group (histogram)            L₀ · L∞                √L₀ · L∞
+counts per bin, at most m rows in all   m                      m
 sums per group, clipped to [L, U]       L₀ · L∞ · max(|L|,|U|) √L₀ · L∞ · max(|L|, |U|)
 distinct persons per group              L₀                     √L₀
 ======================================  =====================  ================================
@@ -31,6 +32,12 @@ at most L∞ records' worth, so the change vector has ℓ1 norm at most ``L₀ �
 ``√(L₀ · (L∞ s)²) = √L₀ · L∞ · s`` for a per-record sensitivity ``s``. Every bound is reached (a person with m rows
 at the bound of largest magnitude; L∞ rows in each of L₀ groups): ``tests/test_contributions.py`` checks each
 against every neighbouring pair of small tables.
+
+A histogram may also bound a person's rows *ungrouped*, at most m rows in total in whatever bins they fall (the bound
+of a count, :meth:`ContributionBounds.rows_histogram_sensitivity`): removing the person changes the counts by a vector
+``c`` with ``c_i ≥ 0`` and ``Σ c_i ≤ m``, so ``ℓ1 = Σ c_i ≤ m``, ``ℓ2 = √(Σ c_i²) ≤ Σ c_i ≤ m`` and ``ℓ∞ ≤ m``, all
+reached by m rows in one bin. It has the noise of L₀ = 1, L∞ = m and keeps as many of each person's rows or more
+(``min(rows, m)`` against at most ``min(rows in one bin, m)``).
 
 Contribution bounding
 ---------------------
@@ -195,6 +202,21 @@ class ContributionBounds:
     def histogram_sensitivity(self) -> Sensitivity:
         """Counts of rows per group (a histogram over bins or groups): ``ℓ1 = L₀·L∞``, ``ℓ2 = √L₀·L∞``, one entry L∞."""
         return _vector(self.max_groups, self.max_rows_per_group * ADD_REMOVE.counting_query_sensitivity)
+
+    def rows_histogram_sensitivity(self) -> Sensitivity:
+        """Counts per bin of at most m rows per person in total, in any bins: ``ℓ1 = ℓ2 = ℓ∞ = m``.
+
+        The rows are bounded ungrouped (:func:`bound_contributions` without ``groups``, Amin et al. 2019's k
+        contributions per user), and the histogram counts them per bin. By the triangle inequality over the person's
+        at most m kept rows, each moving one bin by a counting query's sensitivity 1, removing the person changes the
+        counts by ``c ≥ 0`` with ``Σ c_i ≤ m``: ``ℓ1 ≤ m``, ``ℓ2 = √(Σ c_i²) ≤ Σ c_i ≤ m`` (as ``c_i² ≤ c_i · Σ c_j``),
+        ``ℓ∞ ≤ m``, each reached by m rows in one bin. The same as L₀ = 1, L∞ = m (Wilson et al. 2020, Section 3), which
+        keeps fewer rows.
+
+        >>> ContributionBounds(max_rows=5).rows_histogram_sensitivity()
+        Sensitivity(l1=5.0, l2=5.0, linf=5.0)
+        """
+        return _scalar(self.max_rows * ADD_REMOVE.counting_query_sensitivity)
 
     def group_sum_sensitivity(self, lower: float, upper: float) -> Sensitivity:
         """Sums per group of values clipped to ``[lower, upper]``: ``L₀·L∞·B`` (ℓ1), ``√L₀·L∞·B`` (ℓ2), ``B = max(|L|, |U|)``."""

@@ -129,8 +129,8 @@ def view(label: str, controls) -> None:
         person = {"persons": codes[finite], "max_rows": u.bounds.max_rows}
         q = person_query(q, **person)
         how = (
-            "one of their bins, chosen at random, with at most m of their rows in it, so a person moves one bin by at "
-            "most m"
+            "at most m of their rows, chosen at random, in any bins, so a person moves the bins by at most m in all "
+            "(a published histogram keeps one of each person's bins, with at most m rows: the same noise)"
             if q.unit
             else "at most m of their rows, chosen at random, so a person moves a count by at most m and a sum by at "
             "most m·max(|lower|, |upper|)"

@@ -10,12 +10,12 @@ family's exact law given the true counts (:func:`explorer.releases.compare_count
 privacy fact is decided here.
 
 Under a declared person unit (:mod:`explorer.unit`, at most m rows per person) the central families answer the
-histogram of the bounded rows as Central DP's histogram bounds them (each person keeps one category, chosen
-uniformly, with at most m of their rows in it: :func:`dpcore.contributions.bound_contributions` with the unit's
-bounds, L₀ = 1, L∞ = m), with noise calibrated to ``unit.bounds.histogram_sensitivity()`` (m in ℓ1 and ℓ2) under
-add/remove one person; the local families take one report per person, of one row sampled uniformly (Local DP's rule),
-so their ε is the person's under replace one person. Every error is measured against the counts of all the rows, so
-what the bounding drops counts as error. The one release is then drawn here from the same ``Counts`` (no snippet:
+histogram of the bounded rows as Central DP's histogram bounds them (at most m of each person's rows, in any
+categories, sampled uniformly: :func:`explorer.releases.person_histogram`), with noise calibrated to
+:func:`explorer.releases.person_histogram_sensitivity` (m in ℓ1 and ℓ2) under add/remove one person; the local
+families take one report per person, of one row sampled uniformly (Local DP's rule), so their ε is the person's
+under replace one person. Every error is measured against the counts of all the rows, so what the bounding drops
+counts as error. The one release is then drawn here from the same ``Counts`` (no snippet:
 :func:`explorer.releases.compare_counts` is for one row per person).
 """
 
@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import families
-from dpcore.contributions import PrivacyUnit, bound_contributions
+from dpcore.contributions import PrivacyUnit
 from dpcore.empirical import empirical_error_bound
 from dpcore.families import LOCAL, Counts
 from explorer import charts, export, releases, snippets, state, unit, widgets
@@ -63,7 +63,8 @@ DEFAULT = ("GRR (local)", "OUE (local)", "Laplace (central)", "Gaussian (central
 #: How each kind of family bounds a person's rows under a person unit, as its file row's label says it.
 RULES = {
     LOCAL: "one report per person, of one of their rows sampled uniformly (Local DP's rule)",
-    "central": "each person keeps one category, chosen uniformly, with at most m of their rows in it (L0 = 1, Linf = m)",
+    "central": "at most m of each person's rows, sampled uniformly, in any categories (a person moves the counts by at "
+    "most m in all)",
 }
 
 
@@ -80,7 +81,7 @@ def count_answers(names, eps: float, delta: float, k: int, u: PrivacyUnit | None
         if u.identifier is None or f.model == LOCAL:
             out[name] = f.counts(eps, k, delta=delta, relation=relation(u))
         else:
-            sensitivity = u.bounds.histogram_sensitivity().norm(f.norm)
+            sensitivity = releases.person_histogram_sensitivity(u.bounds.max_rows).norm(f.norm)
             out[name] = Counts(f, f.noise(eps, sensitivity, f.delta(delta)), k, relation(u))
     return out
 
@@ -111,16 +112,15 @@ def answered_counts(codes: np.ndarray, k: int, names, person: PersonRows | None)
     if person is None:
         return dict.fromkeys(names, true), ""
     rng = np.random.default_rng(state.seed_words(f"{SALT}-bound"))
-    table = bound_contributions(person.persons, rng, bounds=person.unit.bounds, groups=codes)
-    bounded = np.bincount(codes[table.kept], minlength=k)
+    table, bounded = releases.person_histogram(person.persons, codes, k, person.max_rows, rng)
     one_each = np.bincount(codes[person.one_row], minlength=k)
     labelled = families.labelled()
     truths = {name: one_each if labelled[name].model == LOCAL else bounded for name in names}
     said = (
-        f"Unit: {unit.short_words(person.unit)}. Central noise: each person keeps one category, chosen at random, with "
-        f"at most m = {person.max_rows:,} of their rows in it, so **{table.rows_kept:,} of {table.rows:,} rows are "
-        f"kept** ({table.persons:,} persons), and a person moves one count by at most m (sensitivity "
-        f"{person.unit.bounds.histogram_sensitivity().l1:g}, add/remove one person). Local: one report per person, of "
+        f"Unit: {unit.short_words(person.unit)}. Central noise: each person keeps at most m = {person.max_rows:,} of "
+        f"their rows, chosen at random, in any categories, so **{table.rows_kept:,} of {table.rows:,} rows are "
+        f"kept** ({table.persons:,} persons), and a person moves the counts by at most m in all (sensitivity "
+        f"{releases.person_histogram_sensitivity(person.max_rows).l1:g}, add/remove one person). Local: one report per person, of "
         f"one of their rows chosen at random (Local DP's rule: replace one person), {int(person.one_row.sum()):,} reports. The sampling is "
         "seeded (simulated, not private). Errors are against the counts of all the rows, so dropped rows count."
     )

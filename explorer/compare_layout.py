@@ -53,7 +53,8 @@ RELATION = REPLACE_ONE
 def relation(u: PrivacyUnit) -> NeighbouringRelation:
     """The relation the counts' central noise is calibrated for under the declared unit ``u``: :data:`RELATION`
     under one row; under a person unit the unit's own, add/remove one person (Central DP's), whose histogram
-    sensitivity is ``u.bounds.histogram_sensitivity()`` (L₀ = 1 bin of at most L∞ = m rows per person)."""
+    sensitivity is :func:`explorer.releases.person_histogram_sensitivity` (at most m of each person's rows, in any
+    bins)."""
     return RELATION if u.identifier is None else u.relation
 
 
@@ -64,7 +65,7 @@ class PersonRows:
     ``one_row`` is the mask of one row per person sampled uniformly from the page's seed
     (:func:`explorer.releases.one_row_each`, Local DP's rule: a person's device sends one report); the central
     mechanisms bound each person's rows to m themselves (:func:`explorer.releases.person_query` or
-    :func:`dpcore.contributions.bound_contributions` with ``unit.bounds``).
+    :func:`explorer.releases.person_histogram`).
     """
 
     unit: PrivacyUnit

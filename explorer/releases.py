@@ -50,6 +50,8 @@ __all__ = [
     "central_query",
     "central_person_query",
     "person_query",
+    "person_histogram",
+    "person_histogram_sensitivity",
     "most_common",
     "range_queries",
     "random_ranges",
@@ -148,9 +150,9 @@ def person_query(values, persons, max_rows, query, epsilon, rng, noise="laplace"
                  bins=None, split=0.5):  # fmt: skip
     """A count, clipped sum, mean or histogram under add/remove one person, each person's rows bounded first.
 
-    Count, sum and mean keep at most m = ``max_rows`` rows per person (dpcore.groupby). A histogram keeps each
-    person's rows in one of their bins, chosen uniformly, and at most m of them there (L0 = 1 group of at most
-    Linf = m rows: one person moves one bin by at most m, so every bin gets the noise of a count of sensitivity m).
+    Count, sum and mean keep at most m = ``max_rows`` rows per person (dpcore.groupby). A histogram keeps at most m of
+    each person's rows, in any bins (:func:`person_histogram`): one person moves the bins by at most m in all, so the
+    counts get the noise of sensitivity m (ℓ1 and ℓ2).
     """
     rng = as_generator(rng)
     kw = {"mechanism": noise, "delta": delta}
@@ -162,13 +164,12 @@ def person_query(values, persons, max_rows, query, epsilon, rng, noise="laplace"
     if query == "mean":
         bounds = ContributionBounds(max_rows=max_rows)
         return dp_person_mean(values, persons, lower, upper, epsilon, rng, bounds=bounds, split=split, **kw)
-    bounds = ContributionBounds(max_groups=1, max_rows_per_group=max_rows, max_rows=max_rows)
     edges = np.linspace(lower, upper, bins + 1)
     bin_of = np.clip(np.searchsorted(edges[1:-1], values, side="right"), 0, bins - 1)  # the end bins take the clipped
-    table = bound_contributions(persons, rng, bounds=bounds, groups=bin_of)
-    sensitivity = bounds.histogram_sensitivity()  # one entry changes (L0 = 1), by at most m: any family's norm
-    mechanism = noise_mechanism(epsilon, sensitivity.norm(families.family(noise).norm), noise, delta)
-    true = np.bincount(bin_of[table.kept], minlength=bins).astype(np.float64)
+    table, counts = person_histogram(persons, bin_of, bins, max_rows, rng)
+    true = counts.astype(np.float64)
+    sensitivity = person_histogram_sensitivity(max_rows).norm(families.family(noise).norm)  # m, ℓ1 and ℓ2 alike
+    mechanism = noise_mechanism(epsilon, sensitivity, noise, delta)
     kept = values[table.kept]
     return QueryResult(
         "histogram",
@@ -180,6 +181,29 @@ def person_query(values, persons, max_rows, query, epsilon, rng, noise="laplace"
         clipped_below=int(np.count_nonzero(kept < lower)),
         clipped_above=int(np.count_nonzero(kept > upper)),
     )
+
+
+def _person_histogram_bounds(max_rows):
+    # at most m rows per person in total, whatever their bins: the one rule of a histogram under a person unit
+    return ContributionBounds(max_rows=max_rows)
+
+
+def person_histogram_sensitivity(max_rows):
+    """The sensitivity of a histogram under add/remove one person, each person's rows bounded by
+    :func:`person_histogram`: m = ``max_rows`` in ℓ1, ℓ2 and per bin (a person's at most m rows move the bins by at
+    most m in all; :meth:`dpcore.contributions.ContributionBounds.rows_histogram_sensitivity`)."""
+    return _person_histogram_bounds(max_rows).rows_histogram_sensitivity()
+
+
+def person_histogram(persons, codes, k, max_rows, rng):
+    """The counts per bin (``codes`` in [0, k)) of at most m = ``max_rows`` of each person's rows, in any bins.
+
+    A person with more rows keeps m of them sampled uniformly from ``rng`` (dpcore's bounding without groups), so
+    ``sum(min(rows, m))`` rows are kept, never fewer than keeping one bin of at most m rows per person, with the same
+    sensitivity (:func:`person_histogram_sensitivity`). Returns the bounded table and its counts per bin.
+    """
+    table = bound_contributions(persons, rng, bounds=_person_histogram_bounds(max_rows))
+    return table, np.bincount(codes[table.kept], minlength=k)
 
 
 def count_matching(mask, epsilon, seed, noise="laplace", delta=None):

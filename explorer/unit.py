@@ -60,7 +60,9 @@ def _identifier_options() -> tuple[list[str], list[str]]:
 
 
 def _bounds(rows: int) -> ContributionBounds:
-    """At most m rows per person; a histogram keeps one of a person's bins (L₀ = 1) with at most m rows (L∞ = m)."""
+    """At most m rows per person. The group bounds (L₀ = 1 group of at most L∞ = m rows) are a published plan's
+    (dpcore.plan); Central DP's and Compare's histograms keep at most m of each person's rows in any bins instead
+    (:func:`explorer.releases.person_histogram`, the same sensitivity m)."""
     return ContributionBounds(max_rows=rows, max_groups=1, max_rows_per_group=rows)
 
 

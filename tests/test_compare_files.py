@@ -212,8 +212,8 @@ def test_under_a_person_unit_every_counts_row_says_person_and_replays_from_the_p
     codes, labels, _ = encode_categories(VISITS.frame[column])
     k = len(labels)
     persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
-    bounds = ContributionBounds(max_groups=1, max_rows_per_group=m, max_rows=m)
-    kept = bound_contributions(persons, np.random.default_rng(seed_words("compare-bound")), bounds=bounds, groups=codes)
+    bounds = ContributionBounds(max_rows=m)  # at most m of each person's rows, in any categories
+    kept = bound_contributions(persons, np.random.default_rng(seed_words("compare-bound")), bounds=bounds)
     one = bound_contributions(
         persons, np.random.default_rng(seed_words("compare-one-row")), bounds=ContributionBounds()
     )
@@ -224,9 +224,9 @@ def test_under_a_person_unit_every_counts_row_says_person_and_replays_from_the_p
             assert label["neighbouring_relation"] == "replace one person"
             answer = family.counts(label["epsilon"], k)
             true = np.bincount(codes[one.kept], minlength=k)
-        else:  # the person's sensitivity: one bin moved by at most m (ℓ1 = ℓ2 = m)
+        else:  # the person's sensitivity: the bins moved by at most m in all (ℓ1 = ℓ2 = m)
             assert label["neighbouring_relation"] == "add/remove one person"
-            noise = family.noise(label["epsilon"], bounds.histogram_sensitivity().norm(family.norm), DELTA)
+            noise = family.noise(label["epsilon"], bounds.rows_histogram_sensitivity().norm(family.norm), DELTA)
             assert noise.sensitivity == m
             answer = families.Counts(family, noise, k, ADD_REMOVE)
             true = np.bincount(codes[kept.kept], minlength=k)

@@ -137,6 +137,42 @@ def test_group_sensitivities_match_every_neighbouring_pair(l0, linf):
     assert sums == b.group_sum_sensitivity(LOWER, UPPER) and counts == b.histogram_sensitivity()
 
 
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_a_histogram_of_at_most_m_rows_per_person_in_any_bins_matches_every_neighbouring_pair(m):
+    # ungrouped bounding (m rows in total, in whatever bins), counted per bin: person 0 has 3 rows in "a", so m rows
+    # in one bin reach every stated norm
+    b = ContributionBounds(max_rows=m)
+    _check(_largest_moves(TABLE, list(_row_outcomes(TABLE, m)), _group_counts), b.rows_histogram_sensitivity())
+
+
+def _random_table(rng, persons: int, rows: int):
+    """A small random table: each row a random person of ``persons`` and a random group of GROUPS."""
+    return [(int(rng.integers(persons)), GROUPS[int(rng.integers(len(GROUPS)))], 0.0) for _ in range(rows)]
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_the_rows_histogram_bound_holds_on_random_tables_and_is_reached_when_a_person_fills_one_bin(m):
+    rng = np.random.default_rng(20 + m)  # fixed: which small tables are enumerated
+    s = ContributionBounds(max_rows=m).rows_histogram_sensitivity()
+    reached = {"l1": 0, "l2": 0}
+    for _ in range(40):
+        table = _random_table(rng, int(rng.integers(1, 4)), int(rng.integers(1, 8)))
+        worst = _largest_moves(table, list(_row_outcomes(table, m)), _group_counts)
+        assert worst[0] <= s.l1 + 1e-9 and worst[1] <= s.l2 + 1e-9 and worst[2] <= s.linf + 1e-9, (table, worst)
+        per_person, per_cell = {}, {}
+        for p, g, _ in table:
+            per_person[p] = per_person.get(p, 0) + 1
+            per_cell[p, g] = per_cell.get((p, g), 0) + 1
+        # attained: ℓ1 = m once a person has m rows; ℓ2 = ℓ∞ = m once a person has m rows in one bin
+        if max(per_person.values()) >= m:
+            assert worst[0] == pytest.approx(s.l1)
+            reached["l1"] += 1
+        if max(per_cell.values()) >= m:
+            assert worst[1] == pytest.approx(s.l2) and worst[2] == pytest.approx(s.linf)
+            reached["l2"] += 1
+    assert reached["l1"] and reached["l2"], reached  # both cases were among the tables
+
+
 def test_without_bounds_a_person_moves_a_count_by_all_their_rows():
     # negative control: the brute force sees the sensitivity of the unbounded table (person 0 has 8 rows)
     worst = _largest_moves(TABLE, [list(range(len(TABLE)))], _count)

@@ -120,8 +120,8 @@ def test_under_a_person_unit_the_central_counts_noise_has_scale_m_over_epsilon(m
     column = at.selectbox(key="cmp_column").value
     codes, labels, _ = encode_categories(VISITS.frame[column])
     k, j = len(labels), int(np.argmax(np.bincount(codes)))
-    bounds = ContributionBounds(max_groups=1, max_rows_per_group=m, max_rows=m)  # Central's histogram rule
-    sensitivity = bounds.histogram_sensitivity()
+    bounds = ContributionBounds(max_rows=m)  # Central's histogram rule: at most m of each person's rows, any bins
+    sensitivity = bounds.rows_histogram_sensitivity()
     shown = shown_stds(at)
     # the noise is calibrated to the person's sensitivity: Laplace of scale m/ε, the Gaussian at ℓ2 = m
     assert shown["Laplace (central)"] == Laplace.from_epsilon(2.0, sensitivity=sensitivity.l1).std
@@ -134,11 +134,9 @@ def test_under_a_person_unit_the_central_counts_noise_has_scale_m_over_epsilon(m
     )
     assert one.rows_kept == np.unique(persons).size
     assert shown["OUE (local)"] == OUE(2.0, k).std(np.bincount(codes[one.kept], minlength=k))[j]
-    # the sentence says how many rows the bounding kept: dpcore's, replayed from the seed, at most Σ min(rows, m)
-    kept = bound_contributions(
-        persons, np.random.default_rng(seed_words("compare-bound")), bounds=bounds, groups=codes
-    ).rows_kept
-    assert kept <= np.minimum(rows_per_person(persons), m).sum()
+    # the sentence says how many rows the bounding kept: dpcore's, replayed from the seed, exactly Σ min(rows, m)
+    kept = bound_contributions(persons, np.random.default_rng(seed_words("compare-bound")), bounds=bounds).rows_kept
+    assert kept == np.minimum(rows_per_person(persons), m).sum()
     said = " ".join(c.value for c in at.caption)
     assert f"{kept:,} of {len(VISITS.frame):,} rows are kept" in said and "add/remove one person" in said
     assert any("**Protected unit:** a person (column **patient\\_id**" in md.value for md in at.markdown)

@@ -3,7 +3,8 @@
 Under a person unit with at most m rows per person, Central DP's count is the count of the bounded rows,
 Σ min(rows of a person, m), with Laplace noise of scale m/ε; its labels, files and ledger entries say unit=person;
 switching back to one row gives today's numbers again. Local DP takes one report per person. The histogram's
-bounding (one bin per person, at most m rows in it) is checked against the brute force of tests/test_contributions.
+bounding (at most m of each person's rows, in any bins) is checked against the brute force of
+tests/test_contributions.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import numpy as np
 import pytest
 
 from dpcore import Laplace, dp_count
-from dpcore.contributions import ContributionBounds, rows_per_person
+from dpcore.contributions import ContributionBounds, bound_contributions, rows_per_person
 from dpcore.neighbours import UNIT_PERSON
 from explorer import publishing, releases, state, unit
 from explorer.columns import numeric_values
 from explorer.dataset import load_demo
 from tests.apptest import PAGES, assert_clean, metric, open_page
-from tests.test_contributions import GROUPS, TABLE, _group_counts, _group_outcomes, _largest_moves
+from tests.test_contributions import GROUPS, TABLE, _group_counts, _largest_moves, _row_outcomes
 
 SEED = 2017  # the sidebar's default seed
 VISITS = load_demo("visits")
@@ -134,21 +135,35 @@ def test_one_row_each_keeps_exactly_one_row_of_every_person():
 
 
 def test_the_histogram_rule_keeps_an_allowed_outcome_and_its_noise_is_the_brute_force_sensitivity():
-    # person_query's histogram: each person's rows in one bin (L0 = 1), at most m there. Every bounded table it
-    # keeps is one of the brute force's outcomes, whose largest move when one person leaves is the noise's Δ.
+    # person_query's histogram: at most m of each person's rows, in any bins. Every bounded table it keeps is one of
+    # the brute force's outcomes, whose largest move when one person leaves is the noise's Δ, dpcore's stated one.
     bins = {g: i for i, g in enumerate(GROUPS)}
     persons = np.array([p for p, _, _ in TABLE])
     values = np.array([bins[g] + 0.5 for _, g, _ in TABLE])  # bin i of [0, 3) in 3 bins holds the rows of group i
     for m in (1, 2, 3):
-        outcomes = [sorted(o) for o in _group_outcomes(TABLE, 1, m)]
+        outcomes = [sorted(o) for o in _row_outcomes(TABLE, m)]
         worst = _largest_moves(TABLE, outcomes, _group_counts)
+        stated = ContributionBounds(max_rows=m).rows_histogram_sensitivity()
+        assert releases.person_histogram_sensitivity(m) == stated
+        truths = [_group_counts(TABLE, o).tolist() for o in outcomes]
         for seed in range(6):
             result = releases.person_query(values, persons, m, "histogram", 1.0, seed, lower=0.0, upper=3.0, bins=3)
-            assert result.mechanism.sensitivity == worst[0] == worst[2] == m  # one bin moves, by at most m
-            assert result.mechanism.scale == m / 1.0
-            truths = [_group_counts(TABLE, o).tolist() for o in outcomes]
+            assert result.mechanism.sensitivity == stated.l1 == worst[0] == worst[1] == worst[2]
+            assert result.mechanism.scale == stated.l1 / 1.0
             assert result.true_value.tolist() in truths
-    assert ContributionBounds(max_groups=1, max_rows_per_group=2).histogram_sensitivity().l1 == 2
+            assert result.n == np.minimum(rows_per_person(persons), m).sum()
+
+
+@pytest.mark.parametrize("m", [5, 10])
+def test_on_visits_the_histogram_keeps_every_persons_min_rows_m_at_least_as_many_as_one_bin_each(m):
+    persons = VISITS.frame["patient_id"].to_numpy()
+    codes = np.arange(persons.size) % 4  # any bins: the rows kept do not depend on them
+    table, counts = releases.person_histogram(persons, codes, 4, m, np.random.default_rng([SEED, m]))
+    assert table.rows_kept == counts.sum() == np.minimum(rows_per_person(persons), m).sum()
+    one_bin = ContributionBounds(max_groups=1, max_rows_per_group=m, max_rows=m)  # the former rule, same noise
+    assert one_bin.histogram_sensitivity() == releases.person_histogram_sensitivity(m)
+    old = bound_contributions(persons, np.random.default_rng([SEED, m]), bounds=one_bin, groups=codes)
+    assert old.rows_kept <= table.rows_kept
 
 
 def test_a_person_with_1000_rows_moves_the_central_count_by_at_most_m():
