@@ -91,7 +91,8 @@ def sidebar(pages: Sequence[st.Page]) -> Callable[[], None]:
         ds = state.dataset()
         with dataset_slot:
             st.markdown("**Active dataset**")
-            st.text(f"{ds.name}\n{ds.n_rows:,} rows × {ds.frame.shape[1]:,} columns")
+            rows = f"{ds.n_rows:,} of {ds.total_rows:,} rows (a seeded sample)" if ds.sampled else f"{ds.n_rows:,} rows"
+            st.text(f"{ds.name}\n{rows} × {ds.frame.shape[1]:,} columns")
         with ledger_slot:
             budget.ledger_summary()
             publishing.sidebar_line()

@@ -131,6 +131,7 @@ def test_the_data_page_lists_the_folder_and_opens_a_sample(folder, monkeypatch):
     assert_clean(at)
     shown = " ".join(i.value for i in at.info)
     assert f"Rows used: 5,000 of {ROWS:,} (a seeded sample" in shown and "simulated views only" in shown
+    assert f"big.parquet\n5,000 of {ROWS:,} rows (a seeded sample) × 3 columns" in [t.value for t in at.sidebar.text]
     assert len(at.dataframe[0].value) == 3  # the profile: one row per column
 
 
