@@ -129,15 +129,19 @@ def view(label: str, controls) -> None:
         person = {"persons": codes[finite], "max_rows": u.bounds.max_rows}
         q = person_query(q, **person)
         how = (
-            "at most m of their rows, chosen at random, in any bins, so a person moves the bins by at most m in all "
-            "(a published histogram keeps one of each person's bins, with at most m rows: the same noise)"
+            "at most m of their rows, chosen at random, in any bins, so a person moves the bins by at most m in all"
             if q.unit
             else "at most m of their rows, chosen at random, so a person moves a count by at most m and a sum by at "
             "most m·max(|lower|, |upper|)"
         )
+        published = (
+            ", keeping one of each person's bins with at most m rows in it (the same noise, fewer rows)"
+            if q.unit
+            else ""
+        )
         st.caption(
             f"Unit: {unit.short_words(u)}. Each person keeps {how} ({md(ADD_REMOVE.words(u.unit))}). The sampling is "
-            "seeded here; a publication draws it securely."
+            f"seeded here; a publication draws it securely{published}."
         )
     try:
         result = simulated_release(
