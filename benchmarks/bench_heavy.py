@@ -1,7 +1,7 @@
 """Every page and view on the heaviest upload the Data page accepts: first run, rerun after a move, CPU, memory.
 
-Run: python -m benchmarks.bench_heavy [--firsts N] [--moves N] [--only NAME ...]
-Prints a table and writes benchmarks/results/heavy.md. Takes about half an hour.
+Run: python -m benchmarks.bench_heavy [--firsts N] [--moves N] [--only NAME ...] [--by-path [--rows N]]
+Prints a table and writes benchmarks/results/heavy.md (``--by-path``: heavy_path.md). Takes about half an hour.
 
 Issue 13 asks that the app stay responsive on the largest upload it accepts. The data:
 :func:`tests.upload_corpus.heavy_csv`, :data:`explorer.dataset.MAX_ROWS` (1,000,000) rows under the
@@ -26,6 +26,13 @@ in a fresh Python process, so that one view's memory does not lie under the next
   runs that beat every earlier peak, and the table says so).
 
 Target (issue 13): a rerun after a move under about 2 s of CPU and 1 GB on every page and view.
+
+``--by-path`` (issue 22: every page on a file of 10⁷ rows opened by path): the same columns as the heavy upload,
+:data:`PATH_ROWS` rows, written once as Parquet by DuckDB (:func:`write_heavy_parquet`) into a temporary folder that
+the child processes share through ``DPX_DATA_FOLDER``; each session opens it through the Data page's data-folder
+listing (:func:`bring_in`, the one function that brings the dataset in, by upload or by path), so the views work on
+its seeded sample of :data:`explorer.dataset.SAMPLE_ROWS` rows; the Data page's first run is the opening itself.
+The table goes to ``benchmarks/results/heavy_path.md``.
 
 A view whose work is estimated above what a rerun may spend computes it in the server's pool of workers
 (:mod:`explorer.jobs`, issue 23): its timed run is the rerun that submits the job; the benchmark then reruns the
@@ -53,6 +60,10 @@ from benchmarks import readme_figures
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = pathlib.Path(__file__).with_name("results") / "heavy.md"
+RESULTS_BY_PATH = RESULTS.with_name("heavy_path.md")
+#: Rows of the file opened by path (issue 22), and its name in the data folder.
+PATH_ROWS = 10_000_000
+PATH_NAME = "heavy.parquet"
 
 #: Target of a rerun after a move (issue 13).
 CPU_TARGET_S = 2.0
@@ -132,6 +143,8 @@ VIEWS: dict[str, View] = {
     "learning · FedAvg · The tutorial recipe": View(
         "learning", {"lrn_view": "Federated averaging", "lrn_fed_part": "The tutorial recipe"}, _eps("lrn_fed_claimed")
     ),
+    "people · Bias against noise": View("people", {}, _eps("ppl_epsilon")),
+    "publish": View("publish", {}, _eps("pub_epsilon")),
 }
 
 
@@ -215,14 +228,101 @@ def await_jobs(at, timeout: float = RUN_TIMEOUT) -> float | None:
     return time.perf_counter() - start
 
 
-def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool = False):
-    """A new session with the heavy file uploaded, on ``view``; returns the AppTest and its first run's figures."""
+@dataclasses.dataclass(frozen=True)
+class Source:
+    """The dataset a session brings in: the heavy upload (``raw``, its bytes), or ``name`` in the data folder named by
+    ``DPX_DATA_FOLDER``, opened by path (``raw`` None); ``rows`` is the file's number of rows."""
+
+    name: str
+    rows: int
+    raw: bytes | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def by_path(self) -> bool:
+        return self.raw is None
+
+    def sidebar_rows(self) -> str:
+        """How the sidebar states the active dataset's rows (a seeded sample above ``SAMPLE_ROWS`` by path)."""
+        from explorer.dataset import SAMPLE_ROWS
+
+        if self.by_path and self.rows > SAMPLE_ROWS:
+            return f"{SAMPLE_ROWS:,} of {self.rows:,} rows (a seeded sample)"
+        return f"{self.rows:,} rows"
+
+
+def upload_source() -> Source:
+    from explorer.dataset import MAX_ROWS
+    from tests.upload_corpus import HEAVY_NAME, heavy_csv
+
+    return Source(HEAVY_NAME, MAX_ROWS, heavy_csv())
+
+
+def path_source(name: str = PATH_NAME) -> Source:
+    """The file ``name`` of the data folder, its rows counted from the Parquet metadata."""
+    import duckdb
+
+    from explorer.dataset import data_folder
+
+    folder = data_folder()
+    if folder is None:
+        raise RuntimeError("DPX_DATA_FOLDER does not name a folder")
+    path = str(folder / name).replace("'", "''")
+    return Source(name, int(duckdb.sql(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()[0][0]))
+
+
+def bring_in(at, source: Source) -> None:
+    """Set the Data page of ``at`` so that its next run brings ``source`` in, as a visitor does: the file uploaded
+    through the file widget, or chosen in the data folder's listing and opened."""
+    if source.by_path:
+        at.selectbox(key="data_folder_file").set_value(source.name)
+        at.button(key="data_folder_open").click()
+    else:
+        at.file_uploader(key="data_upload").upload(source.name, source.raw, "text/csv")
+
+
+def write_heavy_parquet(folder: pathlib.Path, rows: int = PATH_ROWS, name: str = PATH_NAME) -> pathlib.Path:
+    """The heavy upload's table at ``rows`` rows, written by DuckDB from ``range()`` as Parquet: ``x`` and ``z``
+    all-distinct floats (k / 10,000 for k < rows, in two orders: k·a mod rows with a prime a not dividing rows),
+    ``group`` 50 texts of the same Zipf-like frequencies (1/k, drawn through a 1,000-slot table), ``n`` whole
+    numbers 0 to 99, ``label`` 0/1 with 30% ones; the draws are hashes of the row number, so every run writes the
+    same table. Returns the file's path."""
+    import duckdb
+    import numpy as np
+
+    from explorer.columns import MAX_CATEGORIES_FOR_ORACLES as K
+
+    multipliers = [a for a in (7_919, 104_729, 15_485_863, 32_452_843) if np.gcd(a, rows) == 1][:2]
+    if len(multipliers) < 2:
+        raise ValueError(f"rows must be coprime with two of 7919, 104729, 15485863 and 32452843, got {rows}")
+    weights = 1 / np.arange(1, K + 1)
+    slots = np.searchsorted(np.cumsum(weights / weights.sum()), (np.arange(1_000) + 0.5) / 1_000)
+    table = "[" + ",".join(str(int(g)) for g in np.minimum(slots, K - 1)) + "]"
+    a, b = multipliers
+    target = (pathlib.Path(folder) / name).resolve()
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    con.execute(
+        f"""COPY (
+            SELECT (i * {a}) % {rows} / 10000.0 AS x,
+                   (i * {b}) % {rows} / 10000.0 AS z,
+                   'g' || {table}[CAST(1 + hash(i, 1) % 1000 AS BIGINT)] AS "group",
+                   CAST(hash(i, 2) % 100 AS BIGINT) AS n,
+                   CAST(hash(i, 3) % 10 < 3 AS BIGINT) AS label
+            FROM range({int(rows)}) t(i)
+        ) TO '{str(target).replace("'", "''")}' (FORMAT parquet)"""
+    )
+    con.close()
+    return target
+
+
+def _session(view: View, source: Source, first_timed: bool, trace: bool = False):
+    """A new session with ``source`` brought in, on ``view``; returns the AppTest and its first run's figures."""
     from tests.apptest import PAGES, open_page
 
     at = open_page("data", timeout=RUN_TIMEOUT, trials=TRIALS)
-    at.file_uploader(key="data_upload").upload(name, raw, "text/csv")
+    bring_in(at, source)
     first = None
-    if view.page == "data":  # the Data page's first run is the upload: parsed anew, nothing cached
+    if view.page == "data":  # the Data page's first run brings the file in: read anew, nothing cached
         if first_timed:
             _clear_caches()
             first = timed_run(at, trace)
@@ -239,7 +339,7 @@ def _session(view: View, raw: bytes, name: str, first_timed: bool, trace: bool =
         else:
             at.run()
     shown = " ".join(t.value for t in at.sidebar.text)
-    assert name in shown and f"{1_000_000:,} rows" in shown, f"the heavy file is not the active dataset: {shown}"
+    assert source.name in shown and source.sidebar_rows() in shown, f"{source.name} is not the active dataset: {shown}"
     assert at.session_state["trials"] == TRIALS, at.session_state["trials"]
     return at, first
 
@@ -250,19 +350,17 @@ def _move(at, view: View, i: int) -> None:
     widget.set_value(values[i % len(values)])
 
 
-def measure(name: str, firsts: int, moves: int) -> dict:
-    """Every figure of one view, in this process."""
-    from tests.upload_corpus import HEAVY_NAME, heavy_csv
-
+def measure(name: str, firsts: int, moves: int, by_path: bool = False) -> dict:
+    """Every figure of one view, in this process (on the file of the data folder opened by path if ``by_path``)."""
     view = VIEWS[name]
-    raw = heavy_csv()
+    source = path_source() if by_path else upload_source()
     first_runs, move_runs = [], []
     for _ in range(firsts):
-        at, first = _session(view, raw, HEAVY_NAME, first_timed=True)
+        at, first = _session(view, source, first_timed=True)
         first_runs.append(first)
         del at
-    traced_first = _session(view, raw, HEAVY_NAME, first_timed=True, trace=True)[1]
-    at, _ = _session(view, raw, HEAVY_NAME, first_timed=False)
+    traced_first = _session(view, source, first_timed=True, trace=True)[1]
+    at, _ = _session(view, source, first_timed=False)
     for i in range(moves):
         _move(at, view, i)
         move_runs.append(timed_run(at))
@@ -319,52 +417,63 @@ HEADER = (
 )
 
 
-def run_child(name: str, firsts: int, moves: int) -> dict:
-    """``measure`` in a fresh interpreter (its memory is the view's alone)."""
+def run_child(name: str, firsts: int, moves: int, by_path: bool = False) -> dict:
+    """``measure`` in a fresh interpreter (its memory is the view's alone); with ``by_path`` it opens the file of the
+    data folder its environment names (``DPX_DATA_FOLDER``, inherited)."""
     command = [sys.executable, "-m", "benchmarks.bench_heavy", "--child", name, "--firsts", str(firsts)]
-    done = subprocess.run(
-        [*command, "--moves", str(moves)], cwd=ROOT, capture_output=True, text=True, check=False, timeout=7200
-    )
+    command += ["--moves", str(moves), *(["--by-path"] if by_path else [])]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False, timeout=7200)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode or not lines:
         raise RuntimeError(f"{name} failed:\n{done.stderr[-3000:]}")
     return json.loads(lines[-1][len("RESULT ") :])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--firsts", type=int, default=3, help="timed first runs per view (each a new session)")
-    parser.add_argument("--moves", type=int, default=5, help="timed reruns after a move per view")
-    parser.add_argument("--only", nargs="*", default=None, help="views to measure (names as in the table)")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print("RESULT " + json.dumps(measure(args.child, args.firsts, args.moves)), flush=True)
-        return
+def _failed_row(name: str, error: RuntimeError) -> str:
+    """The table's line of a view whose child process failed: the last line of its error."""
+    page, _, view = name.partition(" · ")
+    last = [line for line in str(error).splitlines() if line.strip()][-1].replace("|", "\\|")[:160]
+    return f"| {page} | {view or '—'} | — | — | — | — | < {CPU_TARGET_S:g} s CPU, < {MEMORY_TARGET_MB / 1000:g} GB | fails: {last} |"
 
-    from explorer.dataset import MAX_ROWS, MAX_UPLOAD_BYTES
-    from tests.upload_corpus import heavy_csv
 
-    names = list(VIEWS) if not args.only else [n for n in VIEWS if n in args.only]
+def _measure_all(names: list[str], args, by_path: bool) -> tuple[list[str], list[str], bool, float]:
+    """The table's lines, the views missing the target, whether every run reset the memory high-water mark, and the
+    minutes taken."""
     lines, missed, resets = [HEADER], [], True
     print(HEADER, flush=True)
     started = time.perf_counter()
     for name in names:
-        result = run_child(name, args.firsts, args.moves)
-        line, ok = row(result)
-        resets &= all(r["reset"] for r in [*result["first"], *result["moves"]])
+        try:
+            result = run_child(name, args.firsts, args.moves, by_path)
+        except RuntimeError as error:
+            line, ok = _failed_row(name, error), False
+            print(error, file=sys.stderr, flush=True)
+        else:
+            line, ok = row(result)
+            resets &= all(r["reset"] for r in [*result["first"], *result["moves"]])
         lines.append(line)
         print(line, flush=True)
         if not ok:
             missed.append(name)
-    size = len(heavy_csv())
-    rss_note = (
+    return lines, missed, resets, (time.perf_counter() - started) / 60
+
+
+def _rss_note(resets: bool) -> str:
+    return (
         "RSS rise: the peak resident memory during the run (its high-water mark reset before it) less the resident "
         "memory before it."
         if resets
         else "RSS rise: `ru_maxrss` after the run less before it (the high-water mark could not be reset here, so a "
         "run below an earlier peak shows 0)."
     )
+
+
+def main_upload(args, names: list[str]) -> None:
+    from explorer.dataset import MAX_ROWS, MAX_UPLOAD_BYTES
+    from tests.upload_corpus import heavy_csv
+
+    lines, missed, resets, minutes = _measure_all(names, args, by_path=False)
+    size = len(heavy_csv())
     text = (
         "# Every page on the heaviest upload: measured cost\n\n"
         f"Written by `python -m benchmarks.bench_heavy`: AppTest, one fresh process per view; the file "
@@ -373,8 +482,8 @@ def main() -> None:
         f"through the Data page; {TRIALS:,} simulated trials; {args.firsts} first runs (each a new session, the "
         f"shared caches emptied; the parsed upload lives with its session) and {args.moves} reruns after a move to a value new to the session per view. "
         f"Python {platform.python_version()}, {os.cpu_count()} cores shared with other work (load average "
-        f"{os.getloadavg()[0]:.1f} at the end), {(time.perf_counter() - started) / 60:.0f} min in all. "
-        f"The Data page's first run is the upload itself. {rss_note}\n\n" + "\n".join(lines) + "\n"
+        f"{os.getloadavg()[0]:.1f} at the end), {minutes:.0f} min in all. "
+        f"The Data page's first run is the upload itself. {_rss_note(resets)}\n\n" + "\n".join(lines) + "\n"
     )
     if missed:
         text += "\nMissing the target: " + ", ".join(missed) + ".\n"
@@ -382,6 +491,79 @@ def main() -> None:
     RESULTS.write_text(text)
     readme_figures.update()
     print(text)
+
+
+def main_by_path(args, names: list[str]) -> None:
+    """Issue 22: every view on a generated Parquet file of ``args.rows`` rows opened by path from a data folder."""
+    import tempfile
+
+    from explorer.dataset import DATA_FOLDER_VARIABLE, SAMPLE_ROWS
+
+    load_start = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="dpx_heavy_path_") as folder:
+        cpu, wall = time.process_time(), time.perf_counter()
+        path = write_heavy_parquet(pathlib.Path(folder), args.rows)
+        written = (time.perf_counter() - wall, time.process_time() - cpu, path.stat().st_size)
+        os.environ[DATA_FOLDER_VARIABLE] = folder  # the children inherit it
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        lines, missed, resets, minutes = _measure_all(names, args, by_path=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children_cpu = (after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime) / 60
+    load_end = os.getloadavg()
+    left = [n for n in VIEWS if n not in names]
+    measured = (
+        f"every view of the upload benchmark ({len(names)})"
+        if not left
+        else f"{len(names)} of the {len(VIEWS)} views (a representative subset, `--only`): the table's rows; not "
+        f"measured: {', '.join(left)}"
+    )
+    text = (
+        "# Every page on a file of 10⁷ rows opened by path: measured cost\n\n"
+        f"Written by `python -m benchmarks.bench_heavy --by-path` (issue 22): a Parquet file of {args.rows:,} rows "
+        f"({written[2] / 1e6:.0f} MB) with the columns of the heavy upload (`tests.upload_corpus.heavy_csv`: two "
+        f"columns of all-distinct floats, 50 categories of Zipf-like frequencies, a whole-number column, a 0/1 target), "
+        f"generated once by DuckDB `COPY ... TO ... (FORMAT parquet)` from `range()` ({written[0]:.1f} s, "
+        f"{written[1]:.1f} s CPU in this process) into a temporary folder named to every child by `DPX_DATA_FOLDER`; "
+        f"each session opens it through the Data page's data-folder listing (button `data_folder_open`), and the "
+        f"views work on its seeded sample of {SAMPLE_ROWS:,} rows (`explorer.dataset.SAMPLE_ROWS`, said on the Data "
+        f'page as "Rows used: {SAMPLE_ROWS:,} of {args.rows:,}"). AppTest, one fresh process per view; '
+        f"{TRIALS:,} simulated trials; {args.firsts} first runs (each a new session that opens the file anew, the "
+        f"shared caches emptied) and {args.moves} reruns after a move to a value new to the session per view. "
+        f"The Data page's first run is the opening of the file itself (the sample drawn by DuckDB and the profile). "
+        f"Measured: {measured}. The machine's {os.cpu_count()} cores were shared with other work: load average "
+        f"{load_start[0]:.1f} / {load_start[1]:.1f} / {load_start[2]:.1f} (1 / 5 / 15 min) at the start and "
+        f"{load_end[0]:.1f} / {load_end[1]:.1f} / {load_end[2]:.1f} at the end, so wall times are inflated; judge by "
+        f"the CPU column (`time.process_time`, every thread of the process). {minutes:.0f} min in all, "
+        f"{children_cpu:.0f} min of CPU in the child processes. Python {platform.python_version()}. "
+        f"{_rss_note(resets)}\n\n" + "\n".join(lines) + "\n"
+    )
+    text += (
+        "\nMissing the target: " + ", ".join(missed) + ".\n" if missed else "\nEvery measured view meets the target.\n"
+    )
+    RESULTS_BY_PATH.parent.mkdir(exist_ok=True)
+    RESULTS_BY_PATH.write_text(text)
+    print(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--firsts", type=int, default=3, help="timed first runs per view (each a new session)")
+    parser.add_argument("--moves", type=int, default=5, help="timed reruns after a move per view")
+    parser.add_argument("--only", nargs="*", default=None, help="views to measure (names as in the table)")
+    parser.add_argument(
+        "--by-path", action="store_true", help="open a generated Parquet file by path (heavy_path.md), not the upload"
+    )
+    parser.add_argument("--rows", type=int, default=PATH_ROWS, help="rows of the --by-path file")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print("RESULT " + json.dumps(measure(args.child, args.firsts, args.moves, args.by_path)), flush=True)
+        return
+    names = list(VIEWS) if not args.only else [n for n in VIEWS if n in args.only]
+    unknown = set(args.only or ()) - set(VIEWS)
+    if unknown:
+        parser.error(f"--only names no view: {', '.join(sorted(unknown))}")
+    (main_by_path if args.by_path else main_upload)(args, names)
 
 
 if __name__ == "__main__":

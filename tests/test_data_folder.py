@@ -174,3 +174,34 @@ def test_nothing_is_published_from_a_seeded_sample(folder, monkeypatch, page):
     assert buttons and all(b.disabled for b in buttons), [(b.key, b.disabled) for b in buttons]
     said = [i.value for i in at.info if i.value.startswith("Nothing is published from this data")]
     assert said and all("\n" not in s for s in said), said
+
+
+def test_the_by_path_benchmark_opens_its_generated_parquet_through_the_data_page_as_a_seeded_sample(
+    tmp_path, monkeypatch
+):
+    # benchmarks/bench_heavy.py --by-path: the heavy upload's columns written by DuckDB, opened by path (issue 22)
+    from benchmarks import bench_heavy
+    from explorer import state
+
+    rows, kept = 1_000, 300
+    path = bench_heavy.write_heavy_parquet(tmp_path, rows)
+    table = duckdb.sql(f"SELECT * FROM read_parquet('{path}')").df()
+    assert list(table.columns) == ["x", "z", "group", "n", "label"] and len(table) == rows
+    for column in ("x", "z"):  # all distinct: k / 10,000 for every k < rows
+        assert sorted(np.rint(table[column] * 10_000).astype(int)) == list(range(rows))
+    assert table["group"].str.fullmatch(r"g\d+").all() and table["n"].between(0, 99).all()
+    assert set(table["label"]) == {0, 1}
+    monkeypatch.setenv(DATA_FOLDER_VARIABLE, str(tmp_path))
+    monkeypatch.setattr(dataset, "SAMPLE_ROWS", kept)
+    source = bench_heavy.path_source()
+    assert source.by_path and source.name == path.name and source.rows == rows
+    at = open_page("data")
+    bench_heavy.bring_in(at, source)
+    at.run()
+    assert_clean(at)
+    opened = at.session_state[state.DATASET]
+    assert opened.sampled and opened.n_rows == kept and opened.total_rows == rows and opened.path == str(path)
+    assert f"Rows used: {kept:,} of {rows:,} (a seeded sample" in " ".join(i.value for i in at.info)
+    shown = " ".join(t.value for t in at.sidebar.text)
+    assert path.name in shown and source.sidebar_rows() in shown
+    assert source.sidebar_rows() == f"{kept:,} of {rows:,} rows (a seeded sample)"
