@@ -82,6 +82,7 @@ __all__ = [
     "group_by_cost",
     "group_by",
     "check_group_by_publication",
+    "entry_noise",
     "publish_group_by",
 ]
 
@@ -112,7 +113,7 @@ def _same_length(persons, n: int) -> None:
         raise ValueError(f"persons must give one identifier per row ({n:,} rows), got {np.size(persons):,}")
 
 
-def _noise(family: families.Family, epsilon: float, sensitivity: Sensitivity, delta: float | None):
+def entry_noise(family: families.Family, epsilon: float, sensitivity: Sensitivity, delta: float | None):
     """The noise of each entry: ℓ2 families at (ε, δ) and the vector's ℓ2; ℓ1 families at ε/entries and one entry's."""
     if family.norm == "L2":
         return family.noise(epsilon, sensitivity.l2, delta)
@@ -536,16 +537,18 @@ def _prepare(
     labels = tuple(labels_all[i] for i in released)
     parts = []
     if statistic == "count":
-        parts.append((counts[released], _noise(family, epsilon, bounds.histogram_sensitivity(), delta)))
+        parts.append((counts[released], entry_noise(family, epsilon, bounds.histogram_sensitivity(), delta)))
     else:
         sums = np.bincount(kept_codes, weights=np.clip(row_values[kept_rows], lower, upper), minlength=g)
         if statistic == "sum":
-            parts.append((sums[released], _noise(family, epsilon, bounds.group_sum_sensitivity(lower, upper), delta)))
+            parts.append(
+                (sums[released], entry_noise(family, epsilon, bounds.group_sum_sensitivity(lower, upper), delta))
+            )
         else:
             budget = split_mean_budget(epsilon, split, delta)
             sum_sens, count_sens = bounds.group_mean_sensitivities(lower, upper)
-            parts.append((sums[released], _noise(family, budget.sum_epsilon, sum_sens, budget.sum_delta)))
-            parts.append((counts[released], _noise(family, budget.count_epsilon, count_sens, budget.count_delta)))
+            parts.append((sums[released], entry_noise(family, budget.sum_epsilon, sum_sens, budget.sum_delta)))
+            parts.append((counts[released], entry_noise(family, budget.count_epsilon, count_sens, budget.count_delta)))
     total_epsilon, total_delta = group_by_cost(
         epsilon, statistic=statistic, mechanism=mechanism, delta=delta, selection=selection, split=split
     )

@@ -603,9 +603,9 @@ def group_by_keys(groups: int) -> list[str]:
 
 def group_by_noise(epsilon: float, bounds):
     """The Laplace noise of each group's count as :func:`dpcore.groupby.group_by` calibrates it for ``bounds``."""
-    from dpcore.groupby import _noise  # the group-by's own rule (ε/L₀ per entry at sensitivity L∞)
+    from dpcore.groupby import entry_noise  # the group-by's own rule (ε/L₀ per entry at sensitivity L∞)
 
-    return _noise(families.family("laplace"), epsilon, bounds.histogram_sensitivity(), None)
+    return entry_noise(families.family("laplace"), epsilon, bounds.histogram_sensitivity(), None)
 
 
 def smallest_count(noise, true: np.ndarray):
