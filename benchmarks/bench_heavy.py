@@ -144,7 +144,17 @@ VIEWS: dict[str, View] = {
         "learning", {"lrn_view": "Federated averaging", "lrn_fed_part": "The tutorial recipe"}, _eps("lrn_fed_claimed")
     ),
     "people · Bias against noise": View("people", {}, _eps("ppl_epsilon")),
+    # n as the person: 100 persons of about 10,000 rows each in 10^6 (2,000 in a 200,000-row sample)
+    "people · Bias against noise, person n": View("people", {"ppl_person": "n"}, _eps("ppl_epsilon")),
+    "people · Group-by with unknown keys, person n": View(
+        "people", {"ppl_person": "n", "ppl_view": "Group-by with unknown keys"}, _eps("ppl_sel_epsilon")
+    ),
     "publish": View("publish", {}, _eps("pub_epsilon")),
+    "publish · 50 declared categories and a mean": View(
+        "publish",
+        {"pub_domain_0": "\n".join(f"g{i}" for i in range(50)), "pub_lower_1": 0, "pub_upper_1": 1_000},
+        _eps("pub_epsilon"),
+    ),
 }
 
 
@@ -530,6 +540,8 @@ def main_by_path(args, names: list[str]) -> None:
         f"{TRIALS:,} simulated trials; {args.firsts} first runs (each a new session that opens the file anew, the "
         f"shared caches emptied) and {args.moves} reruns after a move to a value new to the session per view. "
         f"The Data page's first run is the opening of the file itself (the sample drawn by DuckDB and the profile). "
+        f"Every other view computes on the sample's rows (none queries the whole file), so the file's size shows in "
+        f"the opening and a view's cost is that of a {SAMPLE_ROWS:,}-row table. "
         f"Measured: {measured}. The machine's {os.cpu_count()} cores were shared with other work: load average "
         f"{load_start[0]:.1f} / {load_start[1]:.1f} / {load_start[2]:.1f} (1 / 5 / 15 min) at the start and "
         f"{load_end[0]:.1f} / {load_end[1]:.1f} / {load_end[2]:.1f} at the end, so wall times are inflated; judge by "
