@@ -322,7 +322,6 @@ def publish_plan(allocation: Allocation, table) -> PlanRelease:
     secure = SecureGenerator()
     prepared = _prepare(allocation, table, secure)
     plan = allocation.plan
-    unit = plan.unit
     releases = []
     for p in prepared:
         stat, share = p.share.statistic, p.share
@@ -330,49 +329,53 @@ def publish_plan(allocation: Allocation, table) -> PlanRelease:
             drawn = publish_quantile(p.quantile_values, stat.q, stat.lower, stat.upper, share.budget)
             releases.append(replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[3:])))  # + grid
             continue
-        noisy = [np.asarray(lat.draw(true, secure), dtype=np.float64).reshape(-1) for true, lat in p.parts]
-        grid = min(lat.grid for _, lat in p.parts)
-        mechanism = "; ".join(share.noise) + (
-            f"; drawn with secure noise on a lattice (grid {grid:g}, exact discrete noise)"
-        )
-        releases.append(
-            Release(
-                query=stat.name,
-                value=as_tuple(_finish(stat, noisy)) if stat.grouped else float(_finish(stat, noisy)[0]),
-                labels=stat.labels,
-                mechanism=mechanism,
-                noise_std=p.parts[0][1].noise_std if len(p.parts) == 1 else math.nan,
-                epsilon=share.epsilon,
-                delta=share.delta,
-                relation=ADD_REMOVE,
-                unit=unit.unit,
-                randomness=Randomness.PUBLICATION,
-                public=_facts(stat, plan),
-            )
-        )
-    values, labels = [], []
-    for r in releases:
-        values.extend(float(v) for v in r.values)
-        labels.extend(f"{r.query}: {label}" for label in r.labels)
+        releases.append(_lattice_release(share, plan, p.parts, secure, "secure noise", Randomness.PUBLICATION))
+    return _plan_release(allocation, releases, Randomness.PUBLICATION)
+
+
+def _lattice_release(share, plan, parts, rng, how: str, randomness, source: str = "") -> Release:
+    """One statistic drawn on its lattices: ``parts`` pairs each true vector with its lattice mechanism."""
+    stat = share.statistic
+    noisy = [np.asarray(lat.draw(true, rng), dtype=np.float64).reshape(-1) for true, lat in parts]
+    grid = min(lat.grid for _, lat in parts)
+    return Release(
+        query=stat.name,
+        value=as_tuple(_finish(stat, noisy)) if stat.grouped else float(_finish(stat, noisy)[0]),
+        labels=stat.labels,
+        mechanism="; ".join(share.noise)
+        + f"; drawn with {how} on a lattice (grid {grid:g}, exact discrete noise)"
+        + source,
+        noise_std=parts[0][1].noise_std if len(parts) == 1 else math.nan,
+        epsilon=share.epsilon,
+        delta=share.delta,
+        relation=ADD_REMOVE,
+        unit=plan.unit.unit,
+        randomness=randomness,
+        public=_facts(stat, plan),
+    )
+
+
+def _plan_release(allocation: Allocation, releases: list, randomness) -> PlanRelease:
+    """The statistics' releases and their combination, stamped now."""
+    plan, unit = allocation.plan, allocation.plan.unit
     combined = Release(
         query="release plan" + (f": {plan.title}" if plan.title else ""),
-        value=tuple(values),
-        labels=tuple(labels),
+        value=tuple(float(v) for r in releases for v in r.values),
+        labels=tuple(f"{r.query}: {label}" for r in releases for label in r.labels),
         mechanism=f"{len(releases)} statistics, each with its own noise; total by {allocation.accountant}",
         noise_std=math.nan,
         epsilon=allocation.epsilon,
         delta=allocation.delta,
         relation=ADD_REMOVE,
         unit=unit.unit,
-        randomness=Randomness.PUBLICATION,
+        randomness=randomness,
         public=(
             PublicFact("unit of privacy", unit.words(), "declared"),
             PublicFact("split", plan.policy, "declared"),
             PublicFact("accountant", allocation.accountant, "fixed"),
         ),
     )
-    created = datetime.now(UTC).isoformat(timespec="seconds")
-    return PlanRelease(allocation, tuple(releases), combined, created)
+    return PlanRelease(allocation, tuple(releases), combined, datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -518,44 +521,12 @@ def publish_from_aggregates(allocation: Allocation, aggregates, rng=None) -> Pla
         if stat.kind == "mean":
             truths = [parts["total"]] if stat.n_public is not None else [parts["total"], parts["rows"]]
         all_truths.append(truths)
+    how = "secure noise" if secure else "seeded noise (simulated, not private)"
     releases = []
     for share, truths in zip(allocation.shares, all_truths):
-        stat = share.statistic
-        lattices = [lattice_mechanism(noise) for _, noise in noise_parts(stat, unit, share.budget)]
-        noisy = [np.asarray(lat.draw(true, rng), dtype=np.float64).reshape(-1) for true, lat in zip(truths, lattices)]
-        grid = min(lat.grid for lat in lattices)
-        how = "secure noise" if secure else "seeded noise (simulated, not private)"
+        lattices = [lattice_mechanism(noise) for _, noise in noise_parts(share.statistic, unit, share.budget)]
+        parts = list(zip(truths, lattices))
         releases.append(
-            Release(
-                query=stat.name,
-                value=as_tuple(_finish(stat, noisy)) if stat.grouped else float(_finish(stat, noisy)[0]),
-                labels=stat.labels,
-                mechanism="; ".join(share.noise) + f"; drawn with {how} on a lattice (grid {grid:g}, exact discrete "
-                "noise), on aggregates computed by a data engine",
-                noise_std=lattices[0].noise_std if len(lattices) == 1 else math.nan,
-                epsilon=share.epsilon,
-                delta=share.delta,
-                relation=ADD_REMOVE,
-                unit=unit.unit,
-                randomness=randomness,
-                public=_facts(stat, plan),
-            )
+            _lattice_release(share, plan, parts, rng, how, randomness, ", on aggregates computed by a data engine")
         )
-    combined = Release(
-        query="release plan" + (f": {plan.title}" if plan.title else ""),
-        value=tuple(float(v) for r in releases for v in r.values),
-        labels=tuple(f"{r.query}: {label}" for r in releases for label in r.labels),
-        mechanism=f"{len(releases)} statistics, each with its own noise; total by {allocation.accountant}",
-        noise_std=math.nan,
-        epsilon=allocation.epsilon,
-        delta=allocation.delta,
-        relation=ADD_REMOVE,
-        unit=unit.unit,
-        randomness=randomness,
-        public=(
-            PublicFact("unit of privacy", unit.words(), "declared"),
-            PublicFact("split", plan.policy, "declared"),
-            PublicFact("accountant", allocation.accountant, "fixed"),
-        ),
-    )
-    return PlanRelease(allocation, tuple(releases), combined, datetime.now(UTC).isoformat(timespec="seconds"))
+    return _plan_release(allocation, releases, randomness)

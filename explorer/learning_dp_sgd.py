@@ -321,6 +321,73 @@ def sgd_planner(t: Task, s: SGDSettings, plan, people: People | None = None) -> 
     )
 
 
+#: What the two DP-SGD views say for each unit of privacy: the legend, what is clipped, ε's label and help, the key.
+SGD_WORDS = {
+    "example": ("DP-SGD", "gradients", "ε spent (PLD)", None, "lrn_sgd_history"),
+    "person": (
+        "user-level DP-SGD",
+        "person gradients",
+        "ε spent per person (PLD)",
+        "For adding or removing one person with all of their rows (at most m used): user-level privacy.",
+        "lrn_sgd_user_history",
+    ),
+}
+
+
+def sgd_outcome(t: Task, s: SGDSettings, plan, run: dict, plain, unit_name: str, count: int, title: str) -> None:
+    """A DP-SGD run's test accuracy against full-batch non-private descent, its figures and the ε it spent.
+
+    ``unit_name`` is the unit of privacy (a key of :data:`SGD_WORDS`), ``count`` how many of them q samples from.
+    """
+    name, what, label, help_text, key = SGD_WORDS[unit_name]
+    base = training.baseline(t)
+    curve = band(training.spread(plain)) | {"low": None, "high": None, "colour": 2}
+    right = accuracy_chart(
+        f"{name} (line: mean; band: min to max of {t.draws} draws)",
+        run,
+        ("non-private (full-batch gradient descent, same steps)", curve),
+        title,
+        "step",
+        base,
+        key,
+    )
+    batch = plan.sampling_rate * count
+    accuracy_metrics(
+        run["accuracy"],
+        float(plain["test_accuracy"].iloc[-1]),
+        base,
+        right,
+        (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped {what} of norm ≤ {s.clip:g}"),
+        (plan.steps, s.lr),
+    )
+    right.metric(
+        label,
+        f"{run['epsilon']:.4g}",
+        f"δ = {s.delta:.0e}, add/remove one {unit_name}",
+        delta_color="off",
+        delta_arrow="off",
+        help=help_text,
+    )
+
+
+def accuracy_chart(name: str, run: dict, plain: tuple[str, dict], title: str, x: str, base: float, key: str):
+    """A run's test accuracy (its draws' band, legend ``name``) against ``plain`` (legend, curve) and the majority
+    baseline, in the left of two columns; returns the right one."""
+    left, right = st.columns([1.7, 1])
+    left.plotly_chart(
+        charts.band_curves(
+            {name: band(training.spread(run["history"])), plain[0]: plain[1]},
+            title,
+            x,
+            "test accuracy",
+            y_format=".1%",
+            hlines=[(base, f"majority baseline {base:.1%}")],
+        ),
+        key=key,
+    )
+    return right
+
+
 def sgd_settings(s: SGDSettings, plan) -> dict:
     return {
         "noise_multiplier": plan.noise_multiplier,
@@ -349,39 +416,8 @@ def sgd_training(t: Task, s: SGDSettings, plan, replanned: bool, people: People 
     plain = training.nonprivate(t.key, plan.steps, s.lr, t.features)
     if run is None or plain is None:  # computed in the server's pool: the page shows where it is
         return
-    base = training.baseline(t)
-    left, right = st.columns([1.7, 1])
-    left.plotly_chart(
-        charts.band_curves(
-            {
-                f"DP-SGD (line: mean; band: min to max of {t.draws} draws)": band(training.spread(run["history"])),
-                "non-private (full-batch gradient descent, same steps)": band(training.spread(plain))
-                | {"low": None, "high": None, "colour": 2},
-            },
-            f"Test accuracy, DP-SGD at ε = {run['epsilon']:.3g} (PLD), δ = {s.delta:.0e} (held-out rows, for teaching)",
-            "step",
-            "test accuracy",
-            y_format=".1%",
-            hlines=[(base, f"majority baseline {base:.1%}")],
-        ),
-        key="lrn_sgd_history",
-    )
-    batch = plan.sampling_rate * t.n_train
-    accuracy_metrics(
-        run["accuracy"],
-        float(plain["test_accuracy"].iloc[-1]),
-        base,
-        right,
-        (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped gradients of norm ≤ {s.clip:g}"),
-        (plan.steps, s.lr),
-    )
-    right.metric(
-        "ε spent (PLD)",
-        f"{run['epsilon']:.4g}",
-        f"δ = {s.delta:.0e}, add/remove one example",
-        delta_color="off",
-        delta_arrow="off",
-    )
+    title = f"Test accuracy, DP-SGD at ε = {run['epsilon']:.3g} (PLD), δ = {s.delta:.0e} (held-out rows, for teaching)"
+    sgd_outcome(t, s, plan, run, plain, "example", t.n_train, title)
     st.subheader("Simulated release")
     left, right = st.columns([1.2, 1])
     left.markdown(
@@ -450,42 +486,8 @@ def user_training(t: Task, s: SGDSettings, plan, people: People) -> None:
     plain = training.nonprivate(t.key, plan.steps, s.lr, t.features)
     if run is None or plain is None:  # computed in the server's pool: the page shows where it is
         return
-    base = training.baseline(t)
-    left, right = st.columns([1.7, 1])
-    left.plotly_chart(
-        charts.band_curves(
-            {
-                f"user-level DP-SGD (line: mean; band: min to max of {t.draws} draws)": band(
-                    training.spread(run["history"])
-                ),
-                "non-private (full-batch gradient descent, same steps)": band(training.spread(plain))
-                | {"low": None, "high": None, "colour": 2},
-            },
-            f"Test accuracy (held-out rows), user-level DP-SGD at ε = {run['epsilon']:.3g} per person",
-            "step",
-            "test accuracy",
-            y_format=".1%",
-            hlines=[(base, f"majority baseline {base:.1%}")],
-        ),
-        key="lrn_sgd_user_history",
-    )
-    batch = plan.sampling_rate * people.count
-    accuracy_metrics(
-        run["accuracy"],
-        float(plain["test_accuracy"].iloc[-1]),
-        base,
-        right,
-        (plan.noise_std(s.clip), batch * s.clip, f"about {batch:,.0f} clipped person gradients of norm ≤ {s.clip:g}"),
-        (plan.steps, s.lr),
-    )
-    right.metric(
-        "ε spent per person (PLD)",
-        f"{run['epsilon']:.4g}",
-        f"δ = {s.delta:.0e}, add/remove one person",
-        delta_color="off",
-        delta_arrow="off",
-        help="For adding or removing one person with all of their rows (at most m used): user-level privacy.",
-    )
+    title = f"Test accuracy (held-out rows), user-level DP-SGD at ε = {run['epsilon']:.3g} per person"
+    sgd_outcome(t, s, plan, run, plain, "person", people.count, title)
     used = run["details"]["rows_used"]
     st.subheader("Simulated release")
     left, right = st.columns([1.2, 1])

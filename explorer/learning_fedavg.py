@@ -17,6 +17,7 @@ from dpcore import limits
 from dpcore.accounting import PoissonSampledGaussian
 from dpcore.neighbours import UNIT_CLIENT
 from explorer import budget, charts, state, training, unit, widgets
+from explorer.learning_dp_sgd import accuracy_chart
 from explorer.learning_layout import (
     accuracy_metrics,
     band,
@@ -246,26 +247,19 @@ def fed_training(t: Task, s: FedSettings) -> None:
             else ""
         )
     )
-    left, right = st.columns([1.7, 1])
     steps = s.local_steps
     plain_rounds = plain[plain["step"] % steps == 0]
-    left.plotly_chart(
-        charts.band_curves(
-            {
-                f"DP-FedAvg (line: mean; band: min to max of {t.draws} draws)": band(training.spread(run["history"])),
-                f"non-private, centralised ({steps} gradient steps per round)": {
-                    "x": plain_rounds["step"] // steps,
-                    "y": plain_rounds["test_accuracy"],
-                    "colour": 2,
-                },
-            },
-            f"Test accuracy, DP-FedAvg at client-level ε = {run['epsilon']:.3g} (held-out rows, for teaching)",
-            "round",
-            "test accuracy",
-            y_format=".1%",
-            hlines=[(base, f"majority baseline {base:.1%}")],
+    right = accuracy_chart(
+        f"DP-FedAvg (line: mean; band: min to max of {t.draws} draws)",
+        run,
+        (
+            f"non-private, centralised ({steps} gradient steps per round)",
+            {"x": plain_rounds["step"] // steps, "y": plain_rounds["test_accuracy"], "colour": 2},
         ),
-        key="lrn_fed_history",
+        f"Test accuracy, DP-FedAvg at client-level ε = {run['epsilon']:.3g} (held-out rows, for teaching)",
+        "round",
+        base,
+        "lrn_fed_history",
     )
     accuracy_metrics(
         run["accuracy"],

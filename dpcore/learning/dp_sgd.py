@@ -98,11 +98,11 @@ def poisson_batches(n: int, sampling_rate: float, draws: int, rng) -> tuple[np.n
     q = check_probability(sampling_rate, "sampling_rate", high_open=False)
     draws = check_int(draws, "draws", minimum=1, maximum=MAX_DRAWS)
     check_elements(draws * math.ceil(q * n), "draws × expected batch size", MAX_ELEMENTS)
-    return _poisson_batches(n, q, draws, as_generator(rng))
+    return draw_poisson_batches(n, q, draws, as_generator(rng))
 
 
-def _poisson_batches(n: int, q: float, draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`poisson_batches` on checked arguments."""
+def draw_poisson_batches(n: int, q: float, draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`poisson_batches` on checked arguments (the trainers' loops draw a batch per step with it)."""
     # enough gaps that the last partial sum passes n with overwhelming probability; extended if not
     m = int(q * n + 8.0 * math.sqrt(q * n) + 16)
     positions = np.cumsum(rng.geometric(q, size=(draws, m)), axis=1) - 1
@@ -217,17 +217,8 @@ def dp_sgd(
         "learning_rate": learning_rate,
         "l2": l2,
     }
-    return TrainingResult(
-        method="DP-SGD",
-        weights=W[0] if single else W,
-        fit_intercept=design.fit_intercept,
-        history=recorder.frame(),
-        epsilon=float(privacy.loc[privacy["method"] == accountant, "epsilon"].iloc[0]),
-        delta=delta,
-        privacy=privacy,
-        details=details,
-        clip=design.clip,
-        clipping=design.clipping,
+    return accounted_result(
+        "DP-SGD", W, single, design, recorder, privacy, accountant, delta, details, design.clip, design.clipping
     )
 
 
@@ -236,6 +227,52 @@ def dpsgd_privacy(sigma: float, q: float, steps: int, delta: float, accountant: 
     methods = [accountant] if accountant == "rdp" else [accountant, "rdp"]
     eps = [float(dpsgd_epsilon(sigma, q, steps, delta, method=m)) for m in methods]
     return pd.DataFrame({"method": methods, "epsilon": eps})
+
+
+def noisy_update(W: np.ndarray, sums: np.ndarray, noise_std, divisor, learning_rate, l2, penalised, rng) -> None:
+    """One minibatch step on k models, in place: ``W ← W − η [ (sums + N(0, s² I)) / divisor + λ W_coef ]``.
+
+    ``sums`` (k, p) is the clipped gradient sum of each model's batch and is overwritten; ``s = noise_std``.
+    The penalty gradient ``λ W`` does not read the data and is added after the noise (as in full-batch descent).
+    """
+    sums += noise_std * rng.standard_normal(W.shape)
+    sums /= divisor
+    if l2:
+        sums += l2 * W * penalised
+    sums *= learning_rate
+    W -= sums
+
+
+def accounted_result(
+    method: str,
+    W: np.ndarray,
+    single: bool,
+    design: LogisticDesign,
+    recorder: Recorder,
+    privacy,
+    accountant: str,
+    delta: float,
+    details: dict,
+    clip: float,
+    clipping: str,
+) -> TrainingResult:
+    """The :class:`TrainingResult` of a trainer whose ``privacy`` table has one ε row per accountant.
+
+    ``W`` holds the k models' weights (the first alone when ``single``); ε is the row of ``accountant``, at ``delta``;
+    ``clip`` and ``clipping`` say what was bounded.
+    """
+    return TrainingResult(
+        method=method,
+        weights=W[0] if single else W,
+        fit_intercept=design.fit_intercept,
+        history=recorder.frame(),
+        epsilon=float(privacy.loc[privacy["method"] == accountant, "epsilon"].iloc[0]),
+        delta=delta,
+        privacy=privacy,
+        details=details,
+        clip=clip,
+        clipping=clipping,
+    )
 
 
 def _sgd_steps(design, k, steps, q, sigma, batch, learning_rate, l2, rng, recorder) -> np.ndarray:
@@ -249,7 +286,7 @@ def _sgd_steps(design, k, steps, q, sigma, batch, learning_rate, l2, rng, record
             if recorder.wants(t):
                 recorder.record(t, W)
             break
-        index, kept = _poisson_batches(design.n, q, k, rng)
+        index, kept = draw_poisson_batches(design.n, q, k, rng)
         Xb = rows[index]  # (k, m, p)
         z = np.matmul(Xb, W[:, :, None])[:, :, 0]
         r = sigmoid(z)
@@ -264,10 +301,5 @@ def _sgd_steps(design, k, steps, q, sigma, batch, learning_rate, l2, rng, record
         if recorder.wants(t):
             recorder.record(t, W, clipped=clipped)
         sums = np.matmul(r[:, None, :], Xb)[:, 0, :]
-        sums += (sigma * clip) * rng.standard_normal((k, design.p))
-        sums /= batch
-        if l2:
-            sums += l2 * W * design.penalised
-        sums *= learning_rate
-        W -= sums
+        noisy_update(W, sums, sigma * clip, batch, learning_rate, l2, design.penalised, rng)
     return W

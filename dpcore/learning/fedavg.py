@@ -56,7 +56,7 @@ from dpcore.accounting import DPSGD_METHODS
 from dpcore.laplace import Laplace
 from dpcore.learning._arrays import check_features, check_labels
 from dpcore.learning._training import Recorder, check_steps, check_training_work, evaluation_design, resolve_draws
-from dpcore.learning.dp_sgd import dpsgd_privacy
+from dpcore.learning.dp_sgd import accounted_result, dpsgd_privacy
 from dpcore.learning.logistic import LogisticDesign, clip_by_norm, csr_pair, sigmoid
 from dpcore.learning.result import TrainingResult
 from dpcore.validation import (
@@ -343,17 +343,8 @@ def dp_fedavg(
         "l2": l2,
         "accountant": accountant,
     }
-    return TrainingResult(
-        method="DP-FedAvg",
-        weights=W[0] if single else W,
-        fit_intercept=design.fit_intercept,
-        history=recorder.frame(),
-        epsilon=float(privacy.loc[privacy["method"] == accountant, "epsilon"].iloc[0]),
-        delta=delta,
-        privacy=privacy,
-        details=details,
-        clip=clip,
-        clipping="client update",
+    return accounted_result(
+        "DP-FedAvg", W, single, design, recorder, privacy, accountant, delta, details, clip, "client update"
     )
 
 

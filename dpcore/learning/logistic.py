@@ -78,6 +78,11 @@ _SPARSE_DENSITY = 0.3
 _SPARSE_MIN_CELLS = 200_000
 
 
+def worth_sparse(rows: np.ndarray) -> bool:
+    """Whether a design matrix is sparse and large enough to gain from CSR products (one-hot data)."""
+    return rows.size >= _SPARSE_MIN_CELLS and np.count_nonzero(rows) <= _SPARSE_DENSITY * rows.size
+
+
 def sigmoid(z) -> np.ndarray:
     """``expit(z) = 1 / (1 + e^{−z})``, elementwise, as a new float64 array.
 
@@ -191,8 +196,7 @@ class LogisticDesign:
         """The rows as CSR matrices when they are sparse and large enough to gain from it, else None."""
         if self._csr is None:
             rows = self.rows
-            sparse = rows.size >= _SPARSE_MIN_CELLS and np.count_nonzero(rows) <= _SPARSE_DENSITY * rows.size
-            self._csr = csr_pair(rows) if sparse else False
+            self._csr = csr_pair(rows) if worth_sparse(rows) else False
         return self._csr or None
 
     def transform(self, X) -> np.ndarray:

@@ -52,8 +52,8 @@ from dpcore.accounting import DPSGD_METHODS, PoissonSampledGaussian
 from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
 from dpcore.learning._arrays import check_training_set, check_weights
 from dpcore.learning._training import Recorder, check_steps, check_training_work, resolve_draws
-from dpcore.learning.dp_sgd import _poisson_batches, dpsgd_privacy
-from dpcore.learning.logistic import _SPARSE_DENSITY, _SPARSE_MIN_CELLS, LogisticDesign, csr_pair, sigmoid
+from dpcore.learning.dp_sgd import accounted_result, dpsgd_privacy, draw_poisson_batches, noisy_update
+from dpcore.learning.logistic import LogisticDesign, csr_pair, sigmoid, worth_sparse
 from dpcore.learning.result import TrainingResult
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
 from dpcore.validation import (
@@ -232,7 +232,7 @@ def person_rows(persons, max_rows: int, rng) -> PersonRows:
 def _design_rows(design: LogisticDesign):
     """The design's rows as CSR when they are sparse (one-hot data: a step then reads each row's non-zeros only)."""
     rows = design.rows
-    if rows.size >= _SPARSE_MIN_CELLS and np.count_nonzero(rows) <= _SPARSE_DENSITY * rows.size:
+    if worth_sparse(rows):
         return csr_pair(rows)[0]
     return rows
 
@@ -392,17 +392,18 @@ def user_level_dp_sgd(
         "learning_rate": params.learning_rate,
         "l2": params.l2,
     }
-    return TrainingResult(
-        method=METHOD,
-        weights=W[0] if single else W,
-        fit_intercept=design.fit_intercept,
-        history=recorder.frame(),
-        epsilon=float(privacy.loc[privacy["method"] == params.accountant, "epsilon"].iloc[0]),
-        delta=params.delta,
-        privacy=privacy,
-        details=details,
-        clip=params.clip,
-        clipping="person gradient",
+    return accounted_result(
+        METHOD,
+        W,
+        single,
+        design,
+        recorder,
+        privacy,
+        params.accountant,
+        params.delta,
+        details,
+        params.clip,
+        "person gradient",
     )
 
 
@@ -416,7 +417,7 @@ def _user_steps(design, groups: PersonRows, k: int, params: UserLevelSGD, batch:
             if recorder.wants(t):
                 recorder.record(t, W)
             break
-        index, kept = _poisson_batches(groups.persons, params.sampling_rate, k, rng)
+        index, kept = draw_poisson_batches(groups.persons, params.sampling_rate, k, rng)
         draw_of, slot = np.nonzero(kept)
         who = index[draw_of, slot]
         sums = np.zeros((k, design.p))
@@ -430,12 +431,7 @@ def _user_steps(design, groups: PersonRows, k: int, params: UserLevelSGD, batch:
             clipped_share = np.bincount(draw_of, weights=was_clipped, minlength=k) / np.maximum(sampled, 1)
         if recorder.wants(t):
             recorder.record(t, W, clipped=clipped_share)
-        sums += sigma_c * rng.standard_normal((k, design.p))
-        sums /= batch
-        if params.l2:
-            sums += params.l2 * W * design.penalised
-        sums *= params.learning_rate
-        W -= sums
+        noisy_update(W, sums, sigma_c, batch, params.learning_rate, params.l2, design.penalised, rng)
     return W
 
 
