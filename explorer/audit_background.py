@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,6 +31,7 @@ __all__ = [
     "INLINE_TRIALS",
     "INLINE_SECONDS",
     "ENGINE_SECONDS_PER_RUN",
+    "Pilot",
     "seconds_per_run",
     "pilot_seconds",
     "estimated_seconds",
@@ -46,9 +48,11 @@ INLINE_TRIALS = 1_000_000
 #: they run in the pool: with the page's charts (about 0.2 s), about half the 2 s a rerun may take, which leaves room
 #: for a loaded server (the default DP-SGD step, estimated 1.0 s, took 2.03 s of a rerun in a full test run; issue 23).
 INLINE_SECONDS = 0.8
-#: CPU seconds per run of the engine's own work beside the draws (choosing the event among 400 thresholds, counting
-#: it): 3.5·10⁻⁷ measured on the Laplace count, where it is most of the cost (benchmarks/bench_attack.py).
-ENGINE_SECONDS_PER_RUN = 4e-7
+#: CPU seconds per run of the engine's own work beside the draws, by the kind of output: real outputs (choosing the
+#: event among 400 thresholds, counting it; measured 1.7·10⁻⁷ to 1.9·10⁻⁷ on 10⁶ runs of the Laplace, Gaussian and
+#: staircase counts and the quantile, 3.5·10⁻⁷ once on a loaded machine), codes (counting each code: 3·10⁻⁸ to
+#: 9·10⁻⁸ on the coin flip, GRR, OUE, the exponential mechanism and AboveThreshold).
+ENGINE_SECONDS_PER_RUN = {"real": 2.5e-7, "codes": 1e-7}
 #: The measured draw time is scaled by this (the pilot's small draws tend to overestimate the large ones already).
 MARGIN = 1.0
 #: Output elements (runs × elements per run) of the smaller pilot draw on each input; the larger draws 16 times as
@@ -66,6 +70,18 @@ def _spec(name: str, broken: str | None):
     return BROKEN[name][broken] if broken else CATALOGUE[name]
 
 
+class Pilot(NamedTuple):
+    """What the pilot measured: CPU seconds of one run on both inputs and of one call of the draws, a run's elements,
+    the seconds of building the mechanism once and of the whole pilot, and the kind of output."""
+
+    per_run: float
+    per_call: float
+    width: int
+    build: float
+    spent: float
+    kind: str
+
+
 def seconds_per_run(name: str, broken: str | None, epsilon: float, params: tuple) -> tuple[float, float, int]:
     """CPU seconds of one run of the mechanism on both inputs and of one call of its draws, and a run's elements,
     measured on pilot draws here (remembered per setting); ``(0, 0, 1)`` if it cannot be built (the audit itself
@@ -76,16 +92,17 @@ def seconds_per_run(name: str, broken: str | None, epsilon: float, params: tuple
 def pilot_seconds(name: str, broken: str | None, epsilon: float, params: tuple) -> tuple[float, float]:
     """CPU seconds of building the mechanism once (each of the audit and its curve builds it) and of the pilot
     itself (its build and its draws), as measured when the pilot ran."""
-    return _pilot(name, broken, tuple(params), float(epsilon))[3:]
+    pilot = _pilot(name, broken, tuple(params), float(epsilon))
+    return pilot.build, pilot.spent
 
 
 @functools.lru_cache(maxsize=256)
-def _pilot(name: str, broken: str | None, params: tuple, epsilon: float) -> tuple[float, float, int, float, float]:
+def _pilot(name: str, broken: str | None, params: tuple, epsilon: float) -> Pilot:
     started = time.thread_time()
     try:
         sampler = _spec(name, broken).build(epsilon, dict(params))
         build = time.thread_time() - started
-        width = max(1, int(sampler.width))
+        width, kind = max(1, int(sampler.width)), str(sampler.kind)
         small = max(100, PILOT_ELEMENTS // width)
         rng = np.random.default_rng(0)
         times = [math.inf, math.inf]
@@ -99,22 +116,23 @@ def _pilot(name: str, broken: str | None, params: tuple, epsilon: float) -> tupl
             if time.thread_time() - round_started > PILOT_REPEAT_SECONDS:
                 break
     except Exception:  # noqa: BLE001 - a setting dpcore refuses is refused by the audit, in its own sentence
-        return 0.0, 0.0, 1, 0.0, time.thread_time() - started
+        return Pilot(0.0, 0.0, 1, 0.0, time.thread_time() - started, "codes")
     spent = time.thread_time() - started
     per_run = (times[1] - times[0]) / (15 * small)
     if per_run <= 0:  # too quick to tell apart: all of it counted as runs
-        return times[1] / (16 * small), 0.0, width, build, spent
-    return per_run, max(0.0, times[0] - per_run * small), width, build, spent
+        return Pilot(times[1] / (16 * small), 0.0, width, build, spent, kind)
+    return Pilot(per_run, max(0.0, times[0] - per_run * small), width, build, spent, kind)
 
 
 def estimated_seconds(name: str, broken: str | None, epsilon: float, trials: int, params: tuple) -> float:
     """Estimated CPU seconds of the audit of ``trials`` runs and of its curve (on at most ``CURVE_TRIALS`` runs),
     with what the first rerun on this setting spends besides: the pilot, and the two builds of the mechanism."""
-    per_run, per_call, width = seconds_per_run(name, broken, float(epsilon), tuple(params))
-    build, pilot = pilot_seconds(name, broken, float(epsilon), tuple(params))
+    pilot = _pilot(name, broken, tuple(params), float(epsilon))
     runs = int(trials) + min(int(trials), CURVE_TRIALS)
-    calls = 2 * (2 + math.ceil(int(trials) * width / BLOCK_ELEMENTS))  # both inputs, each phase and block
-    return runs * (MARGIN * per_run + ENGINE_SECONDS_PER_RUN) + calls * per_call + 2 * build + pilot
+    calls = 2 * (2 + math.ceil(int(trials) * pilot.width / BLOCK_ELEMENTS))  # both inputs, each phase and block
+    engine = ENGINE_SECONDS_PER_RUN.get(pilot.kind, max(ENGINE_SECONDS_PER_RUN.values()))
+    draws = runs * (MARGIN * pilot.per_run + engine) + calls * pilot.per_call
+    return draws + 2 * pilot.build + pilot.spent
 
 
 def in_background(trials: int, seconds: float) -> bool:

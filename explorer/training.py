@@ -632,8 +632,8 @@ INLINE_SECONDS = 0.8
 #: Multiply-adds per CPU second of full-batch logistic gradients (noisy and non-private gradient descent; measured
 #: 1.9·10⁹ to 4.2·10⁹ on 100,000 rows × 53 features of the heaviest upload).
 FULL_BATCH_RATE = 2.5e9
-#: Cells (rows × weights, training and test rows) per CPU second of the design every run builds before its first
-#: step: the float32 features read as float64, checked finite, the intercept's column appended, the rows' norms
+#: Cells (rows × weights, training and test rows) per CPU second of the design a full-batch run builds before its
+#: first step: the float32 features read as float64, checked finite, the intercept's column appended, the rows' norms
 #: (measured 0.9·10⁸ to 1.9·10⁸ on the widest upload's 8,738 rows × 1,001 weights, on a loaded machine and not).
 DESIGN_RATE = 1e8
 #: The features' preparation (:func:`explorer.features.prepare_features`): CPU seconds per column it reads, per
@@ -690,7 +690,7 @@ def _steps_words(method: str, settings: dict) -> str:
 
 
 def _design_seconds(f: Features) -> float:
-    """The float64 design (training and test rows, intercept appended) a run builds from the float32 features."""
+    """The float64 design (training and test rows, intercept appended) a full-batch run builds from the features."""
     n, p = _size(f)
     return (n + np.shape(f.X_test)[0]) * p / DESIGN_RATE
 
@@ -721,9 +721,9 @@ def _history_seconds(draws: int, f: Features) -> float:
 def run_seconds(method: str, settings: dict, draws: int, f: Features) -> float:
     """Estimated CPU seconds of one private run of ``method`` with these settings on these features."""
     n, p = _size(f)
-    seconds = _design_seconds(f) + (_history_seconds(draws, f) if settings.get("history_every", 0) else 0.0)
-    if method == "noisy gradient descent":
-        return seconds + settings["iterations"] * draws * n * p / FULL_BATCH_RATE
+    seconds = _history_seconds(draws, f) if settings.get("history_every", 0) else 0.0
+    if method == "noisy gradient descent":  # DP-SGD's and DP-FedAvg's rates below already cover their designs
+        return seconds + _design_seconds(f) + settings["iterations"] * draws * n * p / FULL_BATCH_RATE
     seconds += ACCOUNTING_SECONDS  # the ε of a Poisson-subsampled run, by its PLD
     if method == "DP-SGD":
         per_step = settings["sampling_rate"] * n * p / PER_EXAMPLE_RATE + n * ROW_SECONDS

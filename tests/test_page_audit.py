@@ -581,6 +581,29 @@ def test_an_audit_above_the_threshold_goes_to_the_pool_and_its_result_appears(mo
     assert_shows(at, result)
 
 
+def test_the_estimate_counts_the_pilot_and_the_builds_of_the_first_rerun(monkeypatch):
+    """Issue 23: a DP-SGD step's audit spent as much on its pilot and on building the mechanism (its σ calibrated by
+    the PLD, once in the pilot and once in each of the two calls) as on its 10⁵ runs, and none of it was counted."""
+    name, params = "dp_sgd_step", tuple(CATALOGUE["dp_sgd_step"].params.items())
+    estimate = audit_background.estimated_seconds(name, None, 1.0, 100_000, params)
+    build, pilot = audit_background.pilot_seconds(name, None, 1.0, params)
+    assert build > 0 and pilot >= build  # measured here: the pilot builds the mechanism, then draws
+    per_run, per_call, width = audit_background.seconds_per_run(name, None, 1.0, params)
+    calls = 2 * (2 + math.ceil(100_000 * width / audit_background.BLOCK_ELEMENTS))
+    runs = 100_000 + min(100_000, audit_background.CURVE_TRIALS)
+    engine = audit_background.ENGINE_SECONDS_PER_RUN["real"]  # its output: the weight along the canary
+    draws = runs * (audit_background.MARGIN * per_run + engine) + calls * per_call
+    assert estimate == pytest.approx(draws + 2 * build + pilot)
+    # a setting whose draws are nothing still pays for its pilot and builds: past the threshold, the pool
+    limit = audit_background.INLINE_SECONDS
+    fake = audit_background.Pilot(0.0, 0.0, 1, build=limit / 3, spent=limit / 2, kind="codes")
+    monkeypatch.setattr(audit_background, "_pilot", lambda *args: fake)
+    seconds = audit_background.estimated_seconds("coin_flip", None, 1.0, 100, ())
+    engine = 200 * audit_background.ENGINE_SECONDS_PER_RUN["codes"]  # 100 runs of the audit and 100 of its curve
+    assert seconds == pytest.approx(engine + 7 / 6 * limit)
+    assert audit_background.in_background(100, seconds)
+
+
 def test_a_background_audit_can_be_cancelled_and_run_again():
     # 10⁷ runs of the lattice Gaussian: above 10⁶ runs, always the pool, and minutes of work
     at = open_page("audit", aud_mechanism="lattice_gaussian_count", aud_trials=10_000_000)

@@ -585,6 +585,20 @@ def test_the_estimate_sends_long_training_to_the_pool_and_keeps_the_defaults_her
     assert any("cancelled" in i.value for i in at.info)
 
 
+def test_the_widest_upload_trains_its_first_view_in_the_pool_not_in_the_rerun():
+    """Issue 23: the noisy-GD view on 999 text columns once trained in the rerun (11 s of CPU on a loaded server)."""
+    from benchmarks.bench_attack import wide_csv
+
+    at = _upload(wide_csv(), "wide.csv")
+    assert_clean(at)
+    texts = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith("Noisy gradient descent, T = 20, 3 draws: ") for t in texts), texts
+    assert _pending(at) and not _metrics(at)  # neither the private run nor the model without privacy shown
+    assert not any(t.startswith("The model without privacy") for t in texts)  # asked for once the run is back
+    at.button(key="jobs_cancel_lrn_train_noisy_gradient_descent_gradient").click().run()
+    assert any("cancelled" in i.value for i in at.info)
+
+
 # --------------------------------------------------------------------------- the unit: a person (issue 20, part 4)
 
 

@@ -53,3 +53,35 @@ def test_record_every_keeps_about_the_chart_points():
     assert training.record_every(1) == 1
     assert training.record_every(training.HISTORY_POINTS) == 1
     assert training.record_every(102) == 6  # ceil(102 / 20): 18 points and the last
+
+
+def _wide_features():
+    """The features the Learning page prepares on the widest upload (benchmarks.bench_attack.wide_csv: 999 text
+    columns of 50 values and a 0/1 target, 25 MB)."""
+    from benchmarks.bench_attack import wide_csv
+    from explorer.dataset import load_csv
+
+    frame = load_csv(wide_csv(), "wide.csv").frame
+    target = training.default_target(frame)
+    columns = [c for c in frame.columns if c != target]
+    return prepare_features(frame, target, features=columns, rng=0, max_rows=training.MAX_ROWS)
+
+
+def test_the_widest_uploads_features_are_read_only_as_far_as_the_budget_and_counted_in_every_estimate():
+    f = _wide_features()
+    # the budget of 1,000 features holds 500 columns at two one-hot columns each; the 501st is read (it does not fit),
+    # the 498 after it are not read, and all 499 are said to be left out
+    assert len(f.columns_used) == 500 and len(f.columns_left_out) == 499 and f.columns_left_out[0] == "c500"
+    census = _task(_census(), "income").features
+    assert training.features_seconds(census) <= training.FEATURES_ROOM < training.features_seconds(f)
+    default = {"iterations": 20, "history_every": 1}  # the view's first run: T = 20, 3 draws
+    wide_run = training.run_seconds("noisy gradient descent", default, 3, f)
+    # the run alone would fit a rerun; with the preparation of its 999 columns it does not, and goes to the pool
+    assert wide_run <= training.INLINE_SECONDS and not training.inline(wide_run, f)
+    assert training.inline(training.run_seconds("noisy gradient descent", default, 3, census), census)
+
+
+def _census() -> pd.DataFrame:
+    from explorer.dataset import load_demo
+
+    return load_demo("census").frame
