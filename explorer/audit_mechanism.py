@@ -75,6 +75,27 @@ PARAMS = {
     "share": ("Place of x's record", "x's one record sits at L + share × (U − L) of the range.", 0.0, 1.0),
 }
 
+#: (audit, parameter) -> the same four, where an audit's parameter means something else than PARAMS says: the
+#: user-level audits' n counts persons, not records.
+AUDIT_PARAMS = {
+    ("person_count", "n"): (
+        "n, persons in x",
+        "x holds n persons of one row each; x′ the same and one more person with many rows.",
+        1,
+        1_000_000,
+    ),
+    **{
+        (name, "n"): (
+            "n, persons in each group of x",
+            "x holds n persons of one row in each declared group; x′ the same and one more person with many rows in "
+            "every group.",
+            1,
+            1_000_000,
+        )
+        for name in ("person_group_by", "person_group_by_selection")
+    },
+}
+
 #: The range of a parameter an audit registered tomorrow takes before it has a row in PARAMS.
 UNLISTED_WHOLE = (0, 1_000_000)
 
@@ -180,7 +201,7 @@ def parameter_widgets(name: str, broken: str | None) -> tuple[float, dict]:
                 params[key] = widgets.delta_slider(widget_key, default=default, help="δ of the (ε, δ) claim.")
                 continue
             integer = isinstance(default, int) and not isinstance(default, bool)
-            label, help_text, low, high = PARAMS.get(key) or _unlisted(key, integer)
+            label, help_text, low, high = AUDIT_PARAMS.get((name, key)) or PARAMS.get(key) or _unlisted(key, integer)
             if integer:  # a link's 1e309 gets a sentence, not an overflow
                 params[key] = widgets.whole_number(label, int(low), int(high), int(default), widget_key, help_text)
                 continue

@@ -626,3 +626,11 @@ def test_a_refusal_from_the_pool_reads_as_the_inline_one(monkeypatch):
     inline = open_page("audit", **link)
     assert [e.value for e in at.error] == [e.value for e in inline.error]
     assert len(at.error) == 1 and "Traceback" not in at.error[0].value
+
+
+@pytest.mark.parametrize("name", ["person_count", "person_group_by", "person_group_by_selection"])
+def test_a_user_level_audits_n_is_named_as_persons(name):
+    at = open_page("audit", aud_mechanism=name, aud_trials=1000)
+    labels = [w.label for w in at.number_input]
+    assert any(label.startswith("n, persons") for label in labels), labels
+    assert not any("records in x" in label for label in labels), labels
