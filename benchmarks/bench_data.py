@@ -171,7 +171,7 @@ def aggregates(work: pathlib.Path, rows: int, spark: bool) -> list[str]:
 
     path = work / "big.parquet"
     duckdb.sql(
-        f"COPY (SELECT (hash(i) % {max(rows // 10, 1)}) AS pid, 'k' || (hash(i * 7) % 50) AS key, "
+        f"COPY (SELECT CAST(hash(i) % {max(rows // 10, 1)} AS BIGINT) AS pid, 'k' || (hash(i * 7) % 50) AS key, "
         f"(hash(i * 13) % 10000) / 100.0 AS value FROM range({rows}) t(i)) TO '{path}' (FORMAT parquet)"
     )
     lines = [
