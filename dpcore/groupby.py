@@ -115,6 +115,7 @@ def _same_length(persons, n: int) -> None:
 
 def entry_noise(family: families.Family, epsilon: float, sensitivity: Sensitivity, delta: float | None):
     """The noise of each entry: ℓ2 families at (ε, δ) and the vector's ℓ2; ℓ1 families at ε/entries and one entry's."""
+    epsilon = check_epsilon(epsilon)
     if family.norm == "L2":
         return family.noise(epsilon, sensitivity.l2, delta)
     return family.noise(epsilon / sensitivity.entries, sensitivity.linf, delta)

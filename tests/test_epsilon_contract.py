@@ -89,9 +89,17 @@ from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_d
 from dpcore.audit import audit, floating_point_attack, lower_bound_curve
 from dpcore.bound_tradeoff import count_tradeoff, private_bound, publish_private_bound, sum_tradeoff
 from dpcore.contributions import ContributionBounds
-from dpcore.families import lowest_variance_local
+from dpcore.families import family, lowest_variance_local
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
-from dpcore.groupby import dp_person_count, dp_person_mean, dp_person_sum, group_by, group_by_cost, publish_group_by
+from dpcore.groupby import (
+    dp_person_count,
+    dp_person_mean,
+    dp_person_sum,
+    entry_noise,
+    group_by,
+    group_by_cost,
+    publish_group_by,
+)
 from dpcore.histogram_quantile import dp_histogram_quantile
 from dpcore.learning import (
     adversarial_client_influence,
@@ -308,6 +316,9 @@ CALLS = {
         "epsilon": lambda e: dp_person_mean(COLUMN, PERSONS, 0.0, 10.0, e, 0, bounds=PERSON_BOUNDS)
     },
     "dpcore.groupby.group_by": {"epsilon": lambda e: group_by(["a", "b", "a"], e, 0, keys=["a", "b"])},
+    "dpcore.groupby.entry_noise": {
+        "epsilon": lambda e: entry_noise(family("laplace"), e, PERSON_BOUNDS.histogram_sensitivity(), None)
+    },
     "dpcore.groupby.group_by_cost": {"epsilon": lambda e: group_by_cost(e)},
     "dpcore.groupby.publish_group_by": {"epsilon": lambda e: publish_group_by(["a", "b", "a"], e, keys=["a", "b"])},
     "dpcore.partition_selection.PartitionSelection": {"epsilon": lambda e: PartitionSelection(e, 1e-5)},
