@@ -13,9 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.bound_tradeoff import count_tradeoff, publish_private_bound, sum_tradeoff
-from dpcore.contributions import person_codes
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
-from explorer import charts, publishing, state, widgets
+from explorer import charts, publishing, state, unit, widgets
 from explorer.columns import suggest_bounds
 from explorer.markup import md, plain_sentence
 
@@ -29,24 +28,10 @@ def unit_words(column: str) -> str:
     return f"{ADD_REMOVE.words(UNIT_PERSON)}, all the rows with one value of {column}"
 
 
-def _codes(column: str) -> np.ndarray:
-    codes, _ = person_codes(state.dataset().frame[column].to_numpy())
-    return codes
-
-
 def person_column(series: pd.Series, column: str) -> np.ndarray | None:
-    """Each row's person as a small integer code (kept per dataset), or None after one sentence saying why not."""
-    try:
-        return state.per_dataset(f"ppl_codes_{column}", lambda: _codes(column))
-    except ValueError as exc:
-        missing = int(series.isna().sum())
-        reason = (
-            f"{missing:,} rows have no value in it; choose a column with a value on every row, or drop those rows first"
-            if missing
-            else plain_sentence(exc).rstrip(".")
-        )
-        st.warning(f"{md(column)} cannot name the persons: {md(reason)}.")
-        return None
+    """Each row's person as a small integer code, or None after one sentence saying why not (:mod:`explorer.unit`'s
+    rule, the same codes the declared unit uses)."""
+    return unit.column_persons(column)
 
 
 def rows_histogram(rows: np.ndarray) -> object:

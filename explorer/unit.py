@@ -153,7 +153,12 @@ def current() -> PrivacyUnit:
 
 def persons(unit: PrivacyUnit) -> np.ndarray | None:
     """Each row's person as a small integer code (kept per dataset), or None after one sentence saying why not."""
-    column = unit.identifier
+    return column_persons(unit.identifier)
+
+
+def column_persons(column: str) -> np.ndarray | None:
+    """Each row's person named by ``column`` as a small integer code (kept per dataset, shared by every page that
+    names persons by it), or None after one sentence saying why the column cannot name them."""
     series = state.dataset().frame[column]
     try:
         return state.per_dataset(f"unit_codes_{column}", lambda: person_codes(series.to_numpy())[0])
