@@ -77,9 +77,7 @@ def numeric_query(q, column: str, series, family: Family, eps: float, delta: flo
     with publishing.section(what):
         if _not_published(family, what):
             return
-        declared = {}
-        if "lower" in q.settings:
-            declared["lower"], declared["upper"] = _bounds(column)
+        declared = _declared(q, column)
         if q.plan:
             _plan_mean(column, declared, family, delta, settings.get("split", 0.5), eps)
         chosen = {k: v for k, v in settings.items() if k not in declared}  # the bins or the split
@@ -87,6 +85,14 @@ def numeric_query(q, column: str, series, family: Family, eps: float, delta: flo
         draw = lambda: q.publish(values, eps, **declared, **chosen, **options)  # noqa: E731 - the draw, for the log
         missing = domains.missing_declarations(**declared)
         publishing.action("cen_pub", what, family.privacy(eps, delta), draw, missing)
+
+
+def _declared(q, column: str) -> dict:
+    """The clipping bounds the publication of ``q`` needs, declared by the user (none for a count)."""
+    declared = {}
+    if "lower" in q.settings:
+        declared["lower"], declared["upper"] = _bounds(column)
+    return declared
 
 
 def person_query(q, column: str, frame, unit, family: Family, eps: float, delta: float, settings: dict) -> None:
@@ -100,9 +106,7 @@ def person_query(q, column: str, frame, unit, family: Family, eps: float, delta:
     with publishing.section(what):
         if _not_published(family, what):
             return
-        declared = {}
-        if "lower" in q.settings:
-            declared["lower"], declared["upper"] = _bounds(column)
+        declared = _declared(q, column)
         missing = domains.missing_declarations(**declared)
         allocation = None
         if missing is None:
