@@ -127,6 +127,7 @@ ATTACKS: dict[str, Attack] = {
     "learning · NGD run on the widest upload": Attack("learning", {}, WIDE),
     # the other pages compute in the rerun: their largest settings, at the sidebar's most simulated trials
     "data · the widest upload, read": Attack("data", {}, WIDE),
+    "data · the largest upload, read": Attack("data", {}, HEAVY),
     "local · frequencies, 10,000 trials": Attack("local", {"trials": 10_000}),
     "central · category counts, 10,000 trials": Attack("central", {"cen_query": "Category counts", "trials": 10_000}),
     "svt · 100 range queries, 10,000 trials": Attack(

@@ -56,6 +56,8 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "audit | 10⁷ runs of the lattice Gaussian",
         "learning | DP-SGD frontier",
         "learning | FedAvg frontier",
+        "data | the widest upload, read",
+        "data | the largest upload, read",
     ),
     "contributions.md": (
         "contribution bounding, 10⁶ rows, m = 10 rows per person",

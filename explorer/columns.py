@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from dpcore.validation import check_int, check_probability
 from explorer.csv_reader import DatasetError
@@ -75,7 +77,8 @@ def _summary(series: pd.Series, max_categories: int) -> dict:
             numeric=bool(finite.size),
             note="; ".join(notes),
         )
-    dates = parse_dates(series)
+    counted = _arrow_counts(series)
+    dates = parse_dates(series) if counted is None or counted[2] else None
     if dates is not None:
         present = dates.dropna()
         return dict(
@@ -89,15 +92,21 @@ def _summary(series: pd.Series, max_categories: int) -> dict:
             numeric=False,
             note=f"dates from {present.min():%Y-%m-%d} to {present.max():%Y-%m-%d}: counted per year or month",
         )
-    counts = series.value_counts(dropna=True)
-    counts = counts[counts > 0]  # a categorical dtype lists unused categories too
-    present = int(counts.sum())
-    distinct = int(counts.size)
-    top = ", ".join(f"{label} ({count:,})" for label, count in counts.iloc[:3].items())
+    if counted is None:
+        found = series.value_counts(dropna=True, sort=False)
+        found = found[found > 0]  # a categorical dtype lists unused categories too
+        labels, frequencies = found.index.tolist(), found.to_numpy(dtype=np.int64)
+    else:
+        labels, frequencies = counted[0], counted[1]
+    order = np.argsort(-frequencies, kind="stable")  # most frequent first; ties in the order values first appear
+    frequencies = frequencies[order]
+    present = int(frequencies.sum())
+    distinct = int(frequencies.size)
+    top = ", ".join(f"{labels[i]} ({count:,})" for i, count in zip(order[:3].tolist(), frequencies[:3].tolist()))
     note = ""
     if present == 0:
         kind = "empty"
-    elif distinct > max_categories and counts.iloc[:max_categories].sum() < 0.5 * present:
+    elif distinct > max_categories and frequencies[:max_categories].sum() < 0.5 * present:
         kind = "identifier-like"
         note = f"{distinct:,} distinct values: too many to count as categories"
     else:
@@ -116,6 +125,31 @@ def _summary(series: pd.Series, max_categories: int) -> dict:
         frequency=kind == "categorical" and distinct >= 2,
         numeric=False,
         note=note,
+    )
+
+
+def _arrow_counts(series: pd.Series) -> tuple[list, np.ndarray, bool] | None:
+    """The present values of a text column stored by Arrow (pandas' ``str`` dtype), their counts in the order the
+    values first appear, and whether it may be a column of dates (95% of its first :data:`_DATE_SAMPLE` distinct
+    values start with a digit, as :func:`parse_dates` asks first); None for any other storage.
+
+    One Arrow ``value_counts`` per column: pandas' own took about 1 ms a column through its Series machinery (0.9 s
+    of a 999-column upload's profile; issue 23's rerun of at most 2 s of CPU), this about a fifth of that.
+    """
+    dtype = series.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    found = pc.value_counts(pa.chunked_array(series.array.__arrow_array__()))
+    values, counts = found.field("values"), found.field("counts")
+    if values.null_count:
+        present = pc.is_valid(values)
+        values, counts = values.filter(present), counts.filter(present)
+    sample = pc.utf8_trim_whitespace(values.slice(0, _DATE_SAMPLE))
+    digits = pc.sum(pc.utf8_is_digit(pc.utf8_slice_codeunits(sample, 0, 1))).as_py() or 0
+    return (
+        values.to_pylist(),
+        counts.to_numpy(zero_copy_only=False).astype(np.int64),
+        digits >= _DATE_SHARE * len(sample),
     )
 
 

@@ -177,3 +177,27 @@ def test_dates_are_coded_per_period_of_the_declared_years_alone():
         period_labels("year", 2024, 2023)
     with pytest.raises(ValueError, match="period must be one of year, month"):
         period_labels("week", 2024, 2024)
+
+
+def test_a_text_column_stored_by_arrow_is_profiled_as_the_same_column_stored_as_objects():
+    """The Arrow path (pandas' ``str`` dtype: one Arrow value_counts a column, issue 23) and the pandas path (object
+    dtype) describe the same columns alike: ties in first-appearance order, missing values, dates, identifiers,
+    a column of values that start with digits but are not dates, an empty column."""
+    rng = np.random.default_rng(5)
+    n = 2_000
+    columns = {
+        "ties": rng.choice(["b", "a", "c", "d"], n).tolist(),  # near-equal counts: the order of ties matters
+        "with_missing": [None if i % 7 == 0 else f"v{i % 4}" for i in range(n)],
+        "dates": [f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}" for i in range(n)],
+        "codes": [f"{i % 60}x" for i in range(n)],  # start with a digit, not dates
+        "ids": [f"user{i}" for i in range(n)],
+        "empty": [None] * n,
+        "padded": [" a ", "b", " a "] * (n // 3) + ["b"] * (n % 3),
+    }
+    columns["ties"][:4] = ["d", "c", "b", "a"]  # first appearances in another order than the alphabet
+    arrow = pd.DataFrame({k: pd.Series(v, dtype="str") for k, v in columns.items()})
+    objects = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
+    assert all(isinstance(t, pd.StringDtype) and t.storage == "pyarrow" for t in arrow.dtypes)
+    pd.testing.assert_frame_equal(profile(arrow), profile(objects))
+    exact = pd.DataFrame({"x": pd.Series(["q", "p", "p", "q", "r"], dtype="str")})
+    assert profile(exact).loc[0, "top_values"] == "q (2), p (2), r (1)"  # ties: first seen first
