@@ -27,6 +27,7 @@ from explorer import (
     central_quantile,
     central_tables,
     frame,
+    full_file,
     unit,
     widgets,
 )
@@ -120,6 +121,7 @@ def render() -> None:
             f"{', '.join(PERSON_QUERIES[:-1])} or {PERSON_QUERIES[-1]}, or declare one row per person above."
         )
         return
+    full_file.sample_note(query)
     VIEWS[query](query, noise_controls)
     explain()
 

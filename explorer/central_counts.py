@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import central_publish, domains, releases, snippets, state, widgets
+from explorer import central_publish, domains, full_file, releases, snippets, state, widgets
 from explorer.central_layout import (
     QUERIES,
     SALT,
@@ -152,13 +152,22 @@ def categories_view(label: str, controls) -> None:
         seed,
         k=len(labels),
     )
+    ds = state.dataset()
+    whole = full_file.whole_categories(ds, column, labels) if ds.sampled else None
+    if isinstance(whole, str):
+        st.caption(full_file.sample_words(ds, whole))
+        whole = None
+    elif whole:  # the same release on the whole file's counts of these categories, its seeded noise around them
+        st.caption(full_file.rows_words(ds, whole))
+        result = full_file.drawn(full_file.on_whole(result, whole), seed, family.lattice)
     with slot:
         accuracy_popover(q, family, delta, result)
     st.caption(
         "The same column can be released locally (Local DP page) and centrally (here): the Compare page sets "
         "them side by side at one ε."
     )
-    code = snippets.category_counts(state.dataset(), column, eps, seed, family.key, delta) if family.lattice else None
+    # a snippet redraws the release from a table in memory: none for the counts over the whole file
+    code = snippets.category_counts(ds, column, eps, seed, family.key, delta) if family.lattice and not whole else None
     reference = reference_release(q, family, codes, delta, k=len(labels))
     show_release(q, family, column, result, code, labels=labels, reference=reference)
     central_publish.category_counts(column, state.dataset().frame[column], family, eps, delta)

@@ -37,7 +37,7 @@ from dpcore.neighbours import ADD_REMOVE
 from dpcore.queries import dp_two_way_table, mean_epsilon_for_accuracy
 from dpcore.release import PublicFact
 from dpcore.simulation import simulated
-from explorer import budget, cache, charts, export, state, unit, widgets
+from explorer import budget, cache, charts, export, full_file, state, unit, widgets
 from explorer.export import to_safe_csv
 from explorer.markup import number, power_of_two
 
@@ -205,25 +205,24 @@ def reference_release(q: Query, family: Family, data, delta, **settings):
     return q.draw(data, REFERENCE_EPSILON, 0, mechanism=family.key, delta=family.delta(delta), **settings)
 
 
-def error_curves(q: Query, compared: dict, data, delta, **settings) -> dict:
-    """95% error bound of each compared release at every ε of the slider (and the classic Gaussian σ's)."""
+def error_curves(q: Query, compared: dict, data, delta, whole=None, **settings) -> dict:
+    """95% error bound of each compared release at every ε of the slider (and the classic Gaussian σ's).
+
+    ``whole``: the whole file's aggregates (:class:`explorer.full_file.Whole`) when the truths are over a file opened
+    by path, not over ``data`` (a mean's error depends on its count and sum)."""
     if q.ratio:  # no closed form: dpcore's Monte-Carlo bound of each release
         keys = tuple(f.key for f in compared)
-        return _mean_curves(keys, data, settings["lower"], settings["upper"], settings["split"], delta)
+        return _mean_curves(keys, data, settings["lower"], settings["upper"], settings["split"], delta, whole)
     return _noise_curves(tuple((f.key, q.part(r).mechanism.sensitivity) for f, r in compared.items()), delta)
 
 
 @cache.bounded(4 * cache.MIB)  # a few curves of 50 points: kilobytes each
-def _mean_curves(keys: tuple, values, lower, upper, split, delta) -> dict:
-    return {
-        families.family(k).title: [
-            dp_mean(values, lower, upper, e, 0, split=split, mechanism=k, delta=delta).error_bound(
-                CONFIDENCE, trials=4000
-            )
-            for e in EPS_GRID
-        ]
-        for k in keys
-    }
+def _mean_curves(keys: tuple, values, lower, upper, split, delta, whole=None) -> dict:
+    def mean(e, k):
+        released = dp_mean(values, lower, upper, e, 0, split=split, mechanism=k, delta=delta)
+        return released if whole is None else full_file.on_whole(released, whole)
+
+    return {families.family(k).title: [mean(e, k).error_bound(CONFIDENCE, trials=4000) for e in EPS_GRID] for k in keys}
 
 
 @cache.bounded(4 * cache.MIB)

@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from dpcore.neighbours import ADD_REMOVE
-from explorer import central_publish, releases, snippets, state, unit, widgets
+from explorer import central_publish, full_file, releases, snippets, state, unit, widgets
 from explorer.central_layout import (
     QUERIES,
     SALT,
@@ -100,6 +100,20 @@ def _settings(q: Query, series, column: str) -> dict:
     return settings
 
 
+def _whole(ds, column: str, q: Query, settings: dict, u, seed) -> full_file.Whole | None:
+    """The query's exact aggregates over every row of a file opened by path and sampled (None otherwise, or when a
+    view of it stays on the sample: said on the page)."""
+    if not ds.sampled:
+        return None
+    person = u.identifier is not None
+    whole = full_file.whole_numeric(ds, column, q.key, settings, u if person else None, seed)
+    if isinstance(whole, str):
+        st.caption(full_file.sample_words(ds, whole))
+        return None
+    st.caption(full_file.rows_words(ds, whole, person))
+    return whole
+
+
 def view(label: str, controls) -> None:
     """The count, sum, mean or histogram of a numeric column; ``controls`` lays out the page's noise, ε and δ."""
     q = QUERIES[label]
@@ -115,8 +129,6 @@ def view(label: str, controls) -> None:
     family, eps, delta = controls(c2, c3, c4)
     values, dropped = numeric_values(ds.frame[column])
     settings = _settings(q, ds.frame[column], column)
-    if dropped:
-        st.caption(f"{dropped:,} missing values were left out.")
     noise = {"noise": family.key, "delta": family.delta(delta)}
     seed = state.seed_words(SALT)
     u = unit.current()
@@ -143,6 +155,10 @@ def view(label: str, controls) -> None:
             f"Unit: {unit.short_words(u)}. Each person keeps {how} ({md(ADD_REMOVE.words(u.unit))}). The sampling is "
             f"seeded here; a publication draws it securely{published}."
         )
+    whole = _whole(ds, column, q, settings, u, seed)
+    dropped = (whole.file_rows - whole.every_rows) if whole else dropped
+    if dropped:
+        st.caption(f"{dropped:,} missing values were left out.")
     try:
         result = simulated_release(
             q,
@@ -156,9 +172,14 @@ def view(label: str, controls) -> None:
             seed,
             **settings,
         )
+        if whole:  # the same release on the whole file's truths, its seeded noise drawn around them
+            result = full_file.drawn(full_file.on_whole(result, whole), seed, family.lattice)
         compared = compared_releases(q, family, result, values, eps, delta, **settings)
-        curves = error_curves(q, compared, values, delta, **settings) if not (person and q.ratio) else None
         reference = reference_release(q, family, values, delta, **settings)
+        if whole:  # only the laws are read from these, a mean's on the whole file's count and sum
+            compared = {f: r if f == family else full_file.on_whole(r, whole) for f, r in compared.items()}
+            reference = full_file.on_whole(reference, whole)
+        curves = error_curves(q, compared, values, delta, whole=whole, **settings) if not (person and q.ratio) else None
     except ValueError as exc:
         st.error(f"This query cannot be released with these settings. {md(plain_sentence(exc))}")
         return
@@ -172,8 +193,19 @@ def view(label: str, controls) -> None:
             compare(q, eps, delta, compared, curves)
         return
     with c3:
-        accuracy_popover(q, family, delta, result, values, **settings)
-    code = snippets.central_query(ds, column, q.key, eps, seed, **noise, **settings) if family.lattice else None
+        if whole and q.plan:
+            st.caption(
+                "ε from the accuracy you need: not offered for a mean over the whole file (its planner is a "
+                "Monte Carlo over the rows)."
+            )
+        else:
+            accuracy_popover(q, family, delta, result, values, **settings)
+    # a snippet redraws the release from a table in memory: none for the truths over the whole file
+    code = (
+        snippets.central_query(ds, column, q.key, eps, seed, **noise, **settings)
+        if family.lattice and not whole
+        else None
+    )
     show_release(q, family, column, result, code, reference=reference)
     widgets.audit_link(q.audit(family), eps, delta=family.delta(delta), **settings)
     central_publish.numeric_query(q, column, ds.frame[column], family, eps, delta, settings)

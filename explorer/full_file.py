@@ -1,0 +1,366 @@
+"""The Central DP page's true answers over every row of a file opened by path, computed by DuckDB (issue 22).
+
+A file of the data folder larger than :data:`explorer.dataset.SAMPLE_ROWS` rows is opened as a seeded sample
+(:attr:`explorer.dataset.Dataset.sampled`). The views that need only aggregates (a count, a clipped sum, a mean as
+sum over count, a histogram over declared bins, the counts of listed categories) take their true answers from the
+engine instead: :mod:`explorer.engine.aggregates` over the whole file (:func:`whole_numeric`,
+:func:`whole_categories`), so memory follows the number of bins, not of rows. The seeded noise of the simulation is
+then added to those numbers (noise needs no rows): :func:`on_whole` puts the whole file's truths into the release
+dpcore drew on the sample (its noise law, sensitivity and ε are dpcore's and need no rows either), :func:`drawn`
+draws the seeded noise around them. Nothing here decides a privacy fact.
+
+Each aggregate is cached per file (path and fingerprint), cell rules and query settings (:func:`explorer.cache.bounded`),
+so a move of ε, δ or the noise reruns no scan; a new column, bound, bin count or seed scans once.
+
+Cell rules: the same as the loader's where SQL can say them alike (:mod:`explorer.csv_reader`): names stripped, a
+short cell spelled as missing (:data:`explorer.csv_reader.NA_SPELLINGS`) is missing, a number that is not finite is
+missing. A column whose numbers the loader read with a decimal comma or thousands separators, a JSON file, or a
+column whose name is not the file's (renamed while loading) is left to the sample, and the page says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore.contributions import ContributionBounds
+from dpcore.queries import MeanResult
+from explorer import cache, state
+from explorer.columns import MISSING_LABEL, OTHER_LABEL, is_numeric
+from explorer.csv_reader import NA_SPELLINGS
+from explorer.engine import aggregates
+from explorer.markup import md
+
+__all__ = [
+    "ON_SAMPLE",
+    "Whole",
+    "whole_numeric",
+    "whole_categories",
+    "on_whole",
+    "drawn",
+    "rows_words",
+    "sample_words",
+    "sample_note",
+]
+
+#: The Central DP queries that stay on the sample of a file opened by path, and why (the others' truths are over the
+#: whole file).
+ON_SAMPLE = {
+    "Quantile": "the exponential mechanism scores every candidate against the rows",
+    "Count where…": "its conditions are evaluated on the rows of the sample, not yet in SQL",
+    "Two-way table": "its cells are not yet computed by the engine",
+    "Per year or month": "its dates are read on the rows of the sample, not yet in SQL",
+    "Most common value": "its counts are not yet computed by the engine",
+}
+
+#: The most a finite double can be: the "clipping" bounds of an unclipped sum (they change no finite value).
+_LARGEST = float(np.finfo(np.float64).max)
+#: Numeric types of DuckDB read as numbers as they are (others are text, read by the loader's rules).
+_NUMBER_TYPES = (
+    *("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL"),
+    *("UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"),
+)
+_PARQUET, _GZIP = b"PAR1", b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Whole:
+    """One query's exact aggregates over the whole file.
+
+    ``rows``: rows kept (a value present; at most m per person under a person unit); ``total``: their clipped sum;
+    ``every_rows`` and ``every_total``: every row with a value and their unclipped sum (no bounding); ``below`` and
+    ``above``: values strictly outside the clipping bounds; ``counts``: per bin or category; ``file_rows``: the
+    file's rows; ``left_out``: rows in no listed category (categories only).
+    """
+
+    file_rows: int
+    rows: int = 0
+    total: float = 0.0
+    every_rows: int = 0
+    every_total: float = 0.0
+    below: int = 0
+    above: int = 0
+    counts: tuple[int, ...] | None = None
+    left_out: int = 0
+
+
+# --- reading the file ----------------------------------------------------------------------------------------------
+
+
+def _literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def _reader(path: str) -> str | None:
+    """DuckDB's FROM item for the file, read as the loader reads it (None for a kind left to the sample: JSON)."""
+    with open(path, "rb") as file:
+        head = file.read(4)
+    if head.startswith(_PARQUET):
+        return f"read_parquet({_literal(path)})"
+    if head.lstrip()[:1] in (b"[", b"{"):
+        return None
+    compression = "gzip" if head.startswith(_GZIP) else "none"
+    return (
+        f"read_csv({_literal(path)}, header = true, all_varchar = true, quote = '\"', escape = '\"', "
+        f"null_padding = true, compression = '{compression}')"
+    )
+
+
+def _connect():
+    from explorer.engine.duckdb_engine import connect  # DuckDB loads only for a file that needs it
+
+    return connect()
+
+
+@cache.bounded(1 * cache.MIB)  # a file's column names and types: a few kB
+def _schema(path: str, fingerprint: str) -> tuple[tuple[str, str], ...] | None:
+    reader = _reader(path)
+    if reader is None:
+        return None
+    con = _connect()
+    try:
+        return tuple((str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall())
+    finally:
+        con.close()
+
+
+def _scan(path: str, select: str, queries: list) -> list[pd.DataFrame]:
+    """The engine's aggregates of ``queries`` over ``select`` (one SQL SELECT over the file): one statement each."""
+    from explorer.engine.duckdb_engine import INTEGER_TYPES
+
+    con = _connect()
+    try:
+        con.execute(f"CREATE TEMP VIEW dpx_whole AS {select}")
+        columns, check = aggregates.missing_persons_sql(queries, "dpx_whole", aggregates.DUCKDB)
+        if check is not None:
+            aggregates.refuse_missing(columns, con.execute(check).fetchone())
+        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE dpx_whole)").fetchall())
+        integral = {c for c in columns if types.get(c) in INTEGER_TYPES}
+        found = pd.concat(
+            [
+                con.execute(aggregates.plan_sql([q], "dpx_whole", aggregates.DUCKDB, integral)).df().assign(q=i)
+                for i, q in enumerate(queries)
+            ],
+            ignore_index=True,
+        )
+        return aggregates.split(queries, found)
+    finally:
+        con.close()
+
+
+@cache.bounded(4 * cache.MIB, spinner="Computing over every row of the file with DuckDB…")  # ≤ 200 rows each
+def _aggregate(path: str, fingerprint: str, select: str, query: aggregates.Aggregate) -> pd.DataFrame:
+    """One aggregate over the file, kept per file, cell rules and query: an ε move reads it back, never rescans."""
+    return _scan(path, select, [query])[0]
+
+
+def _column(ds, column: str) -> tuple[str, str] | None:
+    """The file's column behind the sample's ``column`` and its DuckDB type, or None when it cannot be read alike."""
+    schema = _schema(ds.path, ds.fingerprint)
+    if schema is None:
+        return None
+    found = [(n, t) for n, t in schema if n.strip() == column]
+    if len(found) != 1:
+        return None
+    if any(column in note and ("decimal comma" in note or "Thousands" in note) for note in ds.notes):
+        return None
+    return found[0]
+
+
+def _number(name: str, kind: str) -> str:
+    """A column's cells as finite doubles (NULL for a missing, non-numeric or infinite cell)."""
+    quoted = aggregates.DUCKDB.identifier(name)
+    if kind.startswith(_NUMBER_TYPES):
+        x = f"CAST({quoted} AS DOUBLE)"
+    else:
+        x = f"TRY_CAST(trim(CAST({quoted} AS VARCHAR)) AS DOUBLE)"
+    return f"CASE WHEN isfinite({x}) THEN {x} END"
+
+
+def _text(name: str) -> str:
+    """A column's cells as stripped text (NULL for a cell spelled as missing)."""
+    t = f"trim(CAST({aggregates.DUCKDB.identifier(name)} AS VARCHAR))"
+    spellings = ", ".join(_literal(s) for s in sorted(NA_SPELLINGS))
+    return f"CASE WHEN {t} IS NULL OR lower({t}) IN ({spellings}) THEN NULL ELSE {t} END"
+
+
+def _run(ds, select: str, queries) -> list[pd.DataFrame]:
+    return [_aggregate(ds.path, ds.fingerprint, select, q) for q in queries]
+
+
+# --- the queries ---------------------------------------------------------------------------------------------------
+
+
+def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=None) -> Whole | str:
+    """The exact aggregates of a count, clipped sum, mean or histogram of ``column`` over the whole file of ``ds``.
+
+    ``settings`` are the view's (``lower``, ``upper``, ``bins``); ``unit`` a declared person unit (its identifier
+    and ``bounds.max_rows``), whose rows the engine bounds by a keyed hash of ``seed`` (the page's seed, in a
+    simulation). Returns the aggregates, or one sentence saying why they stay on the sample.
+    """
+    person = unit is not None and unit.identifier is not None
+    if person and query == "histogram":
+        return (
+            "under a person unit the histogram keeps at most m of each person's rows in any bins, a bounding the "
+            "engine does not compute"
+        )
+    found = _column(ds, column)
+    if found is None:
+        return f"the file's column {column!r} is not read by the same rules as the sample's"
+    value = _number(*found)
+    parts = [f"{value} AS value"]
+    common = {}
+    if person:
+        who = _column(ds, unit.identifier)
+        if who is None:
+            return f"the file's column {unit.identifier!r} is not read by the same rules as the sample's"
+        ident = aggregates.DUCKDB.identifier(who[0]) if who[1].startswith(_NUMBER_TYPES) else _text(who[0])
+        parts.append(f"{ident} AS person")
+        common = {
+            "person": "person",
+            "bounds": ContributionBounds(max_rows=unit.bounds.max_rows),
+            "seed": "-".join(map(str, np.atleast_1d(seed))),
+        }
+    select = f"SELECT {', '.join(parts)} FROM {_reader(ds.path)}"
+    lower, upper = float(settings.get("lower", 0.0)), float(settings.get("upper", 0.0))
+    if query == "histogram":
+        edges = np.linspace(lower, upper, int(settings["bins"]) + 1)
+        main = aggregates.Aggregate(
+            key="value", domain=tuple(map(str, range(len(edges) - 1))), edges=tuple(edges[1:-1])
+        )
+    elif query == "count":
+        main = aggregates.clipped_sum("value", 0.0, 0.0, **common)  # the rows with a value (at most m per person)
+    else:
+        main = aggregates.clipped_sum("value", lower, upper, **common)
+    # every value, unclipped and unbounded, in three bins: below the lower bound, within, above the upper bound
+    profile = aggregates.Aggregate(
+        key="value",
+        domain=("below", "within", "above"),
+        edges=(lower, float(np.nextafter(upper, np.inf))),
+        value="value",
+        lower=-_LARGEST,
+        upper=_LARGEST,
+    )
+    try:
+        kept, every = _run(ds, select, (main, profile))
+    except ValueError as exc:  # a row without a person: the engine's one sentence
+        return str(exc)
+    whole = Whole(
+        file_rows=int(ds.total_rows),
+        rows=int(kept["rows"].sum()),
+        total=float(kept["total"].sum()),
+        every_rows=int(every["rows"].sum()),
+        every_total=float(every["total"].sum()),
+        below=int(every["rows"].iloc[0]),
+        above=int(every["rows"].iloc[2]),
+        counts=tuple(int(c) for c in kept["rows"]) if query == "histogram" else None,
+    )
+    if query == "mean" and (whole.rows == 0 or whole.every_rows == 0):
+        return "the file has no value in this column"
+    return whole
+
+
+def whole_categories(ds, column: str, labels) -> Whole | str:
+    """Every listed category's count over the whole file: ``labels`` as the page lists them (the sample's, with
+    "(other)" for any other value and "(missing)" for a missing one when listed; a row in no listed category is
+    left out and counted in ``left_out``). Returns the aggregates, or one sentence saying why they stay on the sample.
+    """
+    found = _column(ds, column)
+    if found is None:
+        return f"the file's column {column!r} is not read by the same rules as the sample's"
+    numeric = is_numeric(ds.frame[column])
+    cell = _number(*found) if numeric else _text(found[0])
+    cell = f"CAST({cell} AS VARCHAR)" if numeric else cell
+    key = f"coalesce({cell}, {_literal(MISSING_LABEL)})" if MISSING_LABEL in labels else cell
+    select = f"SELECT {key} AS key FROM {_reader(ds.path)}"
+    domain = tuple(str(label) for label in labels if label != OTHER_LABEL)
+    other = OTHER_LABEL in labels
+    query = aggregates.Aggregate(key="key", domain=domain, other=other)
+    (found_rows,) = _run(ds, select, (query,))
+    by_label = dict(zip(found_rows["key"], found_rows["rows"]))
+    counts = tuple(int(by_label.get(str(label), 0)) for label in labels)  # the engine's "(other)" is the page's
+    return Whole(file_rows=int(ds.total_rows), counts=counts, left_out=int(ds.total_rows) - sum(counts))
+
+
+# --- releases on the whole file's truths -----------------------------------------------------------------------------
+
+
+def on_whole(result, whole: Whole):
+    """``result`` (a release dpcore drew on the sample) with the whole file's true answers: the same query, noise,
+    ε and sensitivity, its truths (and what it reports beside them: clipped values, the unclipped answer) replaced.
+    Its noisy answer is still the sample's: :func:`drawn` draws one around the new truths."""
+    if isinstance(result, MeanResult):
+        return replace(
+            result,
+            sum=on_whole(result.sum, whole),
+            count=on_whole(result.count, whole),
+            true_value=whole.total / whole.rows,
+            n=whole.rows,
+            dropped_nan=0,
+            unclipped_value=whole.every_total / whole.every_rows,
+        )
+    if result.query == "count":
+        unclipped = float(whole.every_rows) if result.unclipped_value is not None else None
+        return replace(result, true_value=float(whole.rows), n=whole.rows, dropped_nan=0, unclipped_value=unclipped)
+    if result.query == "sum":
+        return replace(
+            result,
+            true_value=whole.total,
+            n=whole.rows,
+            dropped_nan=0,
+            unclipped_value=whole.every_total,
+            clipped_below=whole.below,
+            clipped_above=whole.above,
+        )
+    true = np.asarray(whole.counts, dtype=np.float64)  # a histogram or the counts of categories
+    clipped = {"clipped_below": whole.below, "clipped_above": whole.above} if result.clipped_below is not None else {}
+    return replace(result, true_value=true, n=int(true.sum()), dropped_nan=0, **clipped)
+
+
+def drawn(result, seed, lattice: bool):
+    """``result`` with seeded noise drawn around its truths: on a lattice with exact noise for a family dpcore
+    publishes (:meth:`dpcore.queries.QueryResult.on_lattice`), floating-point noise of the same law otherwise."""
+    rng = np.random.default_rng(seed)
+    if lattice:
+        return result.on_lattice(rng)
+    if isinstance(result, MeanResult):
+        parts = [replace(p, noisy_value=p.mechanism.simulate(p.true_value, rng)) for p in (result.sum, result.count)]
+        # the post-processing of MeanResult: clip(noisy sum / max(noisy count, 1), lower, upper)
+        noisy = float(np.clip(parts[0].noisy_value / max(parts[1].noisy_value, 1.0), result.lower, result.upper))
+        return replace(result, sum=parts[0], count=parts[1], noisy_value=noisy)
+    return replace(result, noisy_value=result.mechanism.simulate(result.true_value, rng))
+
+
+# --- what the page says ----------------------------------------------------------------------------------------------
+
+
+def rows_words(ds, whole: Whole, person: bool = False) -> str:
+    """Where the true answers come from, in one paragraph (Markdown without user text but the file's name)."""
+    said = (
+        f"True answers over **all {whole.file_rows:,} rows** of {md(ds.name)}, computed by DuckDB (exact aggregates "
+        f"over the file, not the {ds.n_rows:,}-row sample); the simulated noise is added to them."
+    )
+    if person:
+        said += (
+            " Each person's rows are bounded in SQL by a keyed hash of this page's seed (the same law as the bounding"
+            " of the sample, other rows kept)."
+        )
+    if whole.left_out:
+        said += f" {whole.left_out:,} row(s) in none of the listed categories are not counted."
+    return said
+
+
+def sample_words(ds, why: str | None = None) -> str:
+    """That a view computes on the seeded sample, and why (one sentence, Markdown)."""
+    reason = f": {md(why)}" if why else ""
+    return f"Computed on the seeded sample of {ds.n_rows:,} of the file's {ds.total_rows:,} rows{reason}."
+
+
+def sample_note(query: str) -> None:
+    """Under a query of :data:`ON_SAMPLE`, on a file opened by path and sampled: that it computes on the sample."""
+    ds = state.dataset()
+    if ds.sampled and query in ON_SAMPLE:
+        st.caption(sample_words(ds, ON_SAMPLE[query]))
