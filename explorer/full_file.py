@@ -224,7 +224,9 @@ def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=N
             "bounds": ContributionBounds(max_rows=unit.bounds.max_rows),
             "seed": "-".join(map(str, np.atleast_1d(seed))),
         }
-    select = f"SELECT {', '.join(parts)} FROM {_reader(ds.path)}"
+    # the rows with a value: what every aggregate below reads (a count needs no value column, so the engine's count
+    # of each person's rows is one GROUP BY, with no window over the rows)
+    select = f"SELECT * FROM (SELECT {', '.join(parts)} FROM {_reader(ds.path)}) cells WHERE value IS NOT NULL"
     lower, upper = float(settings.get("lower", 0.0)), float(settings.get("upper", 0.0))
     if query == "histogram":
         edges = np.linspace(lower, upper, int(settings["bins"]) + 1)
@@ -232,7 +234,7 @@ def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=N
             key="value", domain=tuple(map(str, range(len(edges) - 1))), edges=tuple(edges[1:-1])
         )
     elif query == "count":
-        main = aggregates.clipped_sum("value", 0.0, 0.0, **common)  # the rows with a value (at most m per person)
+        main = aggregates.count(**common)  # the rows with a value (at most m per person)
     else:
         main = aggregates.clipped_sum("value", lower, upper, **common)
     # every value, unclipped and unbounded, in three bins: below the lower bound, within, above the upper bound
