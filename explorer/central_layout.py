@@ -69,6 +69,12 @@ LAPLACE, GAUSSIAN = families.family("laplace"), families.family("gaussian")
 _num = number  # the page's number format
 
 
+def _answer(x) -> str:
+    """An answer in whole units up to 10¹⁵ (a sum over a file of 10⁷ rows passes 10⁹, where :func:`number` turns to
+    three significant digits and would hide the noise), else the page's format."""
+    return f"{x:,.0f}" if 1e9 <= abs(x) < 1e15 else _num(x)
+
+
 @dataclass(frozen=True)
 class Query:
     """One query of the page: everything a view used to decide by comparing the query's label, in one row.
@@ -315,10 +321,10 @@ def show_release(
         table = pd.DataFrame({name: labels, "true": result.true_value, "noisy": shown})
     else:
         a, b, c = st.columns(3)
-        a.metric("True answer", _num(result.true_value), help="Of the clipped values for a sum or mean.")
+        a.metric("True answer", _answer(result.true_value), help="Of the clipped values for a sum or mean.")
         b.metric(
             "Noisy answer (simulated, not private)",
-            _num(shown),
+            _answer(shown),
             f"{shown - result.true_value:+,.4g}",
             delta_color="off",
             delta_arrow="off",
@@ -331,8 +337,8 @@ def show_release(
         if result.unclipped_value is not None:  # a sum or a mean of clipped values
             what = "bounding each person's rows" + (" and clipping" if q.settings else "") if person else "clipping"
             st.caption(
-                f"Without {what} the true {q.label.lower()} is {_num(result.unclipped_value)}: {what} moved it by "
-                f"{_num(result.true_value - result.unclipped_value)}, a bias the error bound does not include."
+                f"Without {what} the true {q.label.lower()} is {_answer(result.unclipped_value)}: {what} moved it by "
+                f"{_answer(result.true_value - result.unclipped_value)}, a bias the error bound does not include."
             )
     st.markdown(f"With 95% probability the error is below **{_num(bound)}** ({how}).")
     if family.lattice:
