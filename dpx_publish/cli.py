@@ -1,10 +1,12 @@
 """The command line: ``python -m dpx_publish publish plan.json data.csv --out release.zip``.
 
-``publish`` reads the plan (:func:`dpcore.plan.plan_from_dict`) and the data file (:func:`explorer.dataset.load_csv`:
-the app's reader, and its fingerprint, so that the app and the command line charge the same budget for the same
-file), charges the persistent publication log (``--log``, default :func:`explorer.publication_log.default_path`)
-all or nothing, and writes the package (:mod:`dpx_publish.package`). ``plan`` shows the split of a plan without
-reading any data.
+``publish`` reads the plan (:func:`dpcore.plan.plan_from_dict`), opens the data file by its path, whatever its size
+(:func:`dpx_publish.source.open_file`: CSV, gzip CSV, Parquet or JSON, read by the app's rules, and its fingerprint,
+so that the app and the command line charge the same budget for the same file), computes the plan's exact aggregates
+over every row in DuckDB (each person's rows bounded with a fresh secret seed; memory follows the number of labels,
+not of rows), charges the persistent publication log (``--log``, default
+:func:`explorer.publication_log.default_path`) all or nothing, and writes the package (:mod:`dpx_publish.package`).
+``plan`` shows the split of a plan without reading any data.
 
 Anything wrong with the plan, the data, the budget, the log or the output is said in one sentence on standard error,
 with exit code 2 and no traceback; nothing is charged and no file is written. The output is claimed before the log is
@@ -66,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     pub = sub.add_parser("publish", help="publish a plan on a data file, with fresh secure noise")
     pub.add_argument("plan", help="the plan file (JSON)")
-    pub.add_argument("data", help="the data file (CSV)")
+    pub.add_argument("data", help="the data file (CSV, gzip CSV, Parquet or JSON; any size)")
     pub.add_argument("--out", required=True, help="the package to write (zip)")
     pub.add_argument("--log", default=None, help="the publication log (SQLite); default: the app's")
     show = sub.add_parser("plan", help="show how a plan splits its budget (reads no data)")
@@ -88,13 +90,12 @@ def _show(plan: Plan) -> str:
 
 def _publish(args) -> str:
     from dpx_publish.package import publish_package
-    from explorer.dataset import load_csv
+    from dpx_publish.source import open_file
     from explorer.publication_log import DATA_DIR_VARIABLE, PublicationLog, default_path
 
     plan = read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace"))
     allocate(plan)  # a plan refused before the data is read
-    data_path = pathlib.Path(args.data)
-    dataset = load_csv(_read_file(args.data, "data file"), data_path.name)
+    source = open_file(args.data)
     out = pathlib.Path(args.out)
     if not out.parent.is_dir():
         raise _Refused(f"the folder of --out {str(out)!r} does not exist")
@@ -109,7 +110,7 @@ def _publish(args) -> str:
     log = PublicationLog(log_path)
     claim = _claim(out)  # before the charge: an output that cannot be written costs nothing
     try:
-        package = publish_package(plan, dataset.frame, log=log, fingerprint=dataset.fingerprint, dataset=dataset.name)
+        package = publish_package(plan, source, log=log, fingerprint=source.fingerprint, dataset=source.name)
         claim.write_bytes(package.zip_bytes)
         os.replace(claim, out)
     except BaseException:

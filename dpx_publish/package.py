@@ -298,13 +298,16 @@ class Package:
     zip_bytes: bytes
 
 
-def publish_package(plan: Plan, table: pd.DataFrame, *, log, fingerprint: str, dataset: str) -> Package:
+def publish_package(plan: Plan, data, *, log, fingerprint: str, dataset: str) -> Package:
     """Allocate ``plan``, charge ``log`` (an :class:`explorer.publication_log.PublicationLog`) and publish, all or
     nothing; return the release and its zip.
 
-    The plan and the columns are checked before the log is touched (a refusal costs nothing); the noise is drawn
-    inside the log's transaction (:meth:`~explorer.publication_log.PublicationLog.publish`), so a publication over
-    the dataset's budget is refused before anything is drawn.
+    ``data`` is the private table (a pandas DataFrame: :func:`dpcore.plan_release.publish_plan` draws on its rows) or
+    a file opened by path (:class:`dpx_publish.source.FileSource`: its exact aggregates computed by DuckDB over every
+    row, then :func:`dpcore.plan_release.publish_from_aggregates`). The plan and the columns are checked, and a
+    file's aggregates computed, before the log is touched (a refusal costs nothing); the noise is drawn inside the
+    log's transaction (:meth:`~explorer.publication_log.PublicationLog.publish`), so a publication over the dataset's
+    budget is refused before anything is drawn.
 
     Raises
     ------
@@ -313,11 +316,17 @@ def publish_package(plan: Plan, table: pd.DataFrame, *, log, fingerprint: str, d
     """
     check_publishable(plan)
     allocation = allocate(plan)
-    check_columns(allocation, table)
+    if isinstance(data, pd.DataFrame):
+        check_columns(allocation, data)
+
+        def compute() -> PlanRelease:
+            return publish_plan(allocation, data)
+    else:
+        compute = data.prepare(allocation)  # reads the file now: before the charge
     drawn: list[PlanRelease] = []
 
     def draw():
-        drawn.append(publish_plan(allocation, table))
+        drawn.append(compute())
         return drawn[-1].combined
 
     publication = secrets.token_hex(8)  # random: the report names the log's entry by it, never by the data's hash

@@ -76,9 +76,10 @@ def aggregate_plan(queries, source, *, con: duckdb.DuckDBPyConnection | None = N
     Parameters
     ----------
     queries : sequence of Aggregate
-    source : pandas.DataFrame, str or os.PathLike
-        A frame, or the path of a Parquet file (``.parquet``) or a CSV file read by DuckDB's sniffer (files opened
-        by path on a local install; uploads go through :mod:`explorer.csv_reader`).
+    source : pandas.DataFrame, duckdb relation, str or os.PathLike
+        A frame, a relation of ``con`` (:mod:`dpx_publish.source`), or the path of a Parquet file (``.parquet``) or
+        a CSV file read by DuckDB's sniffer (files opened by path on a local install; uploads go through
+        :mod:`explorer.csv_reader`).
     con : duckdb connection, optional
         A connection to use (a new one by default, closed after).
 
@@ -97,6 +98,8 @@ def aggregate_plan(queries, source, *, con: duckdb.DuckDBPyConnection | None = N
     try:
         if isinstance(source, pd.DataFrame):
             con.register("dpx_source", source)
+        elif isinstance(source, duckdb.DuckDBPyRelation):  # a relation of ``con`` (a view its caller built)
+            source.create_view("dpx_source", replace=True)
         else:
             con.execute(f"CREATE OR REPLACE TEMP VIEW dpx_source AS SELECT * FROM {_source_sql(source)}")
         return each_once(queries, lambda unique: _run(con, unique))
