@@ -64,10 +64,7 @@ from explorer.csv_reader import (
 from explorer.dataset import _file_fingerprint
 from explorer.engine import aggregates as engine_aggregates
 
-__all__ = ["FileSource", "open_file", "ENGINES"]
-
-#: The engines a file can be published with.
-ENGINES = ("duckdb",)
+__all__ = ["FileSource", "open_file", "needs_rows"]
 
 #: Every character Python's ``str.strip()`` removes (what the app strips from a cell), as a SQL expression.
 _WHITESPACE = "'" + "".join(chr(c) for c in range(0x110000) if chr(c).isspace()) + "'"
@@ -166,15 +163,9 @@ class FileSource:
         """Refuse, in one sentence, a plan this file cannot give: a column it does not have, a quantile over a file
         read where it lies (reads no row)."""
         check_columns(allocation, self.frame if self.frame is not None else pd.DataFrame(columns=list(self.columns)))
-        if self.frame is None:
-            for share in allocation.shares:
-                if share.statistic.kind == "quantile":
-                    raise PlanError(
-                        f"statistic {share.statistic.name!r} is a quantile, which needs every row in memory (the "
-                        f"exponential mechanism scores each value), so it is not published from a file over "
-                        f"{MAX_UPLOAD_BYTES / 2**20:g} MiB or in Parquet; publish it from a smaller CSV file, or "
-                        "remove it from the plan"
-                    )
+        refused = needs_rows(allocation) if self.frame is None else None
+        if refused is not None:
+            raise PlanError(refused)
 
     def aggregates(self, allocation: Allocation, seed: str) -> list[pd.DataFrame]:
         """The exact aggregates of the plan over every row (:func:`explorer.engine.aggregates.plan_aggregates` on
@@ -289,6 +280,20 @@ class FileSource:
         )
         con.execute(f"CREATE OR REPLACE TEMP VIEW dpx_clean AS SELECT {view} FROM read_parquet({_literal(str(copy))})")
         return {name: i in finite for i, name in enumerate(wanted)}
+
+
+def needs_rows(allocation: Allocation) -> str | None:
+    """One sentence when the plan has a quantile (None otherwise): published from a table's rows only, never from a
+    file read where it lies (:meth:`FileSource.check`; the Publish page says it before its button)."""
+    for share in allocation.shares:
+        if share.statistic.kind == "quantile":
+            return (
+                f"statistic {share.statistic.name!r} is a quantile, which needs every row in memory (the exponential "
+                f"mechanism scores each value), so it is not published from a file over "
+                f"{MAX_UPLOAD_BYTES / 2**20:g} MiB or in Parquet; publish it from a smaller CSV file, or remove it "
+                "from the plan"
+            )
+    return None
 
 
 def _plan_columns(allocation: Allocation) -> list[str]:
