@@ -1,7 +1,8 @@
 """Publish page, the split and the release: the statistic / ε / δ / error table and the trade-off chart (both from
 the plan alone, :mod:`dpcore.plan`; the preview on a public file is :mod:`explorer.publish_preview`), then one
 secure publication of the whole plan, charged to the persistent log
-before it is shown (:func:`dpx_publish.package.publish_package`), with its package and the plan file.
+before it is shown (:func:`dpx_publish.package.publish_package`), with its package and the plan file. A file opened
+from the data folder is published from every row of the file (:mod:`dpx_publish.source`), not from its sample.
 
 Nothing here reads the private data before Publish; the published tables are shown without any true value.
 """
@@ -18,6 +19,7 @@ from dpcore.accounting import BudgetError
 from dpcore.plan import BUDGET_RANGE, Allocation, Plan, allocate, error_curve, plan_to_dict
 from dpcore.plan_release import check_columns
 from dpx_publish.package import FILES, publish_package
+from dpx_publish.source import needs_rows, open_file
 from explorer import charts, publishing, state
 from explorer.markup import md, plain_sentence
 
@@ -117,17 +119,33 @@ def _package_name(plan: Plan) -> str:
 
 def publish(a: Allocation, refused: str | None = None) -> None:
     """The Publish button: the whole plan drawn once with secure noise, charged to the log all or nothing first.
-    ``refused`` (one sentence: a domain read from the data) disables it, and nothing is drawn or charged."""
+    ``refused`` (one sentence: a domain read from the data) disables it, and nothing is drawn or charged.
+
+    A file opened from the data folder (:attr:`~explorer.dataset.Dataset.path`) is published from every row of the
+    file, not from the table the other pages use (for a large file, a seeded sample): DuckDB computes the plan's
+    aggregates where the file lies (:mod:`dpx_publish.source`), as the command line does, on this script's thread
+    under a spinner (a publication is charged and shown in the same run)."""
     st.subheader("3. Publish")
     ds = state.dataset()
     fingerprint = ds.fingerprint or ds.identity
     plan = a.plan
+    whole = ds.path is not None
     st.caption(
         "Publishing reads the data once: every statistic drawn with the operating system's secure generator, the "
         "plan's total charged to this data's publication log before anything is shown (all or nothing), and only "
         "the published numbers shown. Each click is a new publication with fresh noise, charged again in full."
     )
-    refused = publishing.sampled_refusal(ds) or refused
+    if whole:
+        rows = f" ({ds.total_rows:,} rows)" if ds.total_rows is not None else ""
+        st.caption(
+            f"{md(ds.name)} is published from every row of the file{rows} where it lies, by DuckDB"
+            + (f", not from the seeded sample of {len(ds.frame):,} rows the other pages use" if ds.sampled else "")
+            + ": each person's rows bounded with a fresh secret seed, then the plan's exact aggregates noised."
+        )
+        rows_needed = needs_rows(a) if ds.sampled else None  # a quantile: from a table's rows only
+        refused = (plain_sentence(ValueError(rows_needed)) if rows_needed else None) or refused
+    else:
+        refused = publishing.sampled_refusal(ds) or refused
     if refused is not None:
         st.info(md(refused))
     else:
@@ -140,9 +158,13 @@ def publish(a: Allocation, refused: str | None = None) -> None:
     if st.button(f"Publish the plan ({cost}, a new charge each time)", key="pub_publish", type="primary",
                  disabled=refused is not None) and refused is None:  # fmt: skip
         try:
-            package = publish_package(
-                plan, ds.frame, log=publishing.publication_log(), fingerprint=fingerprint, dataset=ds.name
-            )
+            if whole:
+                with st.spinner(f"Reading every row of {ds.name}…"):
+                    package = _publish_file(plan, ds, fingerprint)
+            else:
+                package = publish_package(
+                    plan, ds.frame, log=publishing.publication_log(), fingerprint=fingerprint, dataset=ds.name
+                )
         except BudgetError as exc:
             st.warning(md(publishing.over_budget(exc)))
         except (ValueError, OSError) as exc:
@@ -156,6 +178,17 @@ def publish(a: Allocation, refused: str | None = None) -> None:
     shown = st.session_state.get(_SHOWN)
     if shown and shown[0] == fingerprint:
         _show(shown[1])
+
+
+def _publish_file(plan: Plan, ds, fingerprint: str):
+    """The plan published from every row of the file ``ds`` was opened from, charged under its fingerprint: refused
+    (one sentence) when the file has changed since (its budget is kept under the fingerprint of what was opened)."""
+    source = open_file(ds.path, ds.name)
+    if source.fingerprint != fingerprint:
+        raise ValueError(
+            f"the file {ds.name} has changed since it was opened; open it again on the Data page before publishing"
+        )
+    return publish_package(plan, source, log=publishing.publication_log(), fingerprint=fingerprint, dataset=ds.name)
 
 
 def _show(package) -> None:

@@ -56,14 +56,14 @@ def sampled_refusal(ds) -> str | None:
 
     Which rows a seeded sample keeps depends on every row of the file (adding one row moves the sample's draws), so a
     statistic of the sample has no bounded sensitivity to one person: the simulations may use it, a publication may
-    not. The command line (``python -m dpx_publish``) publishes a plan from the whole file.
+    not. The Publish page and the command line (``python -m dpx_publish``) publish a plan from the whole file.
     """
     if not ds.sampled:
         return None
     return (
         f"Nothing is published from this data: it is a seeded sample of {len(ds.frame):,} of the file's "
         f"{ds.total_rows:,} rows, and which rows a sample keeps depends on every row, so its numbers protect no one. "
-        "Publish from the whole file with the command line (python -m dpx_publish), or open a smaller file."
+        "The Publish page and the command line (python -m dpx_publish) publish a plan from the whole file."
     )
 
 
