@@ -3,7 +3,9 @@
 :func:`open_file` opens a file as the app opens a file of its data folder (:func:`explorer.csv_reader.read_path`): a
 file an upload could be (at most :data:`~explorer.csv_reader.MAX_UPLOAD_BYTES`, not Parquet, within an upload's row
 and cell limits) is read by the app's careful reader into a table (:attr:`FileSource.frame`); any other file (CSV in
-the pinned dialect, gzip CSV, Parquet, JSON) stays where it lies and DuckDB reads it, streaming, for each aggregate.
+the pinned dialect, gzip CSV, Parquet, JSON) stays where it lies: DuckDB reads it, streaming, and writes the plan's
+columns, cleaned and typed, to a temporary Parquet file in the system's temporary folder (removed once the aggregates
+are computed, as DuckDB's own spill files are), which each aggregate then reads.
 :meth:`FileSource.prepare` then computes, before anything is charged, every aggregate the plan needs
 (:func:`explorer.engine.aggregates.plan_aggregates`, each person's rows bounded by a keyed hash with a fresh secret
 seed, :func:`~explorer.engine.aggregates.secret_seed`, never shown and never from the user), and returns the draw
@@ -19,9 +21,11 @@ surrounding whitespace, the spellings of :data:`~explorer.csv_reader.NA_SPELLING
 every present cell is a number in one format (plain, thousands separators, or a decimal comma, tried in the app's
 order), text when a present cell is not or a number has leading zeros (a code); infinities missing; a numeric column
 with no missing value, only whole numbers and none beyond 2⁵³ an integer column. Parquet's and JSON's numbers are
-numbers as they are (the app's reader casts them to text and back, to the same values). So the aggregates over the
-file equal those the engine computes on the app's table of the same file, on one seed (``tests/test_dpx_publish_engine.py``).
-Whitespace is stripped as Python's :meth:`str.strip` does for every character it strips.
+numbers as they are (the app's reader casts them to text and back, to the same values). Whitespace is every
+character :meth:`str.strip` strips. So the aggregates over the file equal those the engine computes on the app's
+table of the same file, on one seed (``tests/test_dpx_publish_engine.py``, six file forms).
+
+Measured (benchmarks/bench_publish_file.py): see benchmarks/results/publish_file.md.
 
 A quantile needs the rows (the exponential mechanism scores every value): a plan with one is published from the
 table of a file an upload could be (:func:`dpcore.plan_release.publish_plan`), and refused, in one sentence, for a

@@ -140,7 +140,13 @@ def publish(a: Allocation, refused: str | None = None) -> None:
         st.caption(
             f"{md(ds.name)} is published from every row of the file{rows} where it lies, by DuckDB"
             + (f", not from the seeded sample of {len(ds.frame):,} rows the other pages use" if ds.sampled else "")
-            + ": each person's rows bounded with a fresh secret seed, then the plan's exact aggregates noised."
+            + ": the plan's exact aggregates over the whole file"
+            + (
+                ", each person's rows bounded first (a fresh secret seed picks the rows kept)"
+                if plan.unit.identifier is not None
+                else ""
+            )
+            + ", then noised."
         )
         rows_needed = needs_rows(a) if ds.sampled else None  # a quantile: from a table's rows only
         refused = (plain_sentence(ValueError(rows_needed)) if rows_needed else None) or refused
