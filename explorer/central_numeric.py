@@ -155,10 +155,6 @@ def view(label: str, controls) -> None:
             f"Unit: {unit.short_words(u)}. Each person keeps {how} ({md(ADD_REMOVE.words(u.unit))}). The sampling is "
             f"seeded here; a publication draws it securely{published}."
         )
-    whole = _whole(ds, column, q, settings, u, seed)
-    dropped = (whole.file_rows - whole.every_rows) if whole else dropped
-    if dropped:
-        st.caption(f"{dropped:,} missing values were left out.")
     try:
         result = simulated_release(
             q,
@@ -172,6 +168,10 @@ def view(label: str, controls) -> None:
             seed,
             **settings,
         )
+        whole = _whole(ds, column, q, settings, u, seed)  # once dpcore has taken the settings
+        dropped = (whole.file_rows - whole.every_rows) if whole else dropped
+        if dropped:
+            st.caption(f"{dropped:,} missing values were left out.")
         if whole:  # the same release on the whole file's truths, its seeded noise drawn around them
             result = full_file.drawn(full_file.on_whole(result, whole), seed, family.lattice)
         compared = compared_releases(q, family, result, values, eps, delta, **settings)

@@ -120,9 +120,13 @@ def _schema(path: str, fingerprint: str) -> tuple[tuple[str, str], ...] | None:
     reader = _reader(path)
     if reader is None:
         return None
+    import duckdb
+
     con = _connect()
     try:
         return tuple((str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall())
+    except duckdb.Error:  # DuckDB reads it otherwise than the loader did (its sniffer): left to the sample
+        return None
     finally:
         con.close()
 
@@ -152,9 +156,17 @@ def _scan(path: str, select: str, queries: list) -> list[pd.DataFrame]:
 
 
 @cache.bounded(4 * cache.MIB, spinner="Computing over every row of the file with DuckDB…")  # ≤ 200 rows each
-def _aggregate(path: str, fingerprint: str, select: str, query: aggregates.Aggregate) -> pd.DataFrame:
-    """One aggregate over the file, kept per file, cell rules and query: an ε move reads it back, never rescans."""
-    return _scan(path, select, [query])[0]
+def _aggregate(path: str, fingerprint: str, select: str, query: aggregates.Aggregate) -> pd.DataFrame | str:
+    """One aggregate over the file, kept per file, cell rules and query: an ε move reads it back, never rescans.
+    A refusal is kept too, as its one sentence (a row without a person; a cell DuckDB cannot read)."""
+    import duckdb
+
+    try:
+        return _scan(path, select, [query])[0]
+    except ValueError as exc:  # the engine's one sentence
+        return str(exc)
+    except duckdb.Error:
+        return "DuckDB could not compute it over the file"
 
 
 def _column(ds, column: str) -> tuple[str, str] | None:
@@ -187,8 +199,10 @@ def _text(name: str) -> str:
     return f"CASE WHEN {t} IS NULL OR lower({t}) IN ({spellings}) THEN NULL ELSE {t} END"
 
 
-def _run(ds, select: str, queries) -> list[pd.DataFrame]:
-    return [_aggregate(ds.path, ds.fingerprint, select, q) for q in queries]
+def _run(ds, select: str, queries) -> list[pd.DataFrame] | str:
+    """The aggregates of ``queries``, or the first one's refusal in one sentence."""
+    found = [_aggregate(ds.path, ds.fingerprint, select, q) for q in queries]
+    return next((f for f in found if isinstance(f, str)), found)
 
 
 # --- the queries ---------------------------------------------------------------------------------------------------
@@ -246,10 +260,10 @@ def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=N
         lower=-_LARGEST,
         upper=_LARGEST,
     )
-    try:
-        kept, every = _run(ds, select, (main, profile))
-    except ValueError as exc:  # a row without a person: the engine's one sentence
-        return str(exc)
+    found = _run(ds, select, (main, profile))
+    if isinstance(found, str):
+        return found
+    kept, every = found
     whole = Whole(
         file_rows=int(ds.total_rows),
         rows=int(kept["rows"].sum()),
@@ -281,7 +295,10 @@ def whole_categories(ds, column: str, labels) -> Whole | str:
     domain = tuple(str(label) for label in labels if label != OTHER_LABEL)
     other = OTHER_LABEL in labels
     query = aggregates.Aggregate(key="key", domain=domain, other=other)
-    (found_rows,) = _run(ds, select, (query,))
+    found = _run(ds, select, (query,))
+    if isinstance(found, str):
+        return found
+    (found_rows,) = found
     by_label = dict(zip(found_rows["key"], found_rows["rows"]))
     counts = tuple(int(by_label.get(str(label), 0)) for label in labels)  # the engine's "(other)" is the page's
     return Whole(file_rows=int(ds.total_rows), counts=counts, left_out=int(ds.total_rows) - sum(counts))
