@@ -175,6 +175,9 @@ def _write(frame: pd.DataFrame, folder, form: str):
         path = folder / "t.parquet"
         typed = frame.assign(age=pd.to_numeric(frame["age"], errors="coerce"), income=frame["income"].astype(float))
         typed.to_parquet(path)
+    elif form == "json columns":  # one object of equally long columns
+        path = folder / "t.json"
+        path.write_text(json.dumps({c: frame[c].astype(str).tolist() for c in frame.columns}))
     else:  # JSON records, age of two JSON types (numbers and "n/a")
         path = folder / "t.json"
         records = [
@@ -194,6 +197,7 @@ def _write(frame: pd.DataFrame, folder, form: str):
         "parquet, text columns",
         "parquet, typed columns",
         "json records",
+        "json columns",
     ],
 )
 def test_the_aggregates_over_the_file_equal_the_engines_on_the_apps_table_on_one_seed(
