@@ -103,6 +103,12 @@ def test_the_true_sum_and_mean_are_over_every_row(opened, table):
     at.radio(key="cen_query").set_value("Mean").run()
     assert_clean(at)
     assert metric(at, "True answer") == _num(float(x.clip(lo, hi).mean()))
+    at.selectbox(key="cen_mechanism").set_value("Staircase").run()  # simulated only: floating-point noise
+    assert_clean(at)
+    assert metric(at, "True answer") == _num(float(x.clip(lo, hi).mean()))
+    error = abs(float(metric(at, "Noisy answer (simulated, not private)")) - x.clip(lo, hi).mean())
+    bound = float(metric(at, "95% error bound").lstrip("±"))
+    assert error <= 5 * bound  # drawn around the whole file's mean, not the sample's (about 0.4 away)
 
 
 def test_bounds_dpcore_refuses_get_its_one_sentence_before_any_scan(opened):
