@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from dpcore.contributions import ContributionBounds, bound_contributions
-from dpcore.groupby import group_by
+from dpcore.groupby import group_by, group_by_cost
 from dpcore.limits import MAX_CATEGORIES
 from dpcore.partition_selection import SELECTIONS, selection
 from explorer import charts, people_publish, state, widgets
@@ -96,7 +96,14 @@ def groups_view(persons: np.ndarray, person: str) -> None:
     m1, m2, m3 = st.columns(3)
     m1.metric(f"Groups kept ({SIMULATED})", f"{result.kept:,}")
     m2.metric("Threshold", "none" if result.threshold is None else f"{result.threshold:,.4g}")
-    m3.metric("Cost of the group-by", f"ε = {result.epsilon:.4g}, δ = {result.delta:.2g}")
+    counts_epsilon, _ = group_by_cost(eps)  # the noisy counts' part; the selection adds its own ε
+    m3.metric(
+        "Cost of the group-by",
+        f"ε = {result.epsilon:.4g}, δ = {result.delta:.2g}",
+        f"selection ε {chosen.epsilon:.4g} + counts ε {counts_epsilon:.4g}",
+        delta_color="off",
+        delta_arrow="off",
+    )
     st.markdown(
         f"**{SIMULATED.capitalize()}:** {result.kept:,} groups of {md(column)} were kept by {md(chosen.words())}; "
         f"threshold on the noisy count of distinct persons: {md(threshold)}. A group with few persons is kept "

@@ -128,6 +128,19 @@ def test_groups_kept_and_threshold_are_dpcore_s_and_no_group_is_named(key):
     assert "simulated, not private" in shown.lower()
 
 
+def test_the_group_by_s_cost_says_the_selection_s_and_the_counts_parts():
+    # the slider's ε is the selection's and the counts take as much again: a cost of 2ε beside a slider at ε must
+    # say where each part goes (it read "ε = 4" under a slider at 2, with no word of the counts)
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_selection="optimal", ppl_l0=1, ppl_sel_epsilon=2, ppl_sel_delta=1e-5)
+    chosen = selection("optimal", 2.0, 1e-5, 1)
+    total, delta = group_by_cost(2.0, selection=chosen)
+    counts, _ = group_by_cost(2.0)
+    cost = next(m for m in at.metric if m.label == "Cost of the group-by")
+    assert cost.value == f"ε = {total:.4g}, δ = {delta:.2g}"
+    assert cost.delta == f"selection ε {chosen.epsilon:.4g} + counts ε {counts:.4g}"
+    assert chosen.epsilon + counts == pytest.approx(total)
+
+
 def test_the_expected_groups_kept_fall_with_l0_and_rise_with_epsilon():
     # the curves' numbers: more groups per person splits ε among them; a larger ε keeps more
     seed = [state.DEFAULT_SEED, 1]
