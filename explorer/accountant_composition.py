@@ -67,6 +67,7 @@ def composition_chart(kind, eps, delta, k, k_top, categories, conversion, zcdp_c
             current_label=f"k = {k:,}",
             y_max=sane,
             dashed=(NAMES[tight],),
+            colours={NAMES[m]: charts.ACCOUNTING_COLOURS[m] for m in df["method"].unique()},
         ),
         key="acc_curve",
     )
@@ -172,13 +173,12 @@ def vectorised(kind, vec: pd.DataFrame | None, k):
         st.info(f"This comparison is about noise added to numeric queries: pick {offered} above.")
         return
     family = families.family(kind)
-    series = {
-        (f"vectorised ({g['method'].iloc[0]})" if a == "vectorised" else f"sequential · {NAMES[m]}"): (
-            g["k"],
-            g["epsilon"],
-        )
-        for (a, m), g in vec.groupby(["approach", "method"], sort=False)
-    }
+    series, colours = {}, {}
+    for (a, m), g in vec.groupby(["approach", "method"], sort=False):
+        name = f"vectorised ({g['method'].iloc[0]})" if a == "vectorised" else f"sequential · {NAMES[m]}"
+        series[name] = (g["k"], g["epsilon"])
+        # each sequential line in its accounting's colour on the chart above; the vector in the marks' dark
+        colours[name] = charts.MARK["color"] if a == "vectorised" else charts.ACCOUNTING_COLOURS[m]
     vname = next(iter(series))
     series[vname] = series.pop(vname)  # drawn last, dashed, so it shows where it lies on a sequential line
     st.plotly_chart(
@@ -191,6 +191,7 @@ def vectorised(kind, vec: pd.DataFrame | None, k):
             log_y=True,
             current_label=f"k = {k:,}",
             dashed=(vname,),
+            colours=colours,
         ),
         key="acc_vector",
     )

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore import families
+from dpcore.accounting.per_release import METHODS
 
 # Streamlit's theme draws the charts; a Plotly template under it changed only hairlines and added
 # 6.5 KB of JSON to every chart, to build, send and parse on every rerun: every figure names "none".
@@ -31,6 +32,11 @@ MECHANISM_COLOURS = {
     "Exponential mechanism": "#8d5524",
     "naive": "#868e96",
 }
+
+
+#: One colour per accounting method (dpcore's ``METHODS``, in its order) on every chart that compares accountings,
+#: so that "RDP" is the same line on each chart of a page.
+ACCOUNTING_COLOURS = dict(zip(METHODS, PALETTE))
 
 
 def colour_of(name: str, fallback: int = 0) -> str:
@@ -461,8 +467,12 @@ def xy_curves(
     y_max=None,
     dashed=(),
     hline: tuple[float, str] | None = None,
+    colours: dict | None = None,
 ) -> go.Figure:
     """Lines each on its own x (``series``: name -> (x, y)); short series get markers, names in ``dashed`` dash.
+
+    ``colours``: name -> colour for the series whose colour must not depend on their place (the same accounting on
+    two charts); the others take :func:`colour_of`'s.
 
     ``current`` is marked by a dashed vertical line. ``y_max`` caps the y axis (a curve that
     runs off the top is cut, not squashing the others). ``hline``: (y, label) of a dotted
@@ -480,7 +490,7 @@ def xy_curves(
             "name": name,
             "mode": "lines+markers" if np.size(x) <= 20 else "lines",
             "line": {
-                "color": colour_of(name, i),
+                "color": (colours or {}).get(name) or colour_of(name, i),
                 "width": 5 if name in under else 2.5,
                 "dash": ("dashdot" if name in dashed else "dot")
                 if name in over

@@ -60,6 +60,24 @@ def test_slider_move_reruns_and_updates_the_shown_value():
     assert after == f"{accounting.gaussian_epsilon(sigma, 100, 1e-5):,.4g}"
 
 
+@pytest.mark.parametrize("mechanism", ["Laplace", "Gaussian"])
+def test_an_accounting_keeps_its_colour_from_one_chart_to_the_next(mechanism):
+    # RDP was green on the chart of ε against k and orange on the vector chart below it (colours went by place)
+    import json
+
+    at = open_page("accountant", acc_mechanism=mechanism)
+    assert_clean(at)
+    charts = {c.key: json.loads(c.proto.spec)["data"] for c in at.get("plotly_chart")}
+    curve = {t["name"]: t["line"]["color"] for t in charts["acc_curve"]}
+    vector = {t["name"]: t["line"]["color"] for t in charts["acc_vector"]}
+    shared = [name for name in curve if f"sequential · {name}" in vector]
+    assert len(shared) >= 3, (curve, vector)  # basic, RDP and the tight accounting (advanced for Laplace)
+    for name in shared:
+        assert vector[f"sequential · {name}"] == curve[name], name
+    assert len(set(curve.values())) == len(curve)  # one colour per accounting on each chart
+    assert len(set(vector.values())) == len(vector)
+
+
 def test_planner_says_the_noise_plan_noise_gives():
     at = open_page("accountant", acc_plan_noise="Gaussian", acc_plan_epsilon=2, acc_k=50)
     assert_clean(at)
