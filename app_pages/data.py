@@ -77,13 +77,20 @@ def _size(path) -> str:
 
 def shown_profile(profile: pd.DataFrame) -> pd.DataFrame:
     """The profile as the page shows it: a text column's min and max blank (not "None"), numbers as the pages write
-    them, and the note column only when a column has a note (the table then fits the page at 1400 pixels)."""
+    them, and no note column (the table fits the page at 1400 pixels; a note beyond its right edge went unseen, so
+    :func:`shown_notes` lists the notes under it)."""
     shown = profile.copy()
     for bound in ("min", "max"):
         shown[bound] = ["" if pd.isna(v) else number(float(v)) for v in shown[bound]]
-    if "note" in shown and not shown["note"].astype(bool).any():
-        shown = shown.drop(columns="note")
-    return shown
+    return shown.drop(columns="note", errors="ignore")
+
+
+def shown_notes(profile: pd.DataFrame) -> pd.DataFrame:
+    """The columns that have a note and their note (why a column fits no mechanism, how it is counted)."""
+    if "note" not in profile:
+        return pd.DataFrame({"column": [], "note": []})
+    noted = profile["note"].astype(bool)
+    return profile.loc[noted, ["column", "note"]].reset_index(drop=True)
 
 
 def show_profile() -> None:
@@ -96,22 +103,31 @@ def show_profile() -> None:
         )
     for note in ds.notes:
         st.caption(md(note))
+    profile = state.profile()
     st.dataframe(
-        shown_profile(state.profile()),
+        shown_profile(profile),
         hide_index=True,
         key="data_profile",
         column_config={  # in pixels: the table fits the page at 1400 pixels (a long list of top values is cut; min/max hold 1,484,705)
             "column": st.column_config.TextColumn("column", width=120),
             "kind": st.column_config.TextColumn("kind", width=90),
-            "missing": st.column_config.NumberColumn("missing", width=65),
-            "distinct": st.column_config.NumberColumn("distinct", width=65),
+            "missing": st.column_config.NumberColumn("missing", width=65, format="localized"),  # 1,836 as min/max
+            "distinct": st.column_config.NumberColumn("distinct", width=65, format="localized"),
             "min": st.column_config.TextColumn("min", width=80),
             "max": st.column_config.TextColumn("max", width=80),
             "top_values": st.column_config.TextColumn("top values", width=205),
             "fits": st.column_config.TextColumn("fits", width=220),
-            "note": st.column_config.TextColumn("note", width="medium"),
         },
     )
+    notes = shown_notes(profile)
+    if len(notes):
+        st.markdown(f"**Notes** on {len(notes):,} column(s)")
+        st.dataframe(
+            notes,
+            hide_index=True,
+            key="data_notes",
+            column_config={"column": st.column_config.TextColumn("column", width=120)},
+        )
     st.markdown("**Preview** (first 20 rows)")
     st.dataframe(ds.frame.head(20), hide_index=True)
 

@@ -30,6 +30,28 @@ def test_demo_profile_lists_every_column():
     assert "32,561 rows" in _sidebar_text(at)
 
 
+def test_every_note_is_shown_on_the_page_and_counts_have_thousands_separators():
+    # the note column sat beyond the profile's right edge at 1400 pixels: patient_id's "fits: none" went unexplained
+    import json
+
+    from explorer import columns
+    from explorer.dataset import load_demo
+
+    at = open_page("data")
+    at.button(key="demo_visits").click().run()
+    assert_clean(at)
+    shown = at.dataframe[0]
+    assert "note" not in shown.value.columns
+    config = json.loads(shown.proto.columns)
+    widths = [config[c]["width"] for c in shown.value.columns]
+    assert all(isinstance(w, int) for w in widths) and sum(widths) <= 940  # the page's width at 1400 pixels
+    assert {config[c]["type_config"].get("format") for c in ("missing", "distinct")} == {"localized"}  # 3,000
+    expected = columns.profile(load_demo("visits").frame).query("note != ''")[["column", "note"]]
+    assert len(expected) >= 2  # patient_id (too many values) and visit_date (dates)
+    notes = at.dataframe[1].value
+    assert notes.to_dict("records") == expected.to_dict("records")
+
+
 def test_switching_demo_updates_sidebar():
     at = open_page("data")
     at.button(key="demo_survey").click().run()
