@@ -110,12 +110,21 @@ def condition_view(label: str, controls) -> None:
         return releases.count_matching(mask, eps, seed, family.key, delta)
 
     result = simulated_release(q, family, released, mask, eps, delta, seed)
+    ds = state.dataset()
+    conditions = [(column, condition, value)] + ([(second[0], second[2], second[3])] if second else [])
+    whole = full_file.whole_matching(ds, conditions) if ds.sampled else None
+    if isinstance(whole, str):
+        st.caption(full_file.sample_words(ds, whole))
+        whole = None
+    elif whole:  # the same release on the whole file's count, its seeded noise around it
+        st.caption(full_file.rows_words(ds, whole))
+        result = full_file.drawn(full_file.on_whole(result, whole), seed, family.lattice)
     with slot:
         accuracy_popover(q, family, delta, result)
     words_of = (second[0], second[2], second[3]) if second else None
-    code = (
-        snippets.count_matching(state.dataset(), column, condition, value, eps, seed, family.key, delta, words_of)
-        if family.lattice
+    code = (  # a snippet redraws the release from a table in memory: none for the count over the whole file
+        snippets.count_matching(ds, column, condition, value, eps, seed, family.key, delta, words_of)
+        if family.lattice and not whole
         else None
     )
     show_release(q, family, words, result, code, reference=reference_release(q, family, mask, delta))

@@ -70,8 +70,8 @@ _num = number  # the page's number format
 
 
 def _answer(x) -> str:
-    """An answer in whole units up to 10¹⁵ (a sum over a file of 10⁷ rows passes 10⁹, where :func:`number` turns to
-    three significant digits and would hide the noise), else the page's format."""
+    """An answer in whole units up to 10¹⁵ (a sum over a file of 10⁷ rows passes 10⁹, where :func:`number` turns
+    to three significant digits and would hide the noise), else the page's format."""
     return f"{x:,.0f}" if 1e9 <= abs(x) < 1e15 else _num(x)
 
 

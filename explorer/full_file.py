@@ -2,15 +2,17 @@
 
 A file of the data folder larger than :data:`explorer.dataset.SAMPLE_ROWS` rows is opened as a seeded sample
 (:attr:`explorer.dataset.Dataset.sampled`). The views that need only aggregates (a count, a clipped sum, a mean as
-sum over count, a histogram over declared bins, the counts of listed categories) take their true answers from the
-engine instead: :mod:`explorer.engine.aggregates` over the whole file (:func:`whole_numeric`,
-:func:`whole_categories`), so memory follows the number of bins, not of rows. The seeded noise of the simulation is
-then added to those numbers (noise needs no rows): :func:`on_whole` puts the whole file's truths into the release
-dpcore drew on the sample (its noise law, sensitivity and ε are dpcore's and need no rows either), :func:`drawn`
-draws the seeded noise around them. Nothing here decides a privacy fact.
+sum over count, a histogram over declared bins, the counts of listed categories, a count of the rows meeting
+conditions chosen from lists) take their true answers from the engine instead: :mod:`explorer.engine.aggregates`
+over the whole file (:func:`whole_numeric`, :func:`whole_categories`, :func:`whole_matching`), so memory follows the
+number of bins, not of rows. The seeded noise of the simulation is then added to those numbers (noise needs no
+rows): :func:`on_whole` puts the whole file's truths into the release dpcore drew on the sample (its noise law,
+sensitivity and ε are dpcore's and need no rows either), :func:`drawn` draws the seeded noise around them. Nothing
+here decides a privacy fact.
 
-Each aggregate is cached per file (path and fingerprint), cell rules and query settings (:func:`explorer.cache.bounded`),
-so a move of ε, δ or the noise reruns no scan; a new column, bound, bin count or seed scans once.
+Each aggregate is cached per file (path and fingerprint), cell rules and query settings
+(:func:`explorer.cache.bounded`), so a move of ε, δ or the noise reruns no scan; a new column, bound, bin count,
+condition or seed scans once.
 
 Cell rules: the same as the loader's where SQL can say them alike (:mod:`explorer.csv_reader`): names stripped, a
 short cell spelled as missing (:data:`explorer.csv_reader.NA_SPELLINGS`) is missing, a number that is not finite is
@@ -29,7 +31,7 @@ import streamlit as st
 from dpcore.contributions import ContributionBounds
 from dpcore.queries import MeanResult
 from explorer import cache, state
-from explorer.columns import MISSING_LABEL, OTHER_LABEL, is_numeric
+from explorer.columns import MISSING_LABEL, NUMBER_CONDITIONS, OTHER_LABEL, TEXT_CONDITIONS, is_numeric
 from explorer.csv_reader import NA_SPELLINGS
 from explorer.engine import aggregates
 from explorer.markup import md
@@ -39,6 +41,7 @@ __all__ = [
     "Whole",
     "whole_numeric",
     "whole_categories",
+    "whole_matching",
     "on_whole",
     "drawn",
     "rows_words",
@@ -50,7 +53,6 @@ __all__ = [
 #: whole file).
 ON_SAMPLE = {
     "Quantile": "the exponential mechanism scores every candidate against the rows",
-    "Count where…": "its conditions are evaluated on the rows of the sample, not yet in SQL",
     "Two-way table": "its cells are not yet computed by the engine",
     "Per year or month": "its dates are read on the rows of the sample, not yet in SQL",
     "Most common value": "its counts are not yet computed by the engine",
@@ -304,6 +306,36 @@ def whole_categories(ds, column: str, labels) -> Whole | str:
     return Whole(file_rows=int(ds.total_rows), counts=counts, left_out=int(ds.total_rows) - sum(counts))
 
 
+#: The SQL of each comparison a condition offers (:data:`explorer.columns.NUMBER_CONDITIONS`), as numpy's in
+#: :func:`explorer.columns.condition_mask`: a missing value never matches.
+_OPERATORS = dict(zip(NUMBER_CONDITIONS, (">=", ">", "<=", "<", "=", "<>")))
+
+
+def whole_matching(ds, conditions) -> Whole | str:
+    """How many rows of the whole file meet every condition: ``conditions`` are ``(column, condition, value)`` as
+    :func:`explorer.columns.condition_mask` takes them, chosen from lists (nothing typed becomes SQL but a number
+    or a quoted literal). Returns the aggregates, or one sentence saying why they stay on the sample."""
+    where = []
+    for column, condition, value in conditions:
+        found = _column(ds, column)
+        if found is None:
+            return f"the file's column {column!r} is not read by the same rules as the sample's"
+        if is_numeric(ds.frame[column]):
+            if condition not in _OPERATORS:
+                return f"condition {condition!r} is not one of a number's"
+            where.append(f"({_number(*found)}) {_OPERATORS[condition]} {float(value)!r}")
+        else:
+            if condition not in TEXT_CONDITIONS:
+                return f"condition {condition!r} is not one of a text's"
+            equal = f"({_text(found[0])}) = {_literal(str(value))}"
+            where.append(equal if condition == "is" else f"({_text(found[0])}) IS NOT NULL AND NOT {equal}")
+    select = f"SELECT 1 AS one FROM {_reader(ds.path)} WHERE {' AND '.join(f'({w})' for w in where)}"
+    found = _run(ds, select, (aggregates.count(),))
+    if isinstance(found, str):
+        return found
+    return Whole(file_rows=int(ds.total_rows), rows=int(found[0]["rows"].sum()))
+
+
 # --- releases on the whole file's truths -----------------------------------------------------------------------------
 
 
@@ -321,6 +353,8 @@ def on_whole(result, whole: Whole):
             dropped_nan=0,
             unclipped_value=whole.every_total / whole.every_rows,
         )
+    if result.query == "count_matching":
+        return replace(result, true_value=float(whole.rows), n=whole.file_rows)
     if result.query == "count":
         unclipped = float(whole.every_rows) if result.unclipped_value is not None else None
         return replace(result, true_value=float(whole.rows), n=whole.rows, dropped_nan=0, unclipped_value=unclipped)

@@ -147,6 +147,26 @@ def test_category_counts_are_over_every_row_for_the_categories_the_page_lists(op
     assert _said(at, f"all {ROWS:,} rows")
 
 
+def test_a_count_where_two_conditions_hold_is_over_every_row(opened, table):
+    page, _ = opened
+    _, frame = table
+    at = page(
+        "Count where…",
+        cen_where_column="x",
+        cen_where_condition="≥",
+        cen_where_value_x=50.0,
+        cen_where_and=True,
+        cen_where2_column="grp",
+        cen_where2_condition="is not",
+        cen_where2_value_grp="g1",
+    )
+    assert_clean(at)
+    grp = frame["grp"].where(frame["grp"] != "n/a")  # missing: never matches, not even "is not"
+    n = int(((frame["x"] >= 50) & grp.notna() & (grp != "g1")).sum())
+    assert metric(at, "True answer") == _num(n) and n > 10 * KEPT
+    assert _said(at, f"all {ROWS:,} rows")
+
+
 def test_a_person_unit_bounds_each_persons_rows_in_the_engine(opened, table):
     page, _ = opened
     _, frame = table
