@@ -175,7 +175,10 @@ def _figure(traces: list, title: str, x: str, y: str, height: int = 420, xaxis=N
         "title": TITLE | {"text": title},
         # no SI suffixes (a density of 0.0004 would read "400μ"): plain numbers unless an axis asks otherwise
         "xaxis": {"title": {"text": x}, "exponentformat": "none", "automargin": True, **(xaxis or {})},
-        "yaxis": {"title": {"text": y}, "exponentformat": "none", "automargin": True, **(yaxis or {})},
+        # y: thousands separated, 4 digits included (a count axis read "5000" under "10,000"); not x, where a
+        # category or a value may be a year (2024, never 2,024)
+        "yaxis": {"title": {"text": y}, "exponentformat": "none", "separatethousands": True, "automargin": True}
+        | (yaxis or {}),
         "height": height,
         "margin": MARGIN,
         "legend": LEGEND_BELOW,
@@ -219,9 +222,9 @@ def _hline(y: float, label: str | None, line: dict, above: bool = True) -> tuple
 
 
 def _log_ticks(values: np.ndarray, mantissas=(1, 2, 5)) -> dict:
-    """Tick marks at m × 10^e inside the range of ``values``, labelled as plain numbers."""
+    """Tick marks at m × 10^e inside the range of ``values``, labelled as plain numbers (thousands separated)."""
     ticks = [m * 10.0**e for e in range(-4, 7) for m in mantissas if values.min() <= m * 10.0**e <= values.max()]
-    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+    return {"tickvals": ticks, "ticktext": [f"{t:,.15g}" for t in ticks]}  # 1,000 as the other axes write it
 
 
 def true_vs_noisy_bars(

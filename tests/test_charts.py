@@ -53,6 +53,19 @@ def test_a_narrow_log_axis_gets_plain_number_ticks():
     assert list(one.tickvals) == [5, 10, 20] and one.dtick is None
 
 
+def test_thousands_are_separated_on_every_axis_four_digits_included():
+    # a count axis read "0, 5000, 10,000, 15,000": Plotly separates 4-digit ticks only when asked; never on x,
+    # where categories or values may be years (a category "2024" read as a number would show "2,024")
+    bars = charts.true_vs_noisy_bars(["2023", "2024"], [5_000, 20_000], [5_100, 19_900])
+    assert bars.layout.yaxis.separatethousands and not bars.layout.xaxis.separatethousands
+    # the 1-2-5 labels of a log axis are written the same way ("1000" stood beside "1,000" on other charts)
+    axis = charts.curves([1, 10, 1_000, 20_000], {"a": [1, 2, 3, 4]}).layout.xaxis
+    labels = dict(zip(axis.tickvals, axis.ticktext))
+    assert labels[1_000] == "1,000" and labels[10_000] == "10,000" and labels[2] == "2"
+    small = charts.curves([0.01, 0.2], {"a": [1, 2]}).layout.xaxis
+    assert list(small.ticktext) == ["0.01", "0.02", "0.05", "0.1", "0.2"]
+
+
 def test_reference_line_and_marks_sit_where_asked():
     fig = charts.curves([1, 2, 3], {"q": [-2, -1, 0]}, current=2, log_x=False, hline=(0.0, "threshold 0"))
     vertical, horizontal = fig.layout.shapes
