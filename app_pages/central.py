@@ -6,8 +6,9 @@ classic Gaussian at the same ε (``dpcore.gaussian``), and the exponential mecha
 common category (``dpcore.exponential``). Neighbouring relation: add/remove one record, or add/remove one person
 when a person unit is declared (``explorer.unit``: count, sum, mean and histogram bound each person's rows first).
 Only the chosen query is computed, so a slider move stays fast. On a large file opened by path (a seeded sample),
-count, sum, mean, histogram, count where… and category counts take their true answers from DuckDB over every row
-of the file (``explorer.full_file``, cached per query: an ε move scans nothing); the others say they use the sample.
+count, sum, mean, histogram, count where…, category counts and most common value take their true answers from
+DuckDB over every row of the file (``explorer.full_file``, cached per query: an ε move scans nothing); the others
+say they use the sample.
 
 This script keeps what the views share on screen (the noise, ε and δ, laid out by each view in its own
 row) and the switch between the views. Each view lays itself out in its own module of the app package:

@@ -32,7 +32,7 @@ Target (issue 13): a rerun after a move under about 2 s of CPU and 1 GB on every
 the child processes share through ``DPX_DATA_FOLDER``; each session opens it through the Data page's data-folder
 listing (:func:`bring_in`, the one function that brings the dataset in, by upload or by path), so the views work on
 its seeded sample of :data:`explorer.dataset.SAMPLE_ROWS` rows, except Central DP's count, sum, mean, histogram,
-count where… and category counts, whose true answers DuckDB computes over every row of the file
+count where…, category counts and most common value, whose true answers DuckDB computes over every row of the file
 (:mod:`explorer.full_file`: the first run scans, a rerun reads the shared cache); the Data page's first run is the
 opening itself.
 The table goes to ``benchmarks/results/heavy_path.md``.
@@ -557,10 +557,10 @@ def main_by_path(args, names: list[str]) -> None:
         f"{TRIALS:,} simulated trials; {args.firsts} first runs (each a new session that opens the file anew, the "
         f"shared caches emptied) and {args.moves} reruns after a move to a value new to the session per view. "
         f"The Data page's first run is the opening of the file itself (the sample drawn by DuckDB and the profile). "
-        f"Central DP's count, sum, mean, histogram, count where… and category counts take their true answers from "
-        f"DuckDB over "
-        f"every row of the file (`explorer.full_file`): their first run includes that scan (the shared caches are "
-        f"emptied before it), a rerun after an ε move reads the aggregates back from the shared cache. Every other "
+        f"Central DP's count, sum, mean, histogram, count where…, category counts and most common value take their "
+        f"true answers from DuckDB over every row of the file (`explorer.full_file`): their first run includes that "
+        f"scan (the shared caches are emptied before it), a rerun after an ε move reads the aggregates back from the "
+        f"shared cache. Every other "
         f"view computes on the sample's rows, so the file's size shows in the opening and a view's cost is that of a "
         f"{SAMPLE_ROWS:,}-row table. "
         f"Measured: {measured}. The machine's {os.cpu_count()} cores were shared with other work: load average "

@@ -2,7 +2,8 @@
 (``cen_category``, its own ε slider ``cen_em_epsilon``), its chance of picking the true mode and its shortfall bound.
 
 The score is a count, whose sensitivity is the relation's (``dpcore.queries.RELATION``); the release is
-:func:`explorer.releases.most_common`.
+:func:`explorer.releases.most_common`, or on a large file opened by path the same draw on the counts DuckDB computes
+over every row (:func:`explorer.full_file.whole_categories`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import streamlit as st
 from dpcore import exponential_error_bound, exponential_mechanism, exponential_probabilities
 from dpcore.accounting import PureDP
 from dpcore.queries import RELATION
-from explorer import budget, central_publish, charts, domains, releases, snippets, state, widgets
+from explorer import budget, central_publish, charts, domains, full_file, releases, snippets, state, widgets
 from explorer.central_layout import CONFIDENCE, EPS_GRID, SALT
 from explorer.export import to_safe_csv
 from explorer.markup import md
@@ -48,11 +49,21 @@ def view(label: str, controls) -> None:
     st.caption(domains.FROM_THE_DATA)
     if note:
         st.caption(note)
-    counts = np.bincount(codes, minlength=len(labels))
+    ds = state.dataset()
+    whole = full_file.whole_categories(ds, column, labels) if ds.sampled else None
+    if isinstance(whole, str):
+        st.caption(full_file.sample_words(ds, whole))
+        whole = None
+    elif whole:
+        st.caption(full_file.rows_words(ds, whole))
+    counts = np.asarray(whole.counts) if whole else np.bincount(codes, minlength=len(labels))
     mode, k = int(np.argmax(counts)), len(labels)
     probs = exponential_probabilities(counts, eps, SCORE_SENSITIVITY)
     seed = state.seed_words(SALT)
-    chosen = labels.index(releases.most_common(codes, labels, eps, seed))
+    if whole:  # releases.most_common's draw, on the whole file's counts (it counts the codes of a table in memory)
+        chosen = int(exponential_mechanism(counts, eps, SCORE_SENSITIVITY, np.random.default_rng(seed)))
+    else:
+        chosen = labels.index(releases.most_common(codes, labels, eps, seed))
     picks = exponential_mechanism(counts, eps, SCORE_SENSITIVITY, state.rng(SALT + "-sims"), trials=state.trials())
     freqs = np.bincount(picks, minlength=k) / picks.size
     bound = exponential_error_bound(k, eps, SCORE_SENSITIVITY, CONFIDENCE)
@@ -115,8 +126,9 @@ def view(label: str, controls) -> None:
     right.download_button(
         "Choice and probabilities (CSV)", to_safe_csv(table), file_name="central_mode.csv", mime="text/csv"
     )
-    code = snippets.most_common(state.dataset(), column, eps, seed)
-    right.download_button("Python snippet", code, file_name="central_mode.py", mime="text/x-python")
+    if not whole:  # a snippet redraws the release from a table in memory: none for the counts over the whole file
+        code = snippets.most_common(ds, column, eps, seed)
+        right.download_button("Python snippet", code, file_name="central_mode.py", mime="text/x-python")
     with right:  # accounted as any ε-DP release (dpcore.accounting.PureDP)
         budget.record_release(PureDP(eps), label=f"Most common {column}, exponential ε={eps:g}", key="cen_em")
         widgets.audit_link("exponential", eps, candidates=k, sensitivity=SCORE_SENSITIVITY)

@@ -55,7 +55,6 @@ ON_SAMPLE = {
     "Quantile": "the exponential mechanism scores every candidate against the rows",
     "Two-way table": "its cells are not yet computed by the engine",
     "Per year or month": "its dates are read on the rows of the sample, not yet in SQL",
-    "Most common value": "its counts are not yet computed by the engine",
 }
 
 #: The most a finite double can be: the "clipping" bounds of an unclipped sum (they change no finite value).

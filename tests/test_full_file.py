@@ -167,6 +167,17 @@ def test_a_count_where_two_conditions_hold_is_over_every_row(opened, table):
     assert _said(at, f"all {ROWS:,} rows")
 
 
+def test_the_most_common_value_is_chosen_on_the_whole_files_counts(opened, table):
+    page, _ = opened
+    _, frame = table
+    at = page("Most common value", cen_category="grp")
+    assert_clean(at)
+    counts = frame["grp"].where(frame["grp"] != "n/a").fillna("(missing)").value_counts()
+    (shown,) = [m for m in at.metric if m.label == "True most common value"]
+    assert shown.value == counts.index[0] and shown.delta == f"count {counts.iloc[0]:,}"
+    assert counts.iloc[0] > 10 * KEPT and _said(at, f"all {ROWS:,} rows")
+
+
 def test_a_person_unit_bounds_each_persons_rows_in_the_engine(opened, table):
     page, _ = opened
     _, frame = table
