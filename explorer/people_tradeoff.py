@@ -112,10 +112,11 @@ def tradeoff_view(persons: np.ndarray, column: str) -> None:
         st.warning(f"The trade-off cannot be computed: {md(plain_sentence(exc))}")
         return
     best = tradeoff.best_index
+    total = "total error (RMSE)"
     series = {
         "|bias| (rows dropped)": (tradeoff.bounds, np.abs(tradeoff.bias)),
         "noise std": (tradeoff.bounds, tradeoff.noise_std),
-        "total error (RMSE)": (tradeoff.bounds, tradeoff.rmse),
+        total: (tradeoff.bounds, tradeoff.rmse),
     }
     if kind == "sum":
         series["sampling std (which rows are kept)"] = (tradeoff.bounds, tradeoff.sampling_std)
@@ -128,6 +129,7 @@ def tradeoff_view(persons: np.ndarray, column: str) -> None:
         log_x=True,
         log_y=True,
         current_label=f"smallest error: m = {tradeoff.bounds[best]:,}",
+        dashed=(total,),  # the total lies on the bias where the bias dominates: dashed, the bias shows through
     )
     st.plotly_chart(figure, key="ppl_tradeoff_chart")
     st.markdown(

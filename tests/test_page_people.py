@@ -75,6 +75,25 @@ def test_the_marked_minimum_is_dpcore_s_and_a_brute_force_search_s(eps):
     assert any("not private" in w.value for w in at.warning)
 
 
+def test_the_bias_line_shows_where_the_total_error_lies_on_it():
+    # on visits the total error equals the |bias| for every m below ~300: drawn solid on top, it hid the bias line
+    import base64
+    import json
+
+    def values(y):  # Plotly sends arrays as {"dtype", "bdata"}
+        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict) else np.array(y)
+
+    at = open_people()
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == "ppl_tradeoff_chart"]
+    lines = {t["name"]: t for t in json.loads(chart.proto.spec)["data"]}
+    names = list(lines)
+    bias, total = lines["|bias| (rows dropped)"], lines["total error (RMSE)"]
+    close = np.isclose(values(bias["y"]), values(total["y"]), rtol=0.02)
+    assert close.mean() > 0.5  # the case the chart must handle: the two lie on each other over most bounds
+    assert names.index("total error (RMSE)") > names.index("|bias| (rows dropped)")  # the total is drawn over it
+    assert total["line"].get("dash") not in (None, "solid")  # so it is broken and the bias shows through
+
+
 def test_a_sum_s_minimum_is_dpcore_s_for_the_declared_bounds():
     at = open_people(ppl_query="Sum of a numeric column", ppl_value="cost", ppl_lower_cost=0, ppl_upper_cost=300)
     shown, _ = _best(at)
