@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore import families
-from dpcore.accounting.per_release import METHODS
+from dpcore.accounting.per_release import METHOD_NAMES, METHODS
 
 # Streamlit's theme draws the charts; a Plotly template under it changed only hairlines and added
 # 6.5 KB of JSON to every chart, to build, send and parse on every rerun: every figure names "none".
@@ -37,6 +37,13 @@ MECHANISM_COLOURS = {
 #: One colour per accounting method (dpcore's ``METHODS``, in its order) on every chart that compares accountings,
 #: so that "RDP" is the same line on each chart of a page.
 ACCOUNTING_COLOURS = dict(zip(METHODS, PALETTE))
+_ACCOUNTING_BY_NAME = {METHOD_NAMES[m]: c for m, c in ACCOUNTING_COLOURS.items()}
+
+
+def accounting_colour(method: str) -> str:
+    """The colour of the accounting ``method``, by dpcore's key ("rdp") or on-screen name ("RDP"); any other bound
+    drawn beside them (RDP by the classic conversion) takes the palette's last colour, which no accounting has."""
+    return ACCOUNTING_COLOURS.get(method) or _ACCOUNTING_BY_NAME.get(method) or PALETTE[-1]
 
 
 def colour_of(name: str, fallback: int = 0) -> str:

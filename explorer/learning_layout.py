@@ -176,6 +176,7 @@ def epsilon_steps_chart(curves: pd.DataFrame, steps: int, delta: float, title: s
             log_y=wide,
             current_label=f"this run: {steps:,}",
             dashed=("PLD",),
+            colours={name: charts.accounting_colour(name) for name in series},  # as on the Accountant page
         ),
         key=key,
     )

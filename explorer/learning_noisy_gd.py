@@ -227,6 +227,7 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
             current_label=f"T = {s.iterations}",
             y_max=cap,
             dashed=(COST_NAMES["exact"],),
+            colours={COST_NAMES[m]: charts.accounting_colour(m) for m in curve["method"].unique()},  # the Accountant's
         ),
         key="lrn_ngd_cost",
     )

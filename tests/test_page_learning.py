@@ -154,6 +154,26 @@ def test_the_calibrating_accounting_changes_the_noise_as_dpcore_says():
     assert sigma > learning.noisy_gd_noise(1.0, 1e-5, 50, 2.0, accounting="exact").sigma  # looser, more noise
 
 
+def test_an_accounting_has_the_accountant_page_s_colour_on_every_learning_chart():
+    # RDP was crimson on noisy gradient descent's cost chart and orange on DP-SGD's, green on the Accountant page
+    import json
+
+    def lines(at, key):
+        (chart,) = [c for c in at.get("plotly_chart") if c.key == key]
+        return {t["name"]: t["line"]["color"] for t in json.loads(chart.proto.spec)["data"]}
+
+    accountant = lines(open_page("accountant", acc_mechanism="Gaussian"), "acc_curve")
+    ngd = lines(open_page("learning"), "lrn_ngd_cost")
+    sgd = lines(open_page("learning", lrn_view="DP-SGD"), "lrn_sgd_curves")
+    for name in ("RDP", "zCDP", "advanced (DRV)", "exact (μ-GDP)"):
+        assert ngd[name.split(" (DRV)")[0]] == accountant[name], name  # the cost chart says "advanced"
+    assert ngd["sequential"] == accountant["basic"]  # sequential composition is basic composition
+    assert sgd["RDP"] == accountant["RDP"]
+    for chart in (ngd, sgd):  # and the classic conversion beside RDP is told apart from every accounting
+        (classic,) = [colour for name, colour in chart.items() if "classic" in name]
+        assert classic not in set(accountant.values()) and len(set(chart.values())) == len(chart)
+
+
 @pytest.mark.parametrize(
     "link, method, conversion",
     [
