@@ -40,10 +40,15 @@ ACCOUNTING_COLOURS = dict(zip(METHODS, PALETTE))
 _ACCOUNTING_BY_NAME = {METHOD_NAMES[m]: c for m, c in ACCOUNTING_COLOURS.items()}
 
 
+#: Any other bound drawn beside the accountings (RDP by the classic conversion): grey, near no accounting's colour
+#: (the palette's last, amber, read as the advanced composition's orange).
+OTHER_BOUND = "#868e96"
+
+
 def accounting_colour(method: str) -> str:
     """The colour of the accounting ``method``, by dpcore's key ("rdp") or on-screen name ("RDP"); any other bound
-    drawn beside them (RDP by the classic conversion) takes the palette's last colour, which no accounting has."""
-    return ACCOUNTING_COLOURS.get(method) or _ACCOUNTING_BY_NAME.get(method) or PALETTE[-1]
+    drawn beside them takes :data:`OTHER_BOUND`."""
+    return ACCOUNTING_COLOURS.get(method) or _ACCOUNTING_BY_NAME.get(method) or OTHER_BOUND
 
 
 def colour_of(name: str, fallback: int = 0) -> str:

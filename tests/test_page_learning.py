@@ -172,6 +172,7 @@ def test_an_accounting_has_the_accountant_page_s_colour_on_every_learning_chart(
     for chart in (ngd, sgd):  # and the classic conversion beside RDP is told apart from every accounting
         (classic,) = [colour for name, colour in chart.items() if "classic" in name]
         assert classic not in set(accountant.values()) and len(set(chart.values())) == len(chart)
+        assert classic != "#e67700"  # amber read as the advanced composition's orange beside it
 
 
 @pytest.mark.parametrize(
