@@ -217,12 +217,18 @@ def counts_view(eps: float, delta: float, u: PrivacyUnit | None = None) -> None:
     )
     at_grid = [count_answers(chosen, e, delta, len(labels), u) for e in GRID]
     series = {m: [count_std(answers_at[m], truths[m]) for answers_at in at_grid] for m in chosen}
+    # the n each curve answers: every row, or under a person unit one report per person (local), the rows kept
+    # (central); the title said the table's 19,520 rows under curves drawn for 3,000 reports and 7,862 rows
+    sizes = {answers[m].family.model: int(truths[m].sum()) for m in chosen}
+    n_words = ", ".join(
+        f"n = {n:,}" + (f" ({model})" if len(set(sizes.values())) > 1 else "") for model, n in sizes.items()
+    )
     st.plotly_chart(
         charts.curves(
             GRID,
             series,
             eps,
-            f"Std of a rare value's count of '{column}' against ε (k = {len(labels)}, n = {true.sum():,})",
+            f"Std of a rare value's count of '{column}' against ε (k = {len(labels)}, {n_words})",
             y_title="std of a count (log)",
             log_y=True,
         ),

@@ -142,6 +142,29 @@ def test_under_a_person_unit_the_central_counts_noise_has_scale_m_over_epsilon(m
     assert any("**Protected unit:** a person (column **patient\\_id**" in md.value for md in at.markdown)
 
 
+def test_the_curves_title_names_the_n_each_model_answers():
+    # under a person unit the curves are drawn for one report per person (local) and the rows kept (central): the
+    # title said "n = 19,520", every row of the table
+    import json
+
+    def title(at) -> str:
+        (chart,) = [c for c in at.get("plotly_chart") if c.key == "cmp_count_curve"]
+        return json.loads(chart.proto.spec)["layout"]["title"]["text"]
+
+    at = visits_compare()
+    assert_clean(at)
+    assert title(at).endswith(f"n = {len(VISITS.frame):,})")  # one row: every mechanism answers every row
+    at = visits_compare(10)
+    assert_clean(at)
+    persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]
+    kept = bound_contributions(
+        persons, np.random.default_rng(seed_words("compare-bound")), bounds=ContributionBounds(max_rows=10)
+    ).rows_kept
+    shown = title(at)
+    assert f"n = {np.unique(persons).size:,} (local)" in shown and f"n = {kept:,} (central)" in shown, shown
+    assert f"{len(VISITS.frame):,}" not in shown
+
+
 def test_switching_back_to_one_row_restores_todays_numbers_exactly():
     at = visits_compare()
     at.run()
