@@ -27,7 +27,7 @@ def choose_dataset() -> None:
         if upload is not None and state.new_upload(upload.file_id):
             uploads.release_older(upload.file_id)  # files replaced or left behind: no widget uses them
             try:
-                state.activate(state.read_upload(upload.getvalue(), upload.name))  # kept with the session only
+                state.upload(upload.getvalue(), upload.name)  # kept with the session only, kept if the user moves on
                 st.success(f"Loaded {md(upload.name)}.")
             except dataset.DatasetError as exc:
                 uploads.release(upload.file_id)  # Streamlit would keep a refused file until the session ends

@@ -44,7 +44,9 @@ cache (``explorer.``)                              MiB         holds
 ``audit_floating_point.attack``                    1           shares, intervals, five outputs (under 1 kB)
 ``compare_means.mean_curves``,                     2 × 1       a few numbers per mechanism and ε
 ``compare_quantiles.quantile_curves``
-total                                              704         within 1,024
+``full_file._aggregate``, ``_schema``              4 + 1       a whole file's aggregates (at most about 200
+                                                               rows each), its column names and types
+total                                              709         within 1,024
 =================================================  ==========  ==============================================
 """
 

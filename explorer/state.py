@@ -65,6 +65,7 @@ __all__ = [
     "cached_demo",
     "read_upload",
     "cached_upload",
+    "upload",
     "per_dataset",
     "profile",
     "categorical_columns",
@@ -251,6 +252,21 @@ def read_upload(raw: bytes, name: str) -> Dataset:
 
 #: The Data page's name for :func:`read_upload` (a cache shared by the sessions before issue 23).
 cached_upload = read_upload
+
+
+def upload(raw: bytes, name: str) -> Dataset:
+    """Read an upload and make it the session's dataset, both before the script draws anything again.
+
+    Streamlit stops a run that another page asked for at the next element the script draws (here: the end of
+    :func:`read_upload`'s spinner). A user who clicked another page while the file was read lost it: the run stopped
+    after the read and before :func:`activate`, and the uploader, not drawn on the other page, forgot the file.
+    :func:`activate` draws nothing, so here it runs inside the spinner, and the file is the session's dataset
+    whichever page the user goes to next.
+    """
+    with st.spinner("Reading the file…"):
+        ds = load_csv(raw, name)
+        activate(ds)
+    return ds
 
 
 def per_dataset(key: str, compute: Callable[[], object]):

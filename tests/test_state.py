@@ -219,3 +219,24 @@ def test_an_old_link_with_a_hash_of_the_upload_gets_the_different_file_notice_in
     assert "by its name only" not in notice  # the link named content, just not in a form this server keeps
     for odd in ("~", "people.csv", "~~~", "a~b~c", "x" * 500):  # hand-typed: a notice, never a crash
         assert _warnings(_link(raw, linked=odd))
+
+
+def test_an_upload_is_the_sessions_dataset_even_when_another_page_stops_the_run_at_the_spinners_end(monkeypatch):
+    """A user who clicked another page while the file was read lost the upload: Streamlit stopped the run at the
+    next element drawn (the spinner's end), before the dataset was activated (found by a browser walk)."""
+    import contextlib
+
+    import pytest
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+
+    @contextlib.contextmanager
+    def stopped_at_the_end(text):  # as Streamlit does when a rerun to another page was asked meanwhile
+        yield
+        raise RerunException(None)
+
+    activated = []
+    monkeypatch.setattr(state, "activate", activated.append)
+    monkeypatch.setattr(state.st, "spinner", stopped_at_the_end)
+    with pytest.raises(RerunException):
+        state.upload(b"colour,score\nred,1\ngreen,2\n", "kept.csv")
+    assert [ds.name for ds in activated] == ["kept.csv"]
