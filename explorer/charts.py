@@ -280,18 +280,23 @@ def error_histogram(
     density_name="theory",
     lattice: float | None = None,
     mechanism: str | None = None,
+    half: float | None = None,
 ) -> go.Figure:
     """Histogram of simulated errors (as a density, in the mechanism's colour) with the theoretical density over it.
 
     ``lattice``: spacing of the values the errors can take, if they are discrete;
     bins are then whole multiples of it, so the histogram shows no aliasing comb.
+    ``half``: the x-axis spans [−half, half], about 30 bins across it (at most 600 in all: a far error widens them);
+    the bins start below every error, so the density counts the errors off the axis too.
     """
     errors = np.asarray(errors, dtype=float).ravel()
     span = float(errors.max() - errors.min()) or 1.0
-    size = span / 40
+    size = span / 40 if half is None else max(half / 15, span / 600)
     if lattice:
         size = max(1, round(size / lattice)) * lattice
     start = errors.min() - 0.5 * lattice if lattice else None  # bin edges between lattice points
+    if half is not None and not lattice:  # edges on a grid through −half, from below the smallest error
+        start = -half - size * np.ceil(max(0.0, -half - float(errors.min())) / size)
     traces = [
         {
             "type": "histogram",
@@ -314,7 +319,8 @@ def error_histogram(
                 "line": {"color": MARK["color"], "width": 2},  # dark reads over every mechanism's colour
             }
         )
-    return _figure(traces, title, x, "density")
+    axis = None if half is None else {"range": [-half, half], "autorange": False}
+    return _figure(traces, title, x, "density", xaxis=axis)
 
 
 def curves(
@@ -548,7 +554,7 @@ def xy_curves(
         yaxis["range"] = [np.log10(low), np.log10(y_max)] if log_y else [low, y_max]
         shown = np.array([low, y_max]) if log_y else shown
     if shown is not None and shown.size:
-        decades = np.log10(shown.max() / shown.min())
+        decades = np.log10(shown.max()) - np.log10(shown.min())  # a quotient overflows from 1e-320 to 1e300
         # over many decades label the decades only; over fewer, plain numbers (plotly's own labels there
         # read "10², 2, 3" for 100, 200, 300), every digit when the axis spans under half a decade
         yaxis.update(

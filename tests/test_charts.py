@@ -3,6 +3,7 @@
 import inspect
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -51,6 +52,28 @@ def test_a_narrow_log_axis_gets_plain_number_ticks():
     assert list(half.tickvals) == [70, 80, 90, 100] and list(half.ticktext) == ["70", "80", "90", "100"]
     one = charts.xy_curves({"a": ([1, 2], [3.0, 40.0])}, log_x=False, log_y=True).layout.yaxis
     assert list(one.tickvals) == [5, 10, 20] and one.dtick is None
+
+
+def test_a_log_axis_over_subnormal_to_huge_values_raises_no_overflow_warning():
+    # a link set an upper bound of 1e-320 on the People page: max / min overflowed (RuntimeWarning in scalar divide)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        axis = charts.xy_curves({"a": ([1, 2, 3], [1e-320, 1.0, 1e300])}, log_x=False, log_y=True).layout.yaxis
+        capped = charts.xy_curves({"a": ([1, 2], [1e-320, 1e300])}, log_y=True, y_max=1e308).layout.yaxis
+    assert axis.dtick == 1 and capped.dtick == 1  # over 600 decades: the decades only
+
+
+def test_a_histogram_with_a_half_width_spans_it_and_bins_across_it_counting_every_error():
+    errors = np.concatenate((np.linspace(-1.0, 1.0, 999), [10.0]))  # one error beyond the axis
+    fig = charts.error_histogram(errors, half=1.1)
+    (hist,) = fig.data
+    assert list(fig.layout.xaxis.range) == [-1.1, 1.1] and fig.layout.xaxis.autorange is False
+    assert 2.2 / hist.xbins.size >= 30  # bins sized to the axis, not to the far error's span
+    assert hist.xbins.start <= errors.min()  # every error is in a bin, so the density counts each one
+    far = charts.error_histogram(np.append(errors, -1e4), half=1.1).data[0]
+    assert far.xbins.start <= -1e4 and (1e4 + 10.0) / far.xbins.size <= 600  # never more bins than a browser draws
+    ranks = charts.error_histogram(np.array([-357.5, 357.5, 358.5]), lattice=1.0, half=400.0).data[0]
+    assert ranks.xbins.size == round(ranks.xbins.size) and (ranks.xbins.start + 357.5) % 1 == 0.5
 
 
 def test_thousands_are_separated_on_every_axis_four_digits_included():
