@@ -17,7 +17,7 @@ import streamlit as st
 from dpcore.accounting import PureDP
 from dpcore.simulation import simulated
 from explorer import budget, central_publish, charts, export, releases, snippets, state, widgets
-from explorer.central_layout import CONFIDENCE, EPS_GRID, QUERIES, SALT
+from explorer.central_layout import CONFIDENCE, EPS_GRID, QUERIES, REFERENCE_EPSILON, SALT
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.export import to_safe_csv
 from explorer.markup import md, number, plain_sentence
@@ -55,16 +55,56 @@ def _range(series, column: str) -> tuple[float, float]:
     return lower, upper
 
 
+def _rank_percentile(law, confidence: float) -> float:
+    """The exact ``confidence`` percentile of the rank error ``|r − q·n|`` under ``law`` (its intervals' probabilities)."""
+    errors, p = -law.utility, law.probabilities()
+    order = np.argsort(errors)
+    cumulative = np.cumsum(p[order])
+    return float(errors[order][min(np.searchsorted(cumulative, confidence), errors.size - 1)])
+
+
+def _value_percentile(law, confidence: float) -> float:
+    """The exact ``confidence`` percentile of ``|released − true|`` under ``law``.
+
+    ``P(|Y − t| ≤ v) = F(t + v) − F(t − v)`` with ``F`` dpcore's CDF: piecewise linear in ``v`` between the distances
+    from ``t`` to the intervals' ends, so it is read at those and interpolated between the two around ``confidence``.
+    """
+    t = law.true_value
+    ends = np.unique(np.abs(np.concatenate(([t], law.left, law.right)) - t))
+    covered = law.cdf(t + ends) - law.cdf(t - ends)
+    i = min(int(np.searchsorted(covered, confidence)), ends.size - 1)
+    return float(ends[i] if i == 0 else np.interp(confidence, covered[i - 1 : i + 1], ends[i - 1 : i + 1]))
+
+
+def _halves(law) -> tuple[float, float]:
+    """The error histograms' half-widths, in value and in rank: a little beyond the 99th percentile of the error at
+    :data:`REFERENCE_EPSILON` (the page's other histograms' fixed axis) or at this ε when that is wider, so a larger ε
+    narrows the histogram on a fixed axis and a smaller one widens the axis with it (the bulk stays on it)."""
+    laws = (law, law.at_epsilon(REFERENCE_EPSILON))
+    value = max(_value_percentile(each, 0.99) for each in laws)
+    rank = max(_rank_percentile(each, 0.99) for each in laws)
+    width = law.mechanism.width
+    return 1.1 * (value if value > 0 else width / 2), 1.1 * max(rank, 1.0)
+
+
+def _tied_share(law, what: str) -> str:
+    """When most releases have the ties' rank error, the sentence saying that ε barely moves them ("" otherwise)."""
+    share = float(law.probabilities()[law.utility == law.utility.max()].sum())
+    if share < 0.9:
+        return ""
+    return (
+        f" At this ε, {share:.0%} of the releases fall in the intervals next to the tied {what}: moving ε barely "
+        "changes the release or the histograms below, as their error is the ties', which no ε removes."
+    )
+
+
 def _curves(values, mechanism) -> dict:
     """Over the slider's ε: the 95% rank-error bound and the exact 95th percentile of the rank error (both dpcore's)."""
     bound, exact = [], []
     for e in EPS_GRID:
         law = replace(mechanism, epsilon=float(e)).intervals(values)
         bound.append(law.rank_error_bound(CONFIDENCE))
-        errors, p = -law.utility, law.probabilities()
-        order = np.argsort(errors)
-        cumulative = np.cumsum(p[order])
-        exact.append(float(errors[order][min(np.searchsorted(cumulative, CONFIDENCE), errors.size - 1)]))
+        exact.append(_rank_percentile(law, CONFIDENCE))
     return {"95% bound on the rank error": bound, "exact 95th percentile of the rank error": exact}
 
 
@@ -136,7 +176,7 @@ def view(label: str, controls) -> None:
     if law.best_rank_error >= 1:
         st.caption(
             f"Ties: {law.best_rank_error:,.1f} ranks of that error come from values equal to the {what}, which no "
-            "output can split (the release is a point between values, never one of them)."
+            "output can split (the release is a point between values, never one of them)." + _tied_share(law, what)
         )
     if law.clipped_below or law.clipped_above:
         st.caption(
@@ -144,8 +184,8 @@ def view(label: str, controls) -> None:
             "counted at the ends of the range."
         )
     value_errors, rank_errors = law.simulate_errors(state.rng(SALT + "-sims"), state.trials())
-    # a fixed x-axis: every error the range allows, whatever ε, so the slider's effect shows as the spread
-    grid_x = np.linspace(lower - result.true_value, upper - result.true_value, 400)
+    value_half, rank_half = _halves(law)
+    grid_x = np.linspace(-value_half, value_half, 801)
     left, right = st.columns(2)
     left.plotly_chart(
         charts.error_histogram(
@@ -156,22 +196,34 @@ def view(label: str, controls) -> None:
             x="released − true",
             density_name="exact density",
             mechanism=MECHANISM,
+            half=value_half,
         ),
         key="cen_q_hist",
     )
-    ranks, pmf = np.unique(law.ranks - law.target, return_inverse=True)
+    # the exact law on the histogram's own bins: its few far-apart ranks (ties) drawn as points joined by lines read
+    # as a slope, and a point's probability stood 10 times above its bin's density
+    law_x, law_y = charts.binned_law(
+        law.ranks - law.target, law.probabilities(), *charts.histogram_bins(rank_errors, 1.0, rank_half)
+    )
     right.plotly_chart(
         charts.error_histogram(
             rank_errors,
-            ranks,
-            np.bincount(pmf, weights=law.probabilities(), minlength=ranks.size),
+            law_x,
+            law_y,
             f"Error of the {what} in rank (values between it and q·n)",
             x="rank of the release − q·n",
-            density_name="exact law",
+            density_name="exact law, per bin",
             lattice=1.0,
             mechanism=MECHANISM,
+            half=rank_half,
         ),
         key="cen_q_rank_hist",
+    )
+    outside = float(np.mean(np.abs(value_errors) > value_half))
+    st.caption(
+        f"The axes span ±{number(value_half)} in value and ±{number(rank_half)} in rank, a little beyond the 99% error "
+        f"at ε = {REFERENCE_EPSILON:g} or at this ε if wider: a larger ε narrows the histograms, a smaller one widens "
+        "them." + (f" At this ε, {outside:.0%} of the simulated errors fall outside." if outside >= 0.005 else "")
     )
     curve, side = st.columns([1.6, 1])
     rank_curves = _curves(values, mech)

@@ -271,6 +271,36 @@ def true_vs_noisy_bars(
     )
 
 
+def histogram_bins(errors, lattice: float | None = None, half: float | None = None) -> tuple[float | None, float]:
+    """The bins of :func:`error_histogram`: ``(start, size)`` (``start`` None: Plotly's own, from the data).
+
+    40 bins across the errors; with ``half``, about 30 across [−half, half] (at most 600 in all: a far error widens
+    them), from below every error so that the density counts each one; with ``lattice``, whole multiples of it with
+    edges between its points (no aliasing comb).
+    """
+    errors = np.asarray(errors, dtype=float).ravel()
+    span = float(errors.max() - errors.min()) or 1.0
+    size = span / 40 if half is None else max(half / 15, span / 600)
+    if lattice:
+        size = max(1, round(size / lattice)) * lattice
+        return float(errors.min()) - 0.5 * lattice, size  # bin edges between lattice points
+    if half is not None:  # edges on a grid through −half
+        return -half - size * float(np.ceil(max(0.0, -half - float(errors.min())) / size)), size
+    return None, size
+
+
+def binned_law(points, probabilities, start: float, size: float) -> tuple[np.ndarray, np.ndarray]:
+    """An exact discrete law on the bins ``start + k·size`` of a histogram: the outline ``(x, y)`` of its density per
+    bin, ``P(bin)/size`` (what the histogram of its draws estimates; a point mass drawn as a line between far-apart
+    points would read as a slope). Integrates to the total probability."""
+    points = np.asarray(points, dtype=float)
+    k = np.floor((points - start) / size).astype(np.int64)
+    first = int(k.min())
+    mass = np.bincount(k - first, weights=np.asarray(probabilities, dtype=float))
+    edges = start + size * np.arange(first, first + mass.size + 1)
+    return np.repeat(edges, 2), np.concatenate(([0.0], np.repeat(mass / size, 2), [0.0]))
+
+
 def error_histogram(
     errors,
     density_x=None,
@@ -290,13 +320,7 @@ def error_histogram(
     the bins start below every error, so the density counts the errors off the axis too.
     """
     errors = np.asarray(errors, dtype=float).ravel()
-    span = float(errors.max() - errors.min()) or 1.0
-    size = span / 40 if half is None else max(half / 15, span / 600)
-    if lattice:
-        size = max(1, round(size / lattice)) * lattice
-    start = errors.min() - 0.5 * lattice if lattice else None  # bin edges between lattice points
-    if half is not None and not lattice:  # edges on a grid through −half, from below the smallest error
-        start = -half - size * np.ceil(max(0.0, -half - float(errors.min())) / size)
+    start, size = histogram_bins(errors, lattice, half)
     traces = [
         {
             "type": "histogram",

@@ -76,6 +76,17 @@ def test_a_histogram_with_a_half_width_spans_it_and_bins_across_it_counting_ever
     assert ranks.xbins.size == round(ranks.xbins.size) and (ranks.xbins.start + 357.5) % 1 == 0.5
 
 
+def test_a_discrete_law_on_a_histograms_bins_is_its_density_per_bin():
+    # two ranks 715 apart (ties): drawn point to point, their law read as a slope from 0.6 to 0.4
+    errors = np.array([-357.5, 357.5])
+    start, size = charts.histogram_bins(errors, 1.0, 400.0)
+    x, y = charts.binned_law(errors, [0.6, 0.4], start, size)
+    assert np.trapezoid(y, x) == pytest.approx(1.0)
+    assert y.max() == pytest.approx(0.6 / size) and y[0] == y[-1] == 0.0
+    assert np.allclose((np.unique(x) - start) / size, np.round((np.unique(x) - start) / size))  # on the bins' edges
+    assert np.sum(y > 0) == 4  # two bins carry mass (an outline: two points a bin), the others none
+
+
 def test_thousands_are_separated_on_every_axis_four_digits_included():
     # a count axis read "0, 5000, 10,000, 15,000": Plotly separates 4-digit ticks only when asked; never on x,
     # where categories or values may be years (a category "2024" read as a number would show "2,024")
