@@ -463,10 +463,29 @@ def _failed_row(name: str, error: RuntimeError) -> str:
     return f"| {page} | {view or '—'} | — | — | — | — | < {CPU_TARGET_S:g} s CPU, < {MEMORY_TARGET_MB / 1000:g} GB | fails: {last} |"
 
 
-def _measure_all(names: list[str], args, by_path: bool) -> tuple[list[str], list[str], bool, float]:
-    """The table's lines, the views missing the target, whether every run reset the memory high-water mark, and the
-    minutes taken."""
+def _kept_rows(results: pathlib.Path, names) -> dict[str, str]:
+    """The rows of an earlier run's table in ``results`` for the views ``names`` (``--only`` measures the others)."""
+    if not results.exists():
+        return {}
+    rows = [line for line in results.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
+    found = {}
+    for name in names:
+        page, _, view = name.partition(" · ")
+        for line in rows:
+            if line.startswith(f"| {page} | {view or '—'} |"):
+                found[name] = line
+    return found
+
+
+def _measure_all(
+    names: list[str], args, by_path: bool, results: pathlib.Path
+) -> tuple[list[str], list[str], bool, float, list[str]]:
+    """The table's lines, the views missing the target, whether every run reset the memory high-water mark, the
+    minutes taken, and the views whose rows were kept from an earlier run (with ``--only``: every view not measured
+    that the results file has, in the order of :data:`VIEWS`)."""
+    kept = _kept_rows(results, [n for n in VIEWS if n not in names]) if args.only else {}
     lines, missed, resets = [HEADER], [], True
+    measured = {}
     print(HEADER, flush=True)
     started = time.perf_counter()
     for name in names:
@@ -478,11 +497,16 @@ def _measure_all(names: list[str], args, by_path: bool) -> tuple[list[str], list
         else:
             line, ok = row(result)
             resets &= all(r["reset"] for r in [*result["first"], *result["moves"]])
-        lines.append(line)
+        measured[name] = line
         print(line, flush=True)
         if not ok:
             missed.append(name)
-    return lines, missed, resets, (time.perf_counter() - started) / 60
+    for name in VIEWS:  # the table in the order of VIEWS, with an earlier run's rows for the views not measured
+        if name in measured or name in kept:
+            lines.append(measured.get(name) or kept[name])
+            if name in kept and ("| misses" in kept[name] or "| fails" in kept[name]):
+                missed.append(name)
+    return lines, missed, resets, (time.perf_counter() - started) / 60, list(kept)
 
 
 def _rss_note(resets: bool) -> str:
@@ -495,11 +519,22 @@ def _rss_note(resets: bool) -> str:
     )
 
 
+def _kept_note(names: list[str], kept: list[str]) -> str:
+    """What a run with ``--only`` measured, and that the other rows are an earlier run's (the text above them, its
+    load and minutes, is this run's)."""
+    if not kept:
+        return ""
+    return (
+        f" This run (`--only`) measured {len(names)} view(s): {', '.join(names)}; the table's other {len(kept)} "
+        "row(s) are kept from an earlier run of the same benchmark (the load, minutes and CPU above are this run's)."
+    )
+
+
 def main_upload(args, names: list[str]) -> None:
     from explorer.dataset import MAX_ROWS, MAX_UPLOAD_BYTES
     from tests.upload_corpus import heavy_csv
 
-    lines, missed, resets, minutes = _measure_all(names, args, by_path=False)
+    lines, missed, resets, minutes, kept = _measure_all(names, args, False, RESULTS)
     size = len(heavy_csv())
     text = (
         "# Every page on the heaviest upload: measured cost\n\n"
@@ -510,7 +545,9 @@ def main_upload(args, names: list[str]) -> None:
         f"shared caches emptied; the parsed upload lives with its session) and {args.moves} reruns after a move to a value new to the session per view. "
         f"Python {platform.python_version()}, {os.cpu_count()} cores shared with other work (load average "
         f"{os.getloadavg()[0]:.1f} at the end), {minutes:.0f} min in all. "
-        f"The Data page's first run is the upload itself. {_rss_note(resets)}\n\n" + "\n".join(lines) + "\n"
+        f"The Data page's first run is the upload itself. {_rss_note(resets)}{_kept_note(names, kept)}\n\n"
+        + "\n".join(lines)
+        + "\n"
     )
     if missed:
         text += "\nMissing the target: " + ", ".join(missed) + ".\n"
@@ -533,15 +570,15 @@ def main_by_path(args, names: list[str]) -> None:
         written = (time.perf_counter() - wall, time.process_time() - cpu, path.stat().st_size)
         os.environ[DATA_FOLDER_VARIABLE] = folder  # the children inherit it
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        lines, missed, resets, minutes = _measure_all(names, args, by_path=True)
+        lines, missed, resets, minutes, kept = _measure_all(names, args, True, RESULTS_BY_PATH)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     children_cpu = (after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime) / 60
     load_end = os.getloadavg()
-    left = [n for n in VIEWS if n not in names]
+    left = [n for n in VIEWS if n not in names and n not in kept]
     measured = (
-        f"every view of the upload benchmark ({len(names)})"
+        f"every view of the upload benchmark ({len(names) + len(kept)})"
         if not left
-        else f"{len(names)} of the {len(VIEWS)} views (a representative subset, `--only`): the table's rows; not "
+        else f"{len(names) + len(kept)} of the {len(VIEWS)} views (a representative subset, `--only`): the table's rows; not "
         f"measured: {', '.join(left)}"
     )
     text = (
@@ -568,7 +605,7 @@ def main_by_path(args, names: list[str]) -> None:
         f"{load_end[0]:.1f} / {load_end[1]:.1f} / {load_end[2]:.1f} at the end, so wall times are inflated; judge by "
         f"the CPU column (`time.process_time`, every thread of the process). {minutes:.0f} min in all, "
         f"{children_cpu:.0f} min of CPU in the child processes. Python {platform.python_version()}. "
-        f"{_rss_note(resets)}\n\n" + "\n".join(lines) + "\n"
+        f"{_rss_note(resets)}{_kept_note(names, kept)}\n\n" + "\n".join(lines) + "\n"
     )
     text += (
         "\nMissing the target: " + ", ".join(missed) + ".\n" if missed else "\nEvery measured view meets the target.\n"

@@ -15,6 +15,7 @@ import streamlit as st
 from dpcore.neighbours import ADD_REMOVE
 from explorer import central_publish, full_file, releases, snippets, state, unit, widgets
 from explorer.central_layout import (
+    LAPLACE,
     QUERIES,
     SALT,
     Query,
@@ -27,9 +28,9 @@ from explorer.central_layout import (
     simulated_release,
 )
 from explorer.columns import numeric_values, suggest_bounds
-from explorer.markup import md, plain_sentence
+from explorer.markup import md, number, plain_sentence
 
-__all__ = ["view", "person_query"]
+__all__ = ["view", "person_query", "sum_noise_words"]
 
 
 def person_query(q: Query, persons: np.ndarray, max_rows: int) -> Query:
@@ -40,6 +41,16 @@ def person_query(q: Query, persons: np.ndarray, max_rows: int) -> Query:
         return releases.person_query(values, persons, max_rows, q.key, epsilon, rng, mechanism, delta, **settings)
 
     return replace(q, draw=draw, plan=None)
+
+
+def sum_noise_words(std: float, n: int) -> str:
+    """Under the comparison of a mean: that its noise figures are the sum's, and what they are on the mean."""
+    return (
+        f"On a mean, the Laplace noise std and the Gaussian σ above are the noise added to the **sum** of the clipped "
+        f"values (in the column's units, over {n:,} rows), not to the mean: the mean is that noisy sum divided by "
+        f"the noisy count, so a Laplace noise std of {number(std)} on the sum is about {number(std / max(n, 1))} on "
+        "the mean. The mean's own error is the one shown with its release above."
+    )
 
 
 def _settings(q: Query, series, column: str) -> dict:
@@ -107,6 +118,9 @@ def _whole(ds, column: str, q: Query, settings: dict, u, seed) -> full_file.Whol
         return None
     person = u.identifier is not None
     whole = full_file.whole_numeric(ds, column, q.key, settings, u if person else None, seed)
+    if whole is None:  # computing in the server's pool: where it is was drawn above
+        st.caption(full_file.pending_words(ds))
+        return None
     if isinstance(whole, str):
         st.caption(full_file.sample_words(ds, whole))
         return None
@@ -210,3 +224,5 @@ def view(label: str, controls) -> None:
     widgets.audit_link(q.audit(family), eps, delta=family.delta(delta), **settings)
     central_publish.numeric_query(q, column, ds.frame[column], family, eps, delta, settings)
     compare(q, eps, delta, compared, curves)
+    if q.ratio:
+        st.caption(sum_noise_words(q.part(compared[LAPLACE]).mechanism.std, result.n))

@@ -30,7 +30,7 @@ import streamlit as st
 
 from dpcore.contributions import ContributionBounds
 from dpcore.queries import MeanResult
-from explorer import cache, state
+from explorer import cache, full_file_scan, jobs, state
 from explorer.columns import MISSING_LABEL, NUMBER_CONDITIONS, OTHER_LABEL, TEXT_CONDITIONS, is_numeric
 from explorer.csv_reader import NA_SPELLINGS
 from explorer.engine import aggregates
@@ -38,6 +38,11 @@ from explorer.markup import md
 
 __all__ = [
     "ON_SAMPLE",
+    "SLOT",
+    "INLINE_SECONDS",
+    "SECONDS_PER_ROW",
+    "estimated_seconds",
+    "in_pool",
     "Whole",
     "whole_numeric",
     "whole_categories",
@@ -46,6 +51,7 @@ __all__ = [
     "drawn",
     "rows_words",
     "sample_words",
+    "pending_words",
     "sample_note",
 ]
 
@@ -64,7 +70,20 @@ _NUMBER_TYPES = (
     *("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL"),
     *("UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"),
 )
-_PARQUET, _GZIP = b"PAR1", b"\x1f\x8b"
+#: The scans' places in the session's jobs: ``full_file_0`` for a view's first aggregate, ``full_file_1`` for its
+#: second (one job each at a time).
+SLOT = "full_file"
+#: Estimated CPU seconds of a scan above which it runs in the server's pool (issue 23: a rerun may spend 2 s; with the
+#: page's own work, about 0.3 s, and the view's other scan, this leaves room for a loaded server, as the Audit page's).
+INLINE_SECONDS = 0.8
+#: CPU seconds per row of the file of one aggregate's scan, measured on Parquet files of 10⁶, 3·10⁶ and 10⁷ rows
+#: (``benchmarks.bench_heavy.write_heavy_parquet``, 2 cores): a clipped sum under a person unit, whose rows the
+#: engine bounds by a window over every row (3.2·10⁻⁷ to 3.4·10⁻⁷: 3.2 s at 10⁷ rows), and any other (a count under a
+#: person unit is one GROUP BY, 5·10⁻⁸; an unbounded sum or a histogram 3·10⁻⁸). So the numeric views
+#: (:func:`whole_numeric`) compute a person-bounded sum or mean in the pool on a file above about 2.3 million rows
+#: (estimated 3.5 s at 10⁷), any other scan above about 13 million; the scans of category counts and of conditions
+#: stay in the rerun (0.25 to 0.49 s of CPU at 10⁷ rows, benchmarks/results/heavy_path.md).
+SECONDS_PER_ROW = {"window": 3.5e-7, "scan": 6e-8}
 
 
 @dataclass(frozen=True)
@@ -95,25 +114,7 @@ def _literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def _reader(path: str) -> str | None:
-    """DuckDB's FROM item for the file, read as the loader reads it (None for a kind left to the sample: JSON)."""
-    with open(path, "rb") as file:
-        head = file.read(4)
-    if head.startswith(_PARQUET):
-        return f"read_parquet({_literal(path)})"
-    if head.lstrip()[:1] in (b"[", b"{"):
-        return None
-    compression = "gzip" if head.startswith(_GZIP) else "none"
-    return (
-        f"read_csv({_literal(path)}, header = true, all_varchar = true, quote = '\"', escape = '\"', "
-        f"null_padding = true, compression = '{compression}')"
-    )
-
-
-def _connect():
-    from explorer.engine.duckdb_engine import connect  # DuckDB loads only for a file that needs it
-
-    return connect()
+_reader, _connect = full_file_scan.reader, full_file_scan.connect
 
 
 @cache.bounded(1 * cache.MIB)  # a file's column names and types: a few kB
@@ -133,41 +134,47 @@ def _schema(path: str, fingerprint: str) -> tuple[tuple[str, str], ...] | None:
 
 
 def _scan(path: str, select: str, queries: list) -> list[pd.DataFrame]:
-    """The engine's aggregates of ``queries`` over ``select`` (one SQL SELECT over the file): one statement each."""
-    from explorer.engine.duckdb_engine import INTEGER_TYPES
+    """The engine's aggregates of ``queries`` over ``select`` in this process (:func:`explorer.full_file_scan.scan`)."""
+    return full_file_scan.scan(path, select, queries)
 
-    con = _connect()
-    try:
-        con.execute(f"CREATE TEMP VIEW dpx_whole AS {select}")
-        columns, check = aggregates.missing_persons_sql(queries, "dpx_whole", aggregates.DUCKDB)
-        if check is not None:
-            aggregates.refuse_missing(columns, con.execute(check).fetchone())
-        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE dpx_whole)").fetchall())
-        integral = {c for c in columns if types.get(c) in INTEGER_TYPES}
-        found = pd.concat(
-            [
-                con.execute(aggregates.plan_sql([q], "dpx_whole", aggregates.DUCKDB, integral)).df().assign(q=i)
-                for i, q in enumerate(queries)
-            ],
-            ignore_index=True,
-        )
-        return aggregates.split(queries, found)
-    finally:
-        con.close()
+
+class _Pending(Exception):
+    """A scan is computing in the pool: nothing to keep yet (the cache keeps no exception)."""
 
 
 @cache.bounded(4 * cache.MIB, spinner="Computing over every row of the file with DuckDB…")  # ≤ 200 rows each
-def _aggregate(path: str, fingerprint: str, select: str, query: aggregates.Aggregate) -> pd.DataFrame | str:
+def _aggregate(path: str, fingerprint: str, select: str, query: aggregates.Aggregate, _rows: int = 0, _slot=SLOT):
     """One aggregate over the file, kept per file, cell rules and query: an ε move reads it back, never rescans.
-    A refusal is kept too, as its one sentence (a row without a person; a cell DuckDB cannot read)."""
-    import duckdb
+    A refusal is kept too, as its one sentence (a row without a person; a cell DuckDB cannot read).
 
-    try:
-        return _scan(path, select, [query])[0]
-    except ValueError as exc:  # the engine's one sentence
-        return str(exc)
-    except duckdb.Error:
-        return "DuckDB could not compute it over the file"
+    A scan estimated above :data:`INLINE_SECONDS` for the file's ``_rows`` (:func:`in_pool`) is computed in the
+    server's pool by the same function (:func:`explorer.full_file_scan.aggregate`): until it is done this draws where
+    the job is (with a Cancel button) and raises :class:`_Pending`; once done, its result is kept here like any
+    other, so the next rerun reads it back and submits nothing."""
+    if not in_pool(query, _rows):
+        return full_file_scan.aggregate(path, select, query, _scan)
+    key = ("full_file", path, fingerprint, select, repr(query))
+    found = jobs.background(
+        _slot,
+        key,
+        [jobs.Call(full_file_scan.aggregate, (path, select, query))],
+        label=f"The true answers over all {_rows:,} rows (DuckDB)",
+        estimate=estimated_seconds(query, _rows),
+    )
+    if found is None:
+        raise _Pending
+    return found[0]
+
+
+def estimated_seconds(query: aggregates.Aggregate, rows: int) -> float:
+    """Estimated CPU seconds of one aggregate's scan over a file of ``rows`` rows (:data:`SECONDS_PER_ROW`)."""
+    window = query.person is not None and query.value is not None
+    return int(rows) * SECONDS_PER_ROW["window" if window else "scan"]
+
+
+def in_pool(query: aggregates.Aggregate, rows: int) -> bool:
+    """Whether the scan of ``query`` over a file of ``rows`` rows runs in the server's pool, not in the rerun."""
+    return estimated_seconds(query, rows) > INLINE_SECONDS
 
 
 def _column(ds, column: str) -> tuple[str, str] | None:
@@ -200,21 +207,33 @@ def _text(name: str) -> str:
     return f"CASE WHEN {t} IS NULL OR lower({t}) IN ({spellings}) THEN NULL ELSE {t} END"
 
 
-def _run(ds, select: str, queries) -> list[pd.DataFrame] | str:
-    """The aggregates of ``queries``, or the first one's refusal in one sentence."""
-    found = [_aggregate(ds.path, ds.fingerprint, select, q) for q in queries]
+def _run(ds, select: str, queries, pool: bool = False) -> list[pd.DataFrame] | str | None:
+    """The aggregates of ``queries``, or the first one's refusal in one sentence. With ``pool``, a scan estimated
+    above the rerun's share goes to the server's pool (:func:`in_pool`): None while it computes there (where it is
+    was drawn; the other scans are computed meanwhile and kept)."""
+    found = []
+    rows = int(ds.total_rows) if pool else 0
+    for i, q in enumerate(queries):
+        try:
+            found.append(_aggregate(ds.path, ds.fingerprint, select, q, _rows=rows, _slot=f"{SLOT}_{i}"))
+        except _Pending:
+            found.append(None)
+    if any(f is None for f in found):
+        return None
     return next((f for f in found if isinstance(f, str)), found)
 
 
 # --- the queries ---------------------------------------------------------------------------------------------------
 
 
-def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=None) -> Whole | str:
+def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=None) -> Whole | str | None:
     """The exact aggregates of a count, clipped sum, mean or histogram of ``column`` over the whole file of ``ds``.
 
     ``settings`` are the view's (``lower``, ``upper``, ``bins``); ``unit`` a declared person unit (its identifier
     and ``bounds.max_rows``), whose rows the engine bounds by a keyed hash of ``seed`` (the page's seed, in a
-    simulation). Returns the aggregates, or one sentence saying why they stay on the sample.
+    simulation). Returns the aggregates, or one sentence saying why they stay on the sample, or None while a scan
+    estimated above the rerun's share computes in the server's pool (:func:`in_pool`; its place in the queue, with a
+    Cancel button, drawn where this was called).
     """
     person = unit is not None and unit.identifier is not None
     if person and query == "histogram":
@@ -261,7 +280,9 @@ def whole_numeric(ds, column: str, query: str, settings: dict, unit=None, seed=N
         lower=-_LARGEST,
         upper=_LARGEST,
     )
-    found = _run(ds, select, (main, profile))
+    found = _run(ds, select, (main, profile), pool=True)
+    if found is None:
+        return None
     if isinstance(found, str):
         return found
     kept, every = found
@@ -409,6 +430,15 @@ def sample_words(ds, why: str | None = None) -> str:
     """That a view computes on the seeded sample, and why (one sentence, Markdown)."""
     reason = f": {md(why)}" if why else ""
     return f"Computed on the seeded sample of {ds.n_rows:,} of the file's {ds.total_rows:,} rows{reason}."
+
+
+def pending_words(ds) -> str:
+    """That the true answers over every row are computing in the pool, and what the view shows meanwhile."""
+    return (
+        f"The true answers over **all {ds.total_rows:,} rows** of {md(ds.name)} are being computed by DuckDB in the "
+        f"background (above); meanwhile this view shows the seeded sample of {ds.n_rows:,} rows, and the page stays "
+        "usable. The whole file's answers replace them when they are ready, and stay for the next ε."
+    )
 
 
 def sample_note(query: str) -> None:

@@ -112,9 +112,10 @@ RECYCLE_MB = 600
 IDLE_SECONDS = 600.0
 #: Worker processes that may die in a row while they start before the waiting jobs fail in a sentence.
 MAX_FAILED_STARTS = 3
-#: Modules a job's functions may come from: dpcore's mathematics, and the pages' release functions (plain
-#: functions of arrays that the snippets show, no Streamlit).
-ALLOWED_MODULES = ("dpcore", "explorer.releases")
+#: Modules a job's functions may come from: dpcore's mathematics, the pages' release functions (plain functions of
+#: arrays that the snippets show, no Streamlit), and the engine's aggregates over a file opened by path (the SQL of
+#: :mod:`explorer.full_file`, no Streamlit).
+ALLOWED_MODULES = ("dpcore", "explorer.releases", "explorer.full_file_scan")
 #: Imported by a worker when it starts, so that a job starts at once.
 PRELOAD = ("dpcore.audit", "dpcore.learning", "dpcore.accounting", "explorer.releases")
 #: A worker's niceness: the sessions' reruns come first when the cores are busy.

@@ -5,6 +5,7 @@ and one over the file differ by far more than any formatting: each assert below 
 """
 
 import json
+import time
 
 import duckdb
 import numpy as np
@@ -13,9 +14,10 @@ import pytest
 
 from dpcore import dp_count
 from dpcore.contributions import ContributionBounds, PrivacyUnit
-from explorer import cache, dataset, full_file, state, unit
+from explorer import cache, dataset, full_file, jobs, state, unit
 from explorer.columns import encode_categories
 from explorer.dataset import DATA_FOLDER_VARIABLE
+from explorer.engine import aggregates
 from tests.apptest import PAGES, assert_clean, metric, open_page
 from tests.test_page_central import SEED, _num, _shown, _values
 
@@ -239,3 +241,115 @@ def test_a_large_csv_is_read_by_the_loaders_cell_rules_or_left_to_the_sample(tmp
     person = PrivacyUnit("p", ContributionBounds(max_rows=3))
     refused = full_file.whole_numeric(ds, "x", "count", {}, person, [SEED, 1])
     assert isinstance(refused, str) and "1 row(s) without one" in refused
+
+
+# --------------------------------------------------------------------- a scan above the rerun's share: the pool
+
+
+def _quarters(folder, rows=60_000):
+    """A Parquet file whose values are quarters (their sums exact in any order) and 3,000 persons."""
+    path = folder / "quarters.parquet"
+    duckdb.sql(
+        f"COPY (SELECT i % 3000 AS pid, ((i * 7919) % 4000) / 4.0 AS x FROM range({rows}) t(i)) TO '{path}' "
+        "(FORMAT parquet)"
+    )
+    return dataset.load_path(folder, "quarters.parquet", seed=3, sample_rows=2_000)
+
+
+def test_a_scan_estimated_above_the_reruns_share_goes_to_the_pool_and_equals_the_inline_one(tmp_path, monkeypatch):
+    ds = _quarters(tmp_path)
+    person = PrivacyUnit("pid", ContributionBounds(max_rows=4))
+    settings = {"lower": 100.0, "upper": 700.0}
+    cache.clear()
+    inline = full_file.whole_numeric(ds, "x", "sum", settings, person, [SEED, 1])  # 60,000 rows: in the rerun
+    assert isinstance(inline, full_file.Whole) and inline.rows == 3000 * 4
+    # the per-row cost of the window scan as if measured on a slow machine: this file's sum is now "heavy"
+    monkeypatch.setitem(full_file.SECONDS_PER_ROW, "window", 1.0)
+    asked = []
+    monkeypatch.setattr(full_file.jobs, "background", lambda *args, **kwargs: asked.append((args, kwargs)))
+    cache.clear()
+    assert full_file.whole_numeric(ds, "x", "sum", settings, person, [SEED, 1]) is None  # computing in the pool
+    ((slot, key, calls), kwargs) = asked[0]
+    assert len(asked) == 1 and slot == "full_file_0"  # the bounded sum only; the unbounded profile in the rerun
+    assert kwargs["estimate"] == ds.total_rows * 1.0 and f"all {ds.total_rows:,} rows" in kwargs["label"]
+    pool = jobs.JobManager(workers=1)
+    try:
+        job = pool.submit("a", calls, key=key, label=kwargs["label"])
+        deadline = time.monotonic() + 240
+        while not pool.status(job, "a").finished:
+            assert time.monotonic() < deadline, "the pool did not finish the scan"
+            time.sleep(0.2)
+        (pooled,) = pool.result(job, "a")
+    finally:
+        pool.shutdown()
+    (here,) = jobs.run_calls(calls)
+    pd.testing.assert_frame_equal(pooled, here, check_exact=True)  # the same SQL, seed and engine in the worker
+    # the page's rerun once the job is done: the pooled aggregate is kept and gives the inline Whole
+    monkeypatch.setattr(full_file.jobs, "background", lambda *args, **kwargs: [pooled])
+    assert full_file.whole_numeric(ds, "x", "sum", settings, person, [SEED, 1]) == inline
+    monkeypatch.setattr(full_file.jobs, "background", lambda *args, **kwargs: pytest.fail("submitted again"))
+    assert full_file.whole_numeric(ds, "x", "sum", settings, person, [SEED, 1]) == inline  # read back: no new job
+    other = {"lower": 100.0, "upper": 650.0}
+    monkeypatch.setattr(full_file.jobs, "background", lambda *args, **kwargs: asked.append((args, kwargs)))
+    assert full_file.whole_numeric(ds, "x", "sum", other, person, [SEED, 1]) is None  # a new bound: a new scan
+    assert asked[-1][0][1] != key
+
+
+def test_the_estimate_sends_only_a_large_files_person_bounded_sum_to_the_pool():
+    rows = 10_000_000
+    bounded = aggregates.clipped_sum("v", 0.0, 1.0, person="p", bounds=ContributionBounds(max_rows=3))
+    assert full_file.in_pool(bounded, rows) and not full_file.in_pool(bounded, 1_000_000)
+    assert full_file.estimated_seconds(bounded, rows) == rows * full_file.SECONDS_PER_ROW["window"]
+    for query in (aggregates.count(person="p", bounds=ContributionBounds(max_rows=3)), aggregates.count()):
+        assert not full_file.in_pool(query, rows)  # one GROUP BY or one pass: in the rerun
+    assert not full_file.in_pool(aggregates.clipped_sum("v", 0.0, 1.0), rows)
+
+
+def test_the_central_page_shows_the_scan_in_the_pool_then_its_result_and_an_epsilon_move_resubmits_nothing(
+    opened, table, monkeypatch
+):
+    page, _ = opened
+    _, frame = table
+    monkeypatch.setitem(full_file.SECONDS_PER_ROW, "window", 1.0)  # this file's person-bounded sum is "heavy"
+    submitted = []
+    submit = jobs.JobManager.submit
+
+    def counted(self, *args, **kwargs):
+        submitted.append(kwargs.get("key"))
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(jobs.JobManager, "submit", counted)
+    at = open_page("data")
+    at.selectbox(key="data_folder_file").set_value("big.parquet")
+    at.button(key="data_folder_open").click().run()
+    at.radio(key="unit").set_value(unit.PERSON).run()
+    at.selectbox(key="unit_id").set_value("pid").run()
+    at.number_input(key="unit_rows").set_value(3.0).run()
+    at.switch_page(PAGES["central"]).run()
+    at.selectbox(key="cen_column").set_value("x").run()
+    at.radio(key="cen_query").set_value("Sum").run()
+    assert_clean(at)
+    assert at.button(key="jobs_cancel_full_file_0").label == "Cancel"  # the pending state: its place, a Cancel
+    texts = [p.proto.text for p in at.get("progress")]
+    assert any(t.startswith(f"The true answers over all {ROWS:,} rows (DuckDB): ") for t in texts), texts
+    assert _said(at, f"all {ROWS:,} rows** of big.parquet are being computed by DuckDB in the background")
+    assert _said(at, f"shows the seeded sample of {KEPT:,} rows")
+    deadline = time.monotonic() + 240
+    while any(b.key == "jobs_cancel_full_file_0" for b in at.button):
+        assert time.monotonic() < deadline, "the page did not get its background result"
+        time.sleep(0.5)
+        at.run()
+    assert_clean(at)
+    pooled = metric(at, "True answer")
+    assert _said(at, f"True answers over **all {ROWS:,} rows**") and len(submitted) == 1
+    at.select_slider(key="cen_epsilon").set_value(0.5).run()  # an ε move: read back, nothing submitted
+    assert_clean(at)
+    assert metric(at, "True answer") == pooled and len(submitted) == 1
+    # the same view computed in the rerun (a cheap estimate): the same true answer
+    monkeypatch.setitem(full_file.SECONDS_PER_ROW, "window", 0.0)
+    cache.clear()
+    at.run()
+    assert_clean(at)
+    assert metric(at, "True answer") == pooled and len(submitted) == 1
+    lo, hi = at.number_input(key="cen_lower_x").value, at.number_input(key="cen_upper_x").value
+    assert lo < hi and not any(b.key == "jobs_cancel_full_file_0" for b in at.button)
