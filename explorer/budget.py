@@ -24,6 +24,7 @@ __all__ = [
     "NoiseParameter",
     "noise_parameter",
     "ledger_summary",
+    "small_number",
     "ledger_table",
     "unit_totals",
     "conversion_sentences",
@@ -108,6 +109,22 @@ def record_release(
     st.toast(f"Recorded: {md(label if isinstance(label, str) else '; '.join(label))}")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def small_number(x: float) -> str:
+    """A δ as the pages write it: two significant digits, a power of ten below 0.001 (``10⁻⁵``, ``1.5·10⁻⁶``).
+
+    >>> small_number(0.0), small_number(1e-5), small_number(1.46e-6), small_number(0.02)
+    ('0', '10⁻⁵', '1.5·10⁻⁶', '0.02')
+    """
+    if x == 0 or not 0 < abs(x) < 1e-3:
+        return f"{x:.2g}"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    power = "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+    return power if float(mantissa) == 1 else f"{float(mantissa):g}·{power}"
+
+
 def ledger_summary() -> None:
     """The sidebar's view of the ledger: ε spent against the budget and which accounting gave it."""
     led = state.ledger()
@@ -116,7 +133,8 @@ def ledger_summary() -> None:
     st.progress(min(1.0, charge.epsilon / led.epsilon), text=f"ε spent {charge.epsilon:.3g} of {led.epsilon:g}")
     how = f" · by {charge.accounting}" if charge.accounting else ""
     st.caption(
-        f"{len(led.entries)} simulated release(s) recorded{how} · δ {charge.delta:.1g} of {led.delta:.0e} · under "
+        f"{len(led.entries)} simulated release(s) recorded{how} · δ = {small_number(charge.delta)} of "
+        f"{small_number(led.delta)} · under "
         f"{led.relation.words(led.unit)}"
     )
 

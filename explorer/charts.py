@@ -614,6 +614,7 @@ def error_boxes(errors: dict, title="", y="noisy − true") -> go.Figure:
     for i, (name, values) in enumerate(errors.items()):
         values = np.asarray(values, dtype=float).ravel()
         q = np.quantile(values, [0.025, 0.25, 0.5, 0.75, 0.975])
+        scale = float(np.max(np.abs(values))) or 1.0  # errors near 1e308 (a public range that wide) overflow a sum
         colour = colour_of(name, i)
         # summary boxes (five numbers) instead of every point: 10,000 trials a mechanism stay a few bytes
         traces.append(
@@ -625,7 +626,7 @@ def error_boxes(errors: dict, title="", y="noisy − true") -> go.Figure:
                 "q3": [q[3]],
                 "lowerfence": [q[0]],
                 "upperfence": [q[4]],
-                "mean": [float(values.mean())],
+                "mean": [float(np.mean(values / scale)) * scale],
                 "x": [str(name)],
                 "marker": {"color": colour},
                 "line": {"color": colour},

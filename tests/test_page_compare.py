@@ -1,6 +1,9 @@
 """The Compare page: both queries run, shown numbers are dpcore's, slider moves rerun; under a declared person unit
 the noise follows the person's sensitivity (m/ε for a Laplace count), and one row again gives today's numbers."""
 
+import json
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -202,3 +205,15 @@ def test_an_identifier_with_missing_values_gets_one_sentence_and_no_comparison(q
     warnings = [w.value for w in at.warning if "cannot name the persons" in w.value]
     assert len(warnings) == 1 and "1,844 rows have no value in it" in warnings[0]
     assert not at.dataframe  # nothing compared under a unit that cannot be bounded
+
+
+def test_a_huge_public_range_draws_the_quantile_errors_without_an_overflow():
+    # a link set the range's upper end to 1e308: 1,000 errors near 1e308 overflowed the box chart's mean (numpy's sum,
+    # "overflow encountered in reduce"), and the page fell over. The range is public and allowed; its errors are huge.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        at = open_page("compare", cmp_query="Quantile or median", cmp_q_upper_age="1e308")
+    assert_clean(at)
+    boxes = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if '"box"' in c.proto.spec)
+    means = [trace["mean"][0] for trace in boxes["data"]]
+    assert means and all(np.isfinite(means)) and max(map(abs, means)) > 1e300
