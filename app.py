@@ -28,6 +28,7 @@ PAGES = [
     st.Page("app_pages/publish.py", title="Publish", icon=":material/publish:", url_path="publish"),
 ]
 page = frame.navigation(PAGES)
+state.take_upload_left_behind()  # a file whose reading a click on another page stopped: read now, on that page
 fill_sidebar = frame.sidebar(PAGES)
 notices = st.container()
 page.run()

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import dataset, frame, state, unit, uploads
+from explorer import dataset, frame, state, unit
 from explorer.markup import md, number
 
 
@@ -21,19 +21,11 @@ def choose_dataset() -> None:
             f"CSV (or gzipped CSV), Parquet or JSON, up to {dataset.MAX_UPLOAD_BYTES / 2**20:g} MiB; CSV in UTF-8, "
             "UTF-16 or Latin-1, with commas, semicolons, tabs or pipes.",
             type=["csv", "tsv", "txt", "gz", "parquet", "json", "jsonl", "xlsx"],
-            key="data_upload",
+            key=state.UPLOAD_WIDGET,
             help="The file stays in this browser session only; nobody else sees it.",
         )
-        if upload is not None and state.new_upload(upload.file_id):
-            uploads.release_older(upload.file_id)  # files replaced or left behind: no widget uses them
-            try:
-                state.upload(upload.getvalue(), upload.name)  # kept with the session only, kept if the user moves on
-                st.success(f"Loaded {md(upload.name)}.")
-            except dataset.DatasetError as exc:
-                uploads.release(upload.file_id)  # Streamlit would keep a refused file until the session ends
-                state.set_upload_error(
-                    f"{md(upload.name)} was not loaded: {md(exc)} The previous dataset is still active."
-                )
+        if upload is not None and state.take_upload(upload.file_id, upload.name, upload.getvalue) is not None:
+            st.success(f"Loaded {md(upload.name)}.")  # kept with the session only
         open_from_folder()
         if state.upload_error():
             st.error(state.upload_error())

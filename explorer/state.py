@@ -26,7 +26,8 @@ import streamlit as st
 from dpcore import accounting
 from dpcore.neighbours import ADD_REMOVE
 from explorer import cache, columns, uploads
-from explorer.dataset import Dataset, load_csv, load_demo
+from explorer.dataset import Dataset, DatasetError, load_csv, load_demo
+from explorer.markup import md
 
 __all__ = [
     "DATASET",
@@ -65,7 +66,10 @@ __all__ = [
     "cached_demo",
     "read_upload",
     "cached_upload",
-    "upload",
+    "take_upload",
+    "UPLOAD_WIDGET",
+    "take_upload_left_behind",
+    "DONE_UPLOAD",
     "per_dataset",
     "profile",
     "categorical_columns",
@@ -83,6 +87,8 @@ LEDGER = "ledger"
 UPLOAD_ERROR = "_upload_error"
 #: The file id of the last upload handled, so a rerun does not read it again; written by :func:`new_upload`.
 LAST_UPLOAD = "_last_upload"
+#: The file id of the last upload read to its end (made the dataset, or refused); written by :func:`take_upload`.
+DONE_UPLOAD = "_done_upload"
 #: The dataset identity a link asked for, read on the session's first run by :func:`init_session`; cleared by
 #: :func:`activate` (the user chose data since).
 LINKED_DATA = "_linked_data"
@@ -103,7 +109,18 @@ TRIALS = "trials"
 _CACHE_PREFIX = "_per_dataset_"
 #: The session's own keys (not widgets): a link that names one is not a setting, and its value is never shown.
 INTERNAL_KEYS = frozenset(
-    {DATASET, DATASET_KEY, LEDGER, UPLOAD_ERROR, LAST_UPLOAD, LINKED_DATA, DRAWN_LAST_RUN, TAB, cache.OWNER_KEY}
+    {
+        DATASET,
+        DATASET_KEY,
+        LEDGER,
+        UPLOAD_ERROR,
+        LAST_UPLOAD,
+        DONE_UPLOAD,
+        LINKED_DATA,
+        DRAWN_LAST_RUN,
+        TAB,
+        cache.OWNER_KEY,
+    }
 )
 
 DEFAULT_DEMO = "census"
@@ -254,19 +271,81 @@ def read_upload(raw: bytes, name: str) -> Dataset:
 cached_upload = read_upload
 
 
-def upload(raw: bytes, name: str) -> Dataset:
-    """Read an upload and make it the session's dataset, both before the script draws anything again.
+#: The key of the Data page's uploader.
+UPLOAD_WIDGET = "data_upload"
 
-    Streamlit stops a run that another page asked for at the next element the script draws (here: the end of
-    :func:`read_upload`'s spinner). A user who clicked another page while the file was read lost it: the run stopped
-    after the read and before :func:`activate`, and the uploader, not drawn on the other page, forgot the file.
-    :func:`activate` draws nothing, so here it runs inside the spinner, and the file is the session's dataset
-    whichever page the user goes to next.
+
+#: The key of the Data page's uploader.
+UPLOAD_WIDGET = "data_upload"
+
+
+def take_upload(file_id: str, name: str, read: Callable[[], bytes]) -> Dataset | None:
+    """Read the Data page's upload ``file_id`` if it is new to the session and make it the session's dataset, or
+    record the sentence that refuses it; the dataset read, or None (not new, or refused).
+
+    A user who clicks another page while a file is read must not lose it (found by a browser walk: the upload
+    vanished, the census demo still active). Streamlit stops the running script at its next yield point (an element
+    drawn, a read or write of ``st.session_state``) and runs the other page: with ``runner.fastReruns`` (the default)
+    the old run is stopped for good, otherwise it raises a rerun once. The uploader, not drawn on the other page,
+    forgets the file. So the file id is recorded first (:func:`new_upload`); a step stopped by a rerun is run to its
+    end (:func:`explorer.uploads.to_the_end`); and a file recorded but never read to its end is read by the next run
+    of any page (:func:`take_upload_left_behind`) from Streamlit's store, where it stays until released.
     """
-    with st.spinner("Reading the file…"):
-        ds = load_csv(raw, name)
-        activate(ds)
-    return ds
+    stopped: list[BaseException] = []
+    if not uploads.to_the_end(lambda: new_upload(file_id), stopped):
+        _raise_first(stopped)
+        return None
+    return _read_upload(file_id, name, read, stopped)
+
+
+def take_upload_left_behind() -> Dataset | None:
+    """The upload whose id the session recorded but whose reading a click on another page stopped
+    (:func:`take_upload`), read now from Streamlit's store, made the session's dataset (or refused in a sentence the
+    Data page shows); None when there is none, or the file is gone from the store."""
+    file_id = st.session_state.get(LAST_UPLOAD)
+    if file_id is None or st.session_state.get(DONE_UPLOAD) == file_id:
+        return None
+    stored = uploads.stored(file_id)
+    if stored is None:
+        st.session_state[DONE_UPLOAD] = file_id  # gone (released, or the session's store trimmed): nothing to read
+        return None
+    name, data = stored
+    return _read_upload(file_id, name, lambda: data, [])
+
+
+def _read_upload(file_id: str, name: str, read: Callable[[], bytes], stopped: list[BaseException]) -> Dataset | None:
+    uploads.release_older(file_id)  # files replaced or left behind: no widget uses them
+    found: dict[str, Dataset] = {}
+
+    def read_it() -> None:
+        with st.spinner("Reading the file…"):
+            if "dataset" not in found:  # a second pass (after a stop at the spinner's end) does not read again
+                found["dataset"] = load_csv(read(), name)
+
+    try:
+        uploads.to_the_end(read_it, stopped)
+    except DatasetError as exc:
+        uploads.release(file_id)  # Streamlit would keep a refused file until the session ends
+        sentence = f"{md(name)} was not loaded: {md(exc)} The previous dataset is still active."
+        uploads.to_the_end(lambda: _done(file_id, sentence), stopped)
+        _raise_first(stopped)
+        return None
+    uploads.to_the_end(lambda: _done(file_id, found["dataset"]), stopped)
+    _raise_first(stopped)
+    return found["dataset"]
+
+
+def _done(file_id: str, outcome: Dataset | str) -> None:
+    if isinstance(outcome, str):
+        set_upload_error(outcome)
+    else:
+        activate(outcome)
+    st.session_state[DONE_UPLOAD] = file_id
+
+
+def _raise_first(stopped: list[BaseException]) -> None:
+    if stopped:
+        raise stopped[0]
 
 
 def per_dataset(key: str, compute: Callable[[], object]):

@@ -35,6 +35,10 @@ Streamlit internals relied on (there is no public interface; ``tests/test_upload
   ``starlette.exceptions.HTTPException`` raised there becomes the response's status.
 * ``st.file_uploader`` reads its files with ``get_files``: a file dropped from the manager makes the widget
   return None (Streamlit's ``DeletedFile``), not fail.
+* A rerun asked for while the script runs (another page clicked) is raised as
+  ``streamlit.runtime.scriptrunner_utils.exceptions.RerunException`` at the script's next yield point (an element
+  drawn, a read or write of ``st.session_state``), once: the request then returns to CONTINUE
+  (``ScriptRequests.on_scriptrunner_yield``), so a step run again goes through (:func:`to_the_end`).
 
 **Sessions that have ended.** When a tab closes, Streamlit keeps its session for a reconnect
 (``server.disconnectedSessionTTL``, 120 s by default), then only forgets it: its storage drops an expired session
@@ -96,6 +100,7 @@ from starlette.exceptions import HTTPException
 from streamlit import config
 from streamlit.runtime import Runtime
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from streamlit.web.server.starlette.starlette_app_utils import decode_xsrf_token_string
@@ -112,6 +117,8 @@ __all__ = [
     "guard",
     "install",
     "release",
+    "stored",
+    "to_the_end",
     "release_older",
     "REAP_SECONDS",
     "RECONNECT_SECONDS",
@@ -272,6 +279,29 @@ def _session_store() -> tuple[MemoryUploadedFileManager, str] | None:
     if ctx is None or not isinstance(ctx.uploaded_file_mgr, MemoryUploadedFileManager):
         return None
     return ctx.uploaded_file_mgr, ctx.session_id
+
+
+def to_the_end(step, stopped: list) -> object:
+    """``step()``, run again (it must be idempotent) if Streamlit stopped it for a rerun the user asked for meanwhile
+    (another page clicked while an upload is read); the stop is appended to ``stopped`` for the caller to raise once
+    the upload is kept (:func:`explorer.state.take_upload`)."""
+    try:
+        return step()
+    except RerunException as exc:
+        stopped.append(exc)
+        return step()
+
+
+def stored(file_id: str) -> tuple[str, bytes] | None:
+    """The name and bytes of the current session's upload ``file_id`` in Streamlit's store, or None if it is not
+    there (released, or trimmed to the cap)."""
+    found = _session_store()
+    if found is None:
+        return None
+    manager, session_id = found
+    with manager._lock:
+        record = manager.file_storage.get(session_id, {}).get(file_id)
+    return None if record is None else (record.name, record.data)
 
 
 def release(file_id: str) -> None:
