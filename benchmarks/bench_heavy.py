@@ -561,6 +561,7 @@ def main_by_path(args, names: list[str]) -> None:
     """Issue 22: every view on a generated Parquet file of ``args.rows`` rows opened by path from a data folder."""
     import tempfile
 
+    from explorer import full_file
     from explorer.dataset import DATA_FOLDER_VARIABLE, SAMPLE_ROWS
 
     load_start = os.getloadavg()
@@ -597,7 +598,10 @@ def main_by_path(args, names: list[str]) -> None:
         f"Central DP's count, sum, mean, histogram, count where…, category counts and most common value take their "
         f"true answers from DuckDB over every row of the file (`explorer.full_file`): their first run includes that "
         f"scan (the shared caches are emptied before it), a rerun after an ε move reads the aggregates back from the "
-        f"shared cache. Every other "
+        f"shared cache; a scan estimated above {full_file.INLINE_SECONDS:g} s of CPU (`explorer.full_file.in_pool`: "
+        f"a sum or mean under a person unit, its rows bounded by a window over every row, on a file above about "
+        f"{full_file.INLINE_SECONDS / full_file.SECONDS_PER_ROW['window'] / 1e6:.1f} million rows) runs in the "
+        f"server's pool instead, so its first run is the rerun that submits it and shows the sample meanwhile. Every other "
         f"view computes on the sample's rows, so the file's size shows in the opening and a view's cost is that of a "
         f"{SAMPLE_ROWS:,}-row table. "
         f"Measured: {measured}. The machine's {os.cpu_count()} cores were shared with other work: load average "
