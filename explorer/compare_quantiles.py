@@ -81,6 +81,8 @@ def _declared_range(column: str) -> tuple[float, float]:
         "Lower end of the declared range",
         value=DEFAULT_RANGE[0],
         key=f"cmp_q_lower_{column}",
+        min_value=-widgets.LARGEST_AMOUNT,  # beyond, errors near 1e308 overflow a sum and leave what Plotly can draw
+        max_value=widgets.LARGEST_AMOUNT,
         help="A public fact you type, never read from the data. Values below are counted at it.",
     )
     upper = widgets.bound(
@@ -88,6 +90,8 @@ def _declared_range(column: str) -> tuple[float, float]:
         "Upper end of the declared range",
         value=DEFAULT_RANGE[1],
         key=f"cmp_q_upper_{column}",
+        min_value=-widgets.LARGEST_AMOUNT,  # beyond, errors near 1e308 overflow a sum and leave what Plotly can draw
+        max_value=widgets.LARGEST_AMOUNT,
         help="A public fact you type, never read from the data. Values above are counted at it.",
     )
     return float(lower), float(upper)
