@@ -6,8 +6,9 @@ setting that bounds how many files or bytes one session may keep (``server.maxUp
 thirty PUTs of 25 MiB to one session hold 750 MiB until the tab closes. :func:`install` puts a
 :class:`SessionUploadGuard` in front of the manager's ``add_file``, once per server process (``app.py`` calls it
 on every run; the second call finds the guard and does nothing), so a session holds at most
-:data:`MAX_SESSION_FILES` files and :data:`MAX_SESSION_BYTES` bytes: the file in use and the one replacing it
-(the browser uploads the new file and deletes the old one in two requests, in either order). An upload that
+:data:`MAX_SESSION_FILES` files and :data:`MAX_SESSION_BYTES` bytes: the Data page's file in use and the one
+replacing it (the browser uploads the new file and deletes the old one in two requests, in either order), and the
+Publish page's plan file and public preview file (small files: the bytes stay those of two files at the limit). An upload that
 would pass the cap is refused with HTTP 413 and not stored; the uploader shows an error on that file. Files
 stored before the guard (a server's first run installs it a moment after the session can upload) are trimmed
 to the cap when it is installed.
@@ -17,9 +18,9 @@ known only from the session's widget state, written by the script thread at the 
 knows, releases files: :func:`release` drops a file the reader refused, and :func:`release_older` drops the
 session's files stored before the one it has just read (a replaced file whose DELETE was lost, or one left
 behind when the Data page was left and its uploader forgotten). A person's session then keeps one file between
-uploads and the cap is never in their way; a client that PUTs files without the page fills two slots of its own
-session and is refused from then on. :func:`release_older` assumes the Data page's uploader is the app's only
-one (a second upload widget would lose its files to it).
+uploads and the cap is never in their way; a client that PUTs files without the page fills the slots of its own
+session and is refused from then on. :func:`release_older` also drops the Publish page's plan and preview files
+stored before a new Data upload (a plan is for a dataset: the Publish page asks for them again).
 
 Streamlit internals relied on (there is no public interface; ``tests/test_uploads.py`` checks each one):
 
@@ -131,10 +132,11 @@ __all__ = [
     "earlier_session",
 ]
 
-#: Files one session may hold: the one in use and the one replacing it.
-MAX_SESSION_FILES = 2
+#: Files one session may hold: the Data page's file in use and the one replacing it, the Publish page's plan file and
+#: its public preview file (with two, a session that had uploaded data could not add both: the third was refused).
+MAX_SESSION_FILES = 4
 #: Bytes one session may hold: two files at the upload limit (2 x 25 MiB = 52,428,800 bytes).
-MAX_SESSION_BYTES = MAX_SESSION_FILES * MAX_UPLOAD_BYTES
+MAX_SESSION_BYTES = 2 * MAX_UPLOAD_BYTES
 
 #: Seconds between two rounds of the reaper.
 REAP_SECONDS = 10.0

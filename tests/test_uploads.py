@@ -81,20 +81,22 @@ def test_streamlit_internals_are_as_relied_on(manager):
 # --- the guard on a real MemoryUploadedFileManager --------------------------------------------------------------
 
 
-def test_a_session_holds_at_most_two_files_and_the_third_is_not_stored(manager):
+def test_a_session_holds_at_most_four_files_and_the_fifth_is_not_stored(manager):
+    """Four: the Data page's file and the one replacing it, the Publish page's plan file and its preview file (with
+    two, a session with uploaded data was refused the second of the Publish page's files)."""
     guard = uploads.guard(manager)
-    assert (guard.max_files, guard.max_bytes) == (2, 2 * MAX_UPLOAD_BYTES) == (2, 52_428_800)
-    manager.add_file("s", _rec("a", 10))
-    manager.add_file("s", _rec("b", 20))
+    assert (guard.max_files, guard.max_bytes) == (4, 2 * MAX_UPLOAD_BYTES) == (4, 52_428_800)
+    for name, size in (("data", 10), ("replacing", 20), ("plan", 3), ("preview", 4)):
+        manager.add_file("s", _rec(name, size))
     with pytest.raises(uploads.UploadRefused) as refused:
-        manager.add_file(session_id="s", file=_rec("c", 1))  # as the upload route calls it
+        manager.add_file(session_id="s", file=_rec("e", 1))  # as the upload route calls it
     assert refused.value.status_code == 413
-    assert _stored(manager, "s") == {"a": 10, "b": 20}
-    assert manager.get_stats()["cache_memory_bytes"][0].byte_length == 30  # the manager's own count agrees
-    manager.add_file("other", _rec("c", 1))  # another session has its own cap
-    manager.remove_file("s", "a")  # the browser's DELETE makes room
-    manager.add_file("s", _rec("d", 5))
-    assert _stored(manager, "s") == {"b": 20, "d": 5}
+    assert _stored(manager, "s") == {"data": 10, "replacing": 20, "plan": 3, "preview": 4}
+    assert manager.get_stats()["cache_memory_bytes"][0].byte_length == 37  # the manager's own count agrees
+    manager.add_file("other", _rec("e", 1))  # another session has its own cap
+    manager.remove_file("s", "data")  # the browser's DELETE makes room
+    manager.add_file("s", _rec("f", 5))
+    assert _stored(manager, "s") == {"replacing": 20, "plan": 3, "preview": 4, "f": 5}
 
 
 def test_the_byte_cap_counts_what_the_session_holds_and_a_resent_file_once(manager):
@@ -273,14 +275,18 @@ def _refused_by_the_reader_then_replaced(session: _Session) -> None:
 
 
 def _more_files_than_the_cap(session: _Session) -> None:
-    """A client sending files without the page: the one free slot takes the first, the rest are refused."""
+    """A client sending files without the page: what the caps leave room for is stored, the rest refused."""
     big = b"a\n" + b"1\n" * ((MAX_UPLOAD_BYTES - 4096) // 2)
     # Streamlit refuses a file over the limit itself: the reader's limit is exactly what gets through
     assert session.put("over.csv", b"1" * (MAX_UPLOAD_BYTES + 1))[1] == 413
     statuses = [session.put(f"extra{i}.csv", big)[1] for i in range(5)]
-    assert statuses == [204, 413, 413, 413, 413]  # the first 204 only because the page released first.csv
-    held = session.held_bytes()  # the one session's files: second.csv and the first extra file
-    assert held == len(GOOD) + len(big) <= uploads.MAX_SESSION_BYTES, held
+    held_files, held_bytes, expected = 1, len(GOOD), []  # second.csv, in use
+    for _ in range(5):  # the caps, applied by hand: a file is stored if both the files and the bytes still fit
+        fits = held_files < uploads.MAX_SESSION_FILES and held_bytes + len(big) <= uploads.MAX_SESSION_BYTES
+        expected.append(204 if fits else 413)
+        held_files, held_bytes = held_files + fits, held_bytes + fits * len(big)
+    assert statuses == expected and 413 in expected, (statuses, expected)
+    assert session.held_bytes() == held_bytes <= uploads.MAX_SESSION_BYTES
     assert session.http.delete(session.url(session.in_use), timeout=10).status_code == 204
     assert session.put("after_delete.csv", GOOD)[1] == 204  # a DELETE makes room again
 
