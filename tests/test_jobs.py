@@ -80,6 +80,15 @@ def test_a_job_runs_only_module_level_functions_of_dpcore_or_the_releases(fn):
         Call(fn)
 
 
+def test_a_job_may_scan_a_file_by_the_sql_module_but_call_no_function_of_the_page_module():
+    from explorer import full_file, full_file_scan
+
+    assert Call(full_file_scan.aggregate, ("f.parquet", "SELECT 1", None)).fn is full_file_scan.aggregate
+    for fn in (full_file.whole_numeric, full_file.sample_note, full_file._scan):  # Streamlit's side: never a job
+        with pytest.raises(TypeError, match="module-level functions of"):
+            Call(fn)
+
+
 # --------------------------------------------------------------------------- the pool
 
 
