@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import time
 
 from streamlit.testing.v1 import AppTest
 
@@ -48,3 +49,18 @@ def metric(at: AppTest, label: str) -> str:
     found = [m.value for m in at.metric if m.label == label]
     assert found, f"no metric labelled {label!r}; have {[m.label for m in at.metric]}"
     return found[0]
+
+
+#: Seconds a background computation (an audit, a training run, a whole-file scan in the server's pool) may take on a
+#: loaded 2-core machine before a test fails.
+POOL_TIMEOUT = 300
+
+
+def poll_until(at: AppTest, condition, timeout: float = POOL_TIMEOUT) -> AppTest:
+    """Rerun the page (as its polling fragment would) until ``condition(at)``; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition(at):
+        assert time.monotonic() < deadline, "the page did not get its background result"
+        time.sleep(0.5)
+        at.run()
+    return at

@@ -8,7 +8,6 @@ import json
 import math
 import subprocess
 import sys
-import time
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -24,7 +23,7 @@ from explorer import audit_background, charts
 from explorer.audit_layout import implementation_name, mechanism_name, mechanism_title
 from explorer.columns import encode_categories, suggest_bounds
 from explorer.dataset import load_demo
-from tests.apptest import assert_clean, metric, open_page
+from tests.apptest import assert_clean, metric, open_page, poll_until
 
 SEED = 2017  # the sidebar's default seed
 TRIALS = 100_000  # the page's default runs on each input
@@ -68,19 +67,6 @@ def counts(at) -> pd.DataFrame:
 
 def plain(text: str) -> str:
     return text.replace("\\", "")
-
-
-POOL_TIMEOUT = 240  # seconds a background audit may take on a loaded 2-core machine before the test fails
-
-
-def poll_until(at, condition, timeout: float = POOL_TIMEOUT):
-    """Rerun the page (as its polling fragment would) until ``condition(at)``."""
-    deadline = time.monotonic() + timeout
-    while not condition(at):
-        assert time.monotonic() < deadline, "the page did not get its background result"
-        time.sleep(0.5)
-        at.run()
-    return at
 
 
 def shows_bound(at) -> bool:

@@ -2,7 +2,6 @@
 and bad input gets one sentence with nothing lost."""
 
 import io
-import time
 
 import numpy as np
 import pandas as pd
@@ -15,7 +14,7 @@ from dpcore.accounting import BudgetLedger, PoissonSampledGaussian, dpsgd_epsilo
 from explorer import releases, state, training
 from explorer.dataset import load_demo
 from explorer.features import prepare_features
-from tests.apptest import PAGES, assert_clean, metric, open_page
+from tests.apptest import PAGES, assert_clean, metric, open_page, poll_until
 
 SEED = 2017  # the sidebar's default seed
 NGD_PARTS = ("Training run", "Gradient or example clipping", "Best T at this ε", "Accuracy against ε")
@@ -542,18 +541,6 @@ def test_the_sentence_on_advanced_composition_is_read_from_the_curves_it_describ
 
 # --------------------------------------------------------------------------- heavy training runs in the server's pool
 
-POOL_TIMEOUT = 300  # seconds the background computations of a view may take on a loaded 2-core machine
-
-
-def _poll_until(at, condition, timeout: float = POOL_TIMEOUT):
-    """Rerun the page (as its polling fragment would) until ``condition(at)``."""
-    deadline = time.monotonic() + timeout
-    while not condition(at):
-        assert time.monotonic() < deadline, "the page did not get its background results"
-        time.sleep(0.5)
-        at.run()
-    return at
-
 
 def _metrics(at) -> dict:
     return {m.label: m.value for m in at.metric}
@@ -583,7 +570,7 @@ def test_a_heavy_view_goes_to_the_pool_and_shows_the_same_numbers(monkeypatch, l
     texts = [p.proto.text for p in at.get("progress")]
     assert any(": waiting in the queue" in t or ": running in the background" in t or ": next in" in t for t in texts)
     assert _pending(at)
-    _poll_until(at, lambda a: not _pending(a) and _metrics(a) == _metrics(here))
+    poll_until(at, lambda a: not _pending(a) and _metrics(a) == _metrics(here))
     assert_clean(at)
     assert [c.proto.spec for c in at.get("plotly_chart")] == [c.proto.spec for c in here.get("plotly_chart")]
 
