@@ -124,7 +124,10 @@ def _csv_rows(data: bytes) -> list[dict]:
 def _write(tmp_path: Path, plan: dict, frame: pd.DataFrame, name: str = "data.csv") -> tuple[Path, Path]:
     plan_file, data_file = tmp_path / "plan.json", tmp_path / name
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
-    frame.to_csv(data_file, index=False)
+    if name.endswith(".parquet"):
+        frame.to_parquet(data_file, index=False)  # read where it lies, by DuckDB (dpx_publish.source)
+    else:
+        frame.to_csv(data_file, index=False)
     return plan_file, data_file
 
 
@@ -184,10 +187,11 @@ def test_a_seed_in_the_plan_file_is_refused_by_name(where):
         plan_from_dict(plan)
 
 
-def test_command_line_twice_with_the_same_environment_gives_different_noise(tmp_path):
+@pytest.mark.parametrize("name", ["data.csv", "data.parquet"])  # the app's reader; the engine's aggregates
+def test_command_line_twice_with_the_same_environment_gives_different_noise(tmp_path, name):
     plan = _plan()
     plan["statistics"] = plan["statistics"][:2]
-    plan_file, data_file = _write(tmp_path, plan, _rows())
+    plan_file, data_file = _write(tmp_path, plan, _rows(), name)
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT), "DPX_DATA_DIR": str(tmp_path / "var")}
     tables = []
     for i in range(2):
