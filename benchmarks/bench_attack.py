@@ -39,7 +39,7 @@ import sys
 import time
 import tracemalloc
 
-from benchmarks import readme_figures
+from benchmarks import readme_figures, timing
 
 RESULTS = readme_figures.RESULTS / "attack.md"
 CPU_TARGET_S = 2.0
@@ -337,20 +337,6 @@ def run_child(name: str) -> dict:
     return json.loads(lines[-1][len("RESULT ") :])
 
 
-def _kept_rows(names: set[str]) -> dict[str, str]:
-    """The rows of the results file for these attacks (``--only`` measures the others again)."""
-    if not RESULTS.exists():
-        return {}
-    rows = [line for line in RESULTS.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
-    found = {}
-    for name in names:
-        page, _, link = name.partition(" · ")
-        for line in rows:
-            if line.startswith(f"| {page} | {link} |"):
-                found[name] = line
-    return found
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", nargs="*", default=None, help="attacks to measure (names as in the table)")
@@ -364,7 +350,7 @@ def main() -> None:
     from explorer import audit_background, jobs, training
 
     names = list(ATTACKS) if not args.only else [n for n in ATTACKS if n in args.only]
-    kept = _kept_rows(set(ATTACKS) - set(names)) if args.only else {}
+    kept = timing.kept_rows(RESULTS, set(ATTACKS) - set(names)) if args.only else {}
     lines, missed, idle = [HEADER], [], []
     print(HEADER, flush=True)
     started = time.perf_counter()

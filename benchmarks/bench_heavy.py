@@ -59,7 +59,7 @@ import sys
 import time
 import tracemalloc
 
-from benchmarks import readme_figures
+from benchmarks import readme_figures, timing
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = pathlib.Path(__file__).with_name("results") / "heavy.md"
@@ -463,27 +463,13 @@ def _failed_row(name: str, error: RuntimeError) -> str:
     return f"| {page} | {view or '—'} | — | — | — | — | < {CPU_TARGET_S:g} s CPU, < {MEMORY_TARGET_MB / 1000:g} GB | fails: {last} |"
 
 
-def _kept_rows(results: pathlib.Path, names) -> dict[str, str]:
-    """The rows of an earlier run's table in ``results`` for the views ``names`` (``--only`` measures the others)."""
-    if not results.exists():
-        return {}
-    rows = [line for line in results.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
-    found = {}
-    for name in names:
-        page, _, view = name.partition(" · ")
-        for line in rows:
-            if line.startswith(f"| {page} | {view or '—'} |"):
-                found[name] = line
-    return found
-
-
 def _measure_all(
     names: list[str], args, by_path: bool, results: pathlib.Path
 ) -> tuple[list[str], list[str], bool, float, list[str]]:
     """The table's lines, the views missing the target, whether every run reset the memory high-water mark, the
     minutes taken, and the views whose rows were kept from an earlier run (with ``--only``: every view not measured
     that the results file has, in the order of :data:`VIEWS`)."""
-    kept = _kept_rows(results, [n for n in VIEWS if n not in names]) if args.only else {}
+    kept = timing.kept_rows(results, [n for n in VIEWS if n not in names]) if args.only else {}
     lines, missed, resets = [HEADER], [], True
     measured = {}
     print(HEADER, flush=True)

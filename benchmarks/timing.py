@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import statistics
 import time
 
@@ -26,3 +27,18 @@ def best_of(fn, repeat: int = 3) -> float:
 def median_of(fn, repeat: int = 5, warm_up: bool = False) -> float:
     """Median wall time of ``repeat`` calls."""
     return statistics.median(wall_times(fn, repeat, warm_up))
+
+
+def kept_rows(results: pathlib.Path, names) -> dict[str, str]:
+    """The rows of an earlier run's table in ``results`` for the rows named ``names`` (``"page · view"``, a view of
+    none written ``—``), so that ``--only`` measures some rows again and keeps the others."""
+    if not results.exists():
+        return {}
+    rows = [line for line in results.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
+    found = {}
+    for name in names:
+        page, _, view = name.partition(" · ")
+        for line in rows:
+            if line.startswith(f"| {page} | {view or '—'} |"):
+                found[name] = line
+    return found
