@@ -34,11 +34,9 @@ larger file.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import tempfile
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +47,6 @@ from dpcore.plan import Allocation, PlanError
 from dpcore.plan_release import PlanRelease, check_columns, publish_from_aggregates, publish_plan
 from explorer.csv_reader import (
     _DECIMAL_COMMA,
-    _GZIP,
     _NA_LONGEST,
     _PARQUET,
     _PLAIN,
@@ -64,6 +61,7 @@ from explorer.csv_reader import (
     _OverLimit,
     _path_dialect,
     read_csv,
+    uncompressed_head,
 )
 from explorer.dataset import _file_fingerprint
 from explorer.engine import aggregates as engine_aggregates
@@ -356,14 +354,8 @@ def open_file(path, name: str | None = None) -> FileSource:
             pass  # more rows or cells than an upload may have: read where it lies, below
         else:
             return FileSource(str(path), name, fingerprint, tuple(frame.columns), frame=frame)
-    compression, dialect = "none", None
-    if head.startswith(_GZIP):
-        compression = "gzip"
-        try:
-            with gzip.open(path, "rb") as file:
-                head = file.read(_SNIFF_CHARS)
-        except (OSError, EOFError, zlib.error):
-            raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
+    dialect = None
+    head, compression = uncompressed_head(path, head)
     if parquet:
         kind = "parquet"
     elif head.lstrip()[:1] in (b"[", b"{"):

@@ -86,6 +86,7 @@ __all__ = [
     "DatasetError",
     "MAX_UPLOAD_BYTES",
     "MAX_DECOMPRESSED_BYTES",
+    "uncompressed_head",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "MAX_CELLS",
@@ -267,6 +268,26 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
     return _finish(header, columns, n_rows, delimiter, notes)
 
 
+def uncompressed_head(path, head: bytes) -> tuple[bytes, str]:
+    """The first bytes of the file at ``path`` as its reader sees them, and its compression (``"gzip"`` or
+    ``"none"``): ``head``, its first bytes, unless they open a gzip stream, whose first decompressed bytes are read.
+
+    Raises
+    ------
+    DatasetError
+        A gzip stream that cannot be decompressed, in one sentence.
+    """
+    if not head.startswith(_GZIP):
+        return head, "none"
+    import gzip
+
+    try:
+        with gzip.open(path, "rb") as file:
+            return file.read(_SNIFF_CHARS), "gzip"
+    except (OSError, EOFError, zlib.error):
+        raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
+
+
 def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple[str, ...], int]:
     """Read a file on this machine by its path (a local install's data folder), with no upload size limit.
 
@@ -294,7 +315,6 @@ def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple
     total_rows : int
         Rows in the file (``len(frame)`` when nothing was left out).
     """
-    import gzip
     import os
 
     sample_rows = check_int(sample_rows, "sample_rows", minimum=1)
@@ -315,14 +335,8 @@ def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple
         except _OverLimit:  # more rows or cells than an upload may have: DuckDB reads it below
             del raw
     notes: list[str] = []
-    compression = "none"
-    if head.startswith(_GZIP):
-        compression = "gzip"
-        try:
-            with gzip.open(path, "rb") as file:
-                head = file.read(_SNIFF_CHARS)
-        except (OSError, EOFError, zlib.error):
-            raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
+    head, compression = uncompressed_head(path, head)
+    if compression == "gzip":
         notes.append("The file was gzip-compressed; the file inside was read.")
     if parquet:
         kind, dialect = "parquet", None
