@@ -49,6 +49,7 @@ __all__ = [
     "SimulatedPlan",
     "publish_plan",
     "publish_from_aggregates",
+    "simulate_from_aggregates",
     "simulate_plan",
     "rounding_step",
     "check_columns",
@@ -465,31 +466,8 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
     return SimulatedPlan(allocation, tuple(truths), tuple(draws), tuple(values_out))
 
 
-def publish_from_aggregates(allocation: Allocation, aggregates, rng=None) -> PlanRelease:
-    """Publish a plan from exact aggregates computed where the data lives (an engine), not from its rows.
-
-    The engine (``explorer.engine``: DuckDB in the process, or Spark) bounds each person's rows and computes each
-    statistic's rows kept and clipped sum per label; here each gets its noise on the lattice, exactly as
-    :func:`publish_plan` draws it on the truths it computes itself, so memory follows the number of labels, not of
-    rows. The bounding's sampling seed must have been fresh and secret for a publication (the engine's
-    ``secret_seed``).
-
-    Parameters
-    ----------
-    allocation : Allocation
-    aggregates : sequence
-        One per statistic, in the plan's order: a mapping (a pandas DataFrame) with ``"rows"`` (the rows kept per
-        label) and, for a sum or a mean, ``"total"`` (their clipped sum per label), one number per label of
-        :attr:`~dpcore.plan.Statistic.labels`.
-    rng : None, int or numpy.random.Generator
-        None (the default): a publication, noise from :class:`~dpcore.randomness.SecureGenerator`. A seed or a
-        generator: a simulated release (seeded, not private, labelled so).
-
-    Raises
-    ------
-    PlanError
-        (A ``ValueError``.) A quantile (it needs the rows), or aggregates of the wrong number or length.
-    """
+def _checked_truths(allocation: Allocation, aggregates) -> list[list[np.ndarray]]:
+    """Each statistic's true parts from an engine's aggregates, every one checked before any noise is drawn."""
     if not isinstance(allocation, Allocation):
         raise TypeError(f"allocation must be an Allocation, got {type(allocation).__name__}")
     aggregates = list(aggregates)
@@ -497,14 +475,10 @@ def publish_from_aggregates(allocation: Allocation, aggregates, rng=None) -> Pla
         raise PlanError(
             f"aggregates must give one entry per statistic ({len(allocation.shares)}), got {len(aggregates)}"
         )
-    secure = rng is None or isinstance(rng, SecureGenerator)
-    rng = SecureGenerator() if rng is None else as_generator(rng)
-    randomness = Randomness.PUBLICATION if secure else Randomness.SIMULATION
-    plan, unit = allocation.plan, allocation.plan.unit
     quantiles = [s.statistic.name for s in allocation.shares if s.statistic.kind == "quantile"]
     if quantiles:
         raise PlanError(f"statistic {quantiles[0]!r} is a quantile, which needs the rows: publish it with publish_plan")
-    all_truths = []  # every aggregate checked before any noise is drawn
+    all_truths = []
     for share, found in zip(allocation.shares, aggregates):
         stat = share.statistic
         k = len(stat.labels)
@@ -521,6 +495,12 @@ def publish_from_aggregates(allocation: Allocation, aggregates, rng=None) -> Pla
         if stat.kind == "mean":
             truths = [parts["total"]] if stat.n_public is not None else [parts["total"], parts["rows"]]
         all_truths.append(truths)
+    return all_truths
+
+
+def _from_aggregates(allocation: Allocation, all_truths, rng, randomness) -> PlanRelease:
+    plan, unit = allocation.plan, allocation.plan.unit
+    secure = randomness is Randomness.PUBLICATION
     how = "secure noise" if secure else "seeded noise (simulated, not private)"
     releases = []
     for share, truths in zip(allocation.shares, all_truths):
@@ -530,3 +510,50 @@ def publish_from_aggregates(allocation: Allocation, aggregates, rng=None) -> Pla
             _lattice_release(share, plan, parts, rng, how, randomness, ", on aggregates computed by a data engine")
         )
     return _plan_release(allocation, releases, randomness)
+
+
+def publish_from_aggregates(allocation: Allocation, aggregates) -> PlanRelease:
+    """Publish a plan from exact aggregates computed where the data lives (an engine), not from its rows.
+
+    The engine (``explorer.engine``: DuckDB in the process, or Spark) bounds each person's rows and computes each
+    statistic's rows kept and clipped sum per label; here each gets its noise on the lattice from
+    :class:`~dpcore.randomness.SecureGenerator`, exactly as :func:`publish_plan` draws it on the truths it computes
+    itself, so memory follows the number of labels, not of rows. The bounding's sampling seed must have been fresh
+    and secret (the engine's ``secret_seed``). It takes no generator and no seed: a seeded draw is
+    :func:`simulate_from_aggregates`.
+
+    Parameters
+    ----------
+    allocation : Allocation
+    aggregates : sequence
+        One per statistic, in the plan's order: a mapping (a pandas DataFrame) with ``"rows"`` (the rows kept per
+        label) and, for a sum or a mean, ``"total"`` (their clipped sum per label), one number per label of
+        :attr:`~dpcore.plan.Statistic.labels`.
+
+    Raises
+    ------
+    PlanError
+        (A ``ValueError``.) A quantile (it needs the rows), or aggregates of the wrong number or length.
+    """
+    truths = _checked_truths(allocation, aggregates)
+    return _from_aggregates(allocation, truths, SecureGenerator(), Randomness.PUBLICATION)
+
+
+def simulate_from_aggregates(allocation: Allocation, aggregates, seed) -> PlanRelease:
+    """One seeded draw of the plan on an engine's aggregates, as :func:`publish_from_aggregates` draws it: simulated,
+    not private (for teaching and benchmarks; every release says so).
+
+    Parameters
+    ----------
+    allocation, aggregates
+        As :func:`publish_from_aggregates`.
+    seed : int or numpy.random.Generator
+        The simulation's seed (required: a simulation is reproducible).
+    """
+    if seed is None:
+        raise TypeError(
+            "seed must be an int or a numpy Generator: a simulation is seeded (publish_from_aggregates "
+            "draws secure noise)"
+        )
+    truths = _checked_truths(allocation, aggregates)
+    return _from_aggregates(allocation, truths, as_generator(seed), Randomness.SIMULATION)

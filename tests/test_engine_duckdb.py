@@ -234,9 +234,9 @@ def test_a_whole_number_category_in_a_column_with_missing_values_is_counted_as_d
     assert sum(truth) > 0
 
 
-def test_publishing_from_aggregates_is_secure_seeded_only_in_simulation_and_within_its_expected_errors():
+def test_publishing_from_aggregates_is_secure_simulating_is_seeded_and_both_within_their_expected_errors():
     from dpcore.plan import allocate
-    from dpcore.plan_release import publish_from_aggregates
+    from dpcore.plan_release import publish_from_aggregates, simulate_from_aggregates
     from dpcore.randomness import Randomness
 
     t = _table(7, rows=2_000, persons=200)
@@ -247,14 +247,14 @@ def test_publishing_from_aggregates_is_secure_seeded_only_in_simulation_and_with
     assert published[0].combined.values != published[1].combined.values  # fresh noise each time
     assert (published[0].combined.epsilon, published[0].combined.delta) == (allocation.epsilon, allocation.delta)
     assert [r.labels for r in published[0].releases] == [s.statistic.labels for s in allocation.shares]
-    runs = [publish_from_aggregates(allocation, found, rng=s) for s in (5, 5)]
+    runs = [simulate_from_aggregates(allocation, found, s) for s in (5, 5)]
     assert runs[0].combined.randomness is Randomness.SIMULATION and "not private" in runs[0].releases[0].mechanism
     assert runs[0].combined.values == runs[1].combined.values
     # every number within its expected error with probability at least the confidence: 400 seeded releases, the
     # share of numbers within it at least confidence - 4.5 standard errors (means: their expected error is stated
     # at the planned n, which the table's rows exceed, so they are counted as the others)
     trials = 400
-    draws = [publish_from_aggregates(allocation, found, rng=s).releases for s in range(trials)]
+    draws = [simulate_from_aggregates(allocation, found, s).releases for s in range(trials)]
     conf = allocation.plan.confidence
     for i, (share, truth) in enumerate(zip(allocation.shares, found)):
         if share.statistic.kind == "mean":

@@ -451,8 +451,22 @@ def test_attack_c_shared_noise_recovers_nothing():
 
 
 def test_no_publication_function_takes_a_generator_or_a_seed():
+    import importlib
+    import pkgutil
+
+    import dpcore
+
     functions = [f for _, f in inspect.getmembers(publish, inspect.isfunction) if f.__module__ == publish.__name__]
     assert {f.__name__ for f in functions} >= {n for n in publish.__all__ if n.startswith("publish")}
+    # and every public publish* callable of every dpcore module (dpcore.plan_release's included)
+    walked = set()
+    for info in pkgutil.walk_packages(dpcore.__path__, "dpcore."):
+        module = importlib.import_module(info.name)
+        for name, f in inspect.getmembers(module, callable):
+            if name.startswith("publish") and getattr(f, "__module__", None) == module.__name__:
+                functions.append(f)
+                walked.add(f"{module.__name__}.{name}")
+    assert {"dpcore.plan_release.publish_plan", "dpcore.plan_release.publish_from_aggregates"} <= walked
     for f in functions:
         for name in inspect.signature(f).parameters:
             low = name.lower()
