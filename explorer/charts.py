@@ -271,6 +271,35 @@ def true_vs_noisy_bars(
     )
 
 
+#: The ε whose law fixes an error histogram's x-axis (a little beyond its 99% error) and is drawn faint beside the
+#: current law, so that moving the ε slider widens or narrows the histogram instead of relabelling its ticks.
+REFERENCE_EPSILON = 0.5
+
+
+def with_reference(figure: go.Figure, half: float, x, y) -> go.Figure:
+    """Fix ``figure``'s x-axis at [−half, half] and draw the error law at :data:`REFERENCE_EPSILON` (``x``, ``y``)
+    dotted over it: the same curve at every ε, the reference a moving histogram is read against."""
+    figure.add_scatter(
+        x=x,
+        y=y,
+        mode="lines",
+        name=f"at ε = {REFERENCE_EPSILON:g}, for reference",
+        line={"color": "rgba(120, 120, 120, 0.6)", "width": 2, "dash": "dot"},
+    )
+    figure.update_xaxes(range=[-half, half], autorange=False)
+    return figure
+
+
+def reference_caption(half: float, errors, shown: str) -> str:
+    """The sentence under a histogram fixed by :func:`with_reference`: the axis, and how much of it ε pushed off."""
+    outside = float(np.mean(np.abs(np.asarray(errors, dtype=float)) > half))
+    return (
+        f"The x-axis is fixed at ±{shown}, a little beyond the 99% error at ε = {REFERENCE_EPSILON:g} (dotted), "
+        "so moving ε widens or narrows the histogram."
+        + (f" At this ε, {outside:.0%} of the simulated errors fall outside it." if outside >= 0.005 else "")
+    )
+
+
 def histogram_bins(errors, lattice: float | None = None, half: float | None = None) -> tuple[float | None, float]:
     """The bins of :func:`error_histogram`: ``(start, size)`` (``start`` None: Plotly's own, from the data).
 

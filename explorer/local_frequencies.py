@@ -145,20 +145,24 @@ def frequencies_view() -> None:
     sims = answer.simulate(true, state.rng("ldp-sims"), trials=state.trials())
     j = int(np.argmax(true))
     errors = sims[:, j] - true[j]
-    grid = np.linspace(errors.min(), errors.max(), 200)
+    reference = family.counts(charts.REFERENCE_EPSILON, k)  # its law fixes the axis: ε widens the histogram
+    half = 1.1 * float(reference.error_bound(true, 0.99)[j])
+    grid = np.linspace(-half, half, 401)
     left, right = st.columns([1.6, 1])
-    left.plotly_chart(
-        charts.error_histogram(
-            errors,
-            grid,
-            mech.error_pdf(grid, true)[:, j],
-            f"Error of the count of '{labels[j]}' over {state.trials():,} releases",
-            density_name="normal approximation",
-            lattice=1 / mech.p_minus_q,
-            mechanism=kind,
-        ),
-        key="ldp_hist",
+    figure = charts.error_histogram(
+        errors,
+        grid,
+        mech.error_pdf(grid, true)[:, j],
+        f"Error of the count of '{labels[j]}' over {state.trials():,} releases",
+        density_name=f"normal approximation at ε = {eps:.3g}",
+        lattice=1 / mech.p_minus_q,
+        mechanism=kind,
+        half=half,
     )
+    left.plotly_chart(
+        charts.with_reference(figure, half, grid, reference.mechanism.error_pdf(grid, true)[:, j]), key="ldp_hist"
+    )
+    left.caption(charts.reference_caption(half, errors, f"{half:,.0f}"))
     right.metric("Empirical std of the error", f"{errors.std(ddof=1):,.1f}")
     right.metric("Theoretical std (exact variance)", f"{answer.std(true)[j]:,.1f}")
     right.download_button(

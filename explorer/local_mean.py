@@ -87,19 +87,23 @@ def mean_view() -> None:
         + (f" {dropped:,} missing values were left out." if dropped else "")
     )
     errors = mech.simulate(values, state.rng("ldpm"), trials=trials) - true_clipped
-    grid = np.linspace(errors.min(), errors.max(), 200)
+    reference = LDPMean(charts.REFERENCE_EPSILON, lower, upper)  # its law fixes the axis: ε widens the histogram
+    half = 1.1 * reference.error_bound(values, 0.99)
+    grid = np.linspace(-half, half, 401)
     left, right = st.columns([1.6, 1])
-    left.plotly_chart(
-        charts.error_histogram(
-            errors,
-            grid,
-            Gaussian(mech.std(values)).pdf(grid),
-            f"Error of the LDP mean of {column} over {trials:,} releases",
-            density_name="normal approximation",
-            mechanism="LDP mean",
-        ),
-        key="ldpm_hist",
+    figure = charts.error_histogram(
+        errors,
+        grid,
+        Gaussian(mech.std(values)).pdf(grid),
+        f"Error of the LDP mean of {column} over {trials:,} releases",
+        density_name=f"normal approximation at ε = {eps:.3g}",
+        mechanism="LDP mean",
+        half=half,
     )
+    left.plotly_chart(
+        charts.with_reference(figure, half, grid, Gaussian(reference.std(values)).pdf(grid)), key="ldpm_hist"
+    )
+    left.caption(charts.reference_caption(half, errors, number(half)))
     with np.errstate(over="ignore"):  # bounds near 1e308 give errors whose squares overflow: the std is then ∞
         right.metric("Empirical std of the error", number(float(errors.std(ddof=1))))
     right.metric("Theoretical std (exact variance)", number(mech.std(values)))

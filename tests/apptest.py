@@ -64,3 +64,43 @@ def poll_until(at: AppTest, condition, timeout: float = POOL_TIMEOUT) -> AppTest
         time.sleep(0.5)
         at.run()
     return at
+
+
+def fixed_histogram(at: AppTest, key: str) -> tuple[list, list]:
+    """The error histogram drawn under ``key``: its traces (numbers decoded) and its x-axis range."""
+    import base64
+    import json
+
+    import numpy as np
+
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}"))
+    spec = json.loads(chart.proto.spec)
+    for trace in spec["data"]:
+        for axis in ("x", "y"):
+            y = trace.get(axis)
+            if isinstance(y, dict):  # a typed array
+                trace[axis] = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+    return spec["data"], spec["layout"]["xaxis"]["range"]
+
+
+def assert_epsilon_widens(at: AppTest, key: str, slider: str, std_label: str) -> None:
+    """Move the ε select-slider ``slider`` from where it is to 0.1: the histogram under ``key`` keeps its x-axis and
+    its dotted reference law at ε = 0.5, its own law changes, and the empirical std (metric ``std_label``) grows."""
+    import numpy as np
+
+    def std() -> float:
+        return float(metric(at, std_label).replace(",", ""))
+
+    data, axis = fixed_histogram(at, key)
+    before = std()
+    at.select_slider(key=slider).set_value(0.1).run()
+    assert_clean(at)
+    after_data, after_axis = fixed_histogram(at, key)
+    assert after_axis == axis, "the axis followed the slider"
+
+    def reference(traces):
+        return next(t for t in traces if str(t.get("name", "")).startswith("at ε = 0.5, for reference"))
+
+    assert np.allclose(np.asarray(reference(data)["y"], float), np.asarray(reference(after_data)["y"], float))
+    assert not np.allclose(np.asarray(data[1]["y"], float), np.asarray(after_data[1]["y"], float))
+    assert std() > 3 * before  # ε from 1 to 0.1: about ten times the noise (the local mean's is about 8)

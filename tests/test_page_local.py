@@ -6,7 +6,7 @@ import pytest
 from dpcore import GRR, OUE, SUE, families
 from explorer.columns import encode_categories
 from explorer.dataset import load_demo
-from tests.apptest import PAGES, assert_clean, metric, open_page
+from tests.apptest import PAGES, assert_clean, assert_epsilon_widens, metric, open_page
 
 MEAN_TAB = "Mean of a number"
 
@@ -191,3 +191,14 @@ def test_dpcore_leaves_out_an_oracle_whose_reports_it_does_not_draw():
     assert families.lowest_variance_local(1.0, k, reports=fits).name == "OUE"
     assert families.lowest_variance_local(1.0, k, reports=fits + 1).name == "GRR"
     assert families.lowest_variance_local(1.0, k, reports=10 * MAX_ELEMENTS).name == "OUE"  # nothing fits: all compared
+
+
+@pytest.mark.parametrize(
+    ("view", "key", "slider"), [(None, "ldp_hist", "ldp_epsilon"), (MEAN_TAB, "ldpm_hist", "ldpm_epsilon")]
+)
+def test_the_error_histograms_have_a_fixed_axis_so_epsilon_widens_them(view, key, slider):
+    # the oracle is chosen in the link: the page's preselection follows ε, and another oracle has another law
+    at = open_page("local", **({"ldp_view": view} if view else {"ldp_mechanism": "OUE"}), **{slider: 1.0})
+    assert_clean(at)
+    assert_epsilon_widens(at, key, slider, "Empirical std of the error")
+    assert any("The x-axis is fixed at ±" in c.value for c in at.caption)

@@ -6,7 +6,7 @@ import pytest
 from dpcore import auto_mean, choose_clipping_bound, naive_range_query, range_query_svt, svt_noise_scales
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.dataset import load_demo
-from tests.apptest import assert_clean, metric, open_page
+from tests.apptest import assert_clean, assert_epsilon_widens, metric, open_page
 
 SEED = 2017  # the sidebar's default seed
 MEAN, RANGES = "Automatic mean", "Range queries"  # the tabs after the first; only the open one runs
@@ -129,3 +129,10 @@ def test_uploaded_csv_runs_and_one_without_numbers_says_so():
     at.switch_page("app_pages/svt.py").run()
     assert_clean(at)
     assert any("no numeric column" in i.value for i in at.info)
+
+
+def test_the_automatic_means_error_histogram_has_a_fixed_axis_so_epsilon_widens_it():
+    at = open_page("svt", svt_view=MEAN, svt_epsilon=1.0)
+    assert_clean(at)
+    assert_epsilon_widens(at, "svt_mean_hist", "svt_epsilon", "Empirical std of the error")
+    assert any("The x-axis is fixed at ±" in c.value for c in at.caption)
