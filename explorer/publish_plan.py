@@ -296,7 +296,13 @@ def plan_state(plan: Plan) -> dict:
         values["pub_delta"] = plan.delta
     values["pub_smallest"] = plan.epsilon is None
     if plan.epsilon is not None:
-        values["pub_epsilon"] = float(f"{min(max(plan.epsilon, 0.01), 10.0):.4g}")
+        low, high, digits = widgets.EPSILON_GRID[0], widgets.EPSILON_GRID[-1], widgets.EPSILON_DIGITS
+        if not low <= plan.epsilon <= high or plan.epsilon != float(f"{plan.epsilon:.{digits}g}"):
+            raise PlanError(
+                f"the page's total ε is from {low:g} to {high:g} with at most {digits} significant digits, the "
+                f"plan's is {plan.epsilon!r}: publish it with the command line, or change its total"
+            )
+        values["pub_epsilon"] = plan.epsilon
     values["pub_unit"] = ROW if plan.unit.identifier is None else PERSON
     if plan.unit.identifier is not None:
         b = plan.unit.bounds
