@@ -979,7 +979,7 @@ def band_curves(
     ``series``: name -> dict with ``x``, ``y`` and optionally ``low``, ``high`` (the band), ``dash`` (bool),
     ``colour`` (an index into :data:`PALETTE`). ``marks``: (x, label) pairs drawn as dashed vertical lines, labels
     at the top (marks at the same x share one label). ``hlines``: (y, label) pairs drawn as dotted horizontal
-    lines (a baseline), labels at the left end. ``y_range``: [low, high] of the y axis; ``y_format``: a d3
+    lines (a baseline) across the curves' x range, named in the legend. ``y_range``: [low, high] of the y axis; ``y_format``: a d3
     format for its tick labels (``".1%"`` for shares).
     """
     traces = []
@@ -1043,10 +1043,20 @@ def band_curves(
                 "font": {"size": 12},
             }
         )
-    for y, label in hlines:
-        shape, note = _hline(y, label, {"color": "#c92a2a", "dash": "dot", "width": 1.5}, above=False)
-        shapes.append(shape)
-        notes.append(note)
+    if hlines:  # named in the legend, not written over the curves (a label at either end sat on a curve or a band)
+        xs = np.concatenate([np.asarray(s["x"], dtype=float) for s in series.values()]) if series else np.zeros(1)
+        for y, label in hlines:
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": [float(xs.min()), float(xs.max())],
+                    "y": [y, y],
+                    "mode": "lines",
+                    "name": label,
+                    "line": {"color": "#c92a2a", "dash": "dot", "width": 1.5},
+                    "hoverinfo": "name",
+                }
+            )
     xaxis = {}
     if log_x:
         xs = np.concatenate([np.asarray(s["x"], dtype=float) for s in series.values()]) if series else np.ones(1)

@@ -160,6 +160,12 @@ CHART_CALLS = {
     "error_histogram": lambda h: charts.error_histogram(
         [0.0, 1.0, 2.0], [0, 1], [0.5, 0.5], h("title"), h("x"), h("density_name"), 0.5, mechanism=h("mechanism")
     ),
+    "with_reference": lambda h: charts.with_reference(
+        charts.error_histogram([0.0, 1.0], [0, 1], [0.5, 0.5], h("title"), h("x"), h("density_name")),
+        2.0,
+        [0, 1],
+        [1, 1],
+    ),
     "curves": lambda h: charts.curves(
         [1, 2, 3], {h("series"): [1, 2, 3]}, 2, h("title"), h("x_title"), h("y_title"), current_label=h("current")
     ),
