@@ -19,7 +19,9 @@ module computes it exactly for the table at hand, for every bound on a grid, so 
   sum), independent of the sampling.
 
 The root-mean-square error is ``√(bias² + sampling variance + noise variance)``, exact for every ``m``; its minimum
-over the grid is marked. ``tests/test_bound_tradeoff.py`` checks every term against the exact expectation over every
+over every whole bound is marked. Past ``MAX_CURVE_POINTS`` bounds the curve is drawn on a geometric grid, and the
+exact minimum is found segment by segment: between two consecutive distinct rows per person the squared error is a
+quadratic in ``m`` (:func:`_best_candidates`), so each segment's best whole bound is an end or next to the vertex. ``tests/test_bound_tradeoff.py`` checks every term against the exact expectation over every
 subset of small tables.
 
 Choosing ``m`` by looking at this curve is **not private**: the curve is computed from the rows per person and the
@@ -93,14 +95,19 @@ class BoundTradeoff:
 
     @property
     def best_bound(self) -> int:
-        """The bound of smallest error on the grid (not private: it was read from the data)."""
+        """The bound of smallest error on the grid, which holds the exact minimum over every whole bound when the
+        bounds were not given (not private: it was read from the data)."""
         return int(self.bounds[self.best_index])
 
 
 def _grid(bounds, largest: int) -> np.ndarray:
     if bounds is None:
-        top = max(1, min(int(largest), MAX_CURVE_POINTS))
-        return np.arange(1, top + 1, dtype=np.int64)
+        largest = max(1, int(largest))
+        if largest <= MAX_CURVE_POINTS:
+            return np.arange(1, largest + 1, dtype=np.int64)
+        # more bounds than a curve holds: a geometric grid, as dense at the small bounds as on a log axis; the exact
+        # minimum over every whole number is added to it by _best_candidates
+        return np.unique(np.rint(np.geomspace(1, largest, MAX_CURVE_POINTS - _CANDIDATES)).astype(np.int64))
     grid = np.asarray(bounds)
     check_elements(int(grid.size), "bounds", MAX_CURVE_POINTS)
     if grid.size == 0:
@@ -114,13 +121,44 @@ def _grid(bounds, largest: int) -> np.ndarray:
     return np.unique(grid.astype(np.int64))
 
 
-def _noise_std(key: str, epsilon: float, delta, per_row: float, grid: np.ndarray) -> np.ndarray:
-    fam = _family(key)
-    stds = []
-    for m in grid:
-        sensitivity = ContributionBounds(max_rows=int(m)).count_sensitivity().l1 * per_row
-        stds.append(float(fam.noise(epsilon, sensitivity, delta).std))
-    return np.asarray(stds)
+#: Whole bounds added to a geometric grid: the few best of the exact search (rounding decides among near ties).
+_CANDIDATES = 3
+
+
+def _unit_noise_std(key: str, epsilon: float, delta, per_row: float) -> float:
+    """The noise std for one row of a person (m = 1). Every central family is a scale family in its sensitivity
+    (Laplace: b = Δ/ε; the analytic Gaussian: σ = Δ·σ(ε, δ) for Δ = 1, Balle & Wang 2018 Thm 8 depends on Δ/σ only;
+    the staircase: Geng & Viswanath 2014 scale the unit staircase by Δ), so m rows' worth is m times this: the
+    noise std is linear in m (``tests/test_bound_tradeoff.py`` checks it for every central family)."""
+    sensitivity = ContributionBounds(max_rows=1).count_sensitivity().l1 * per_row
+    return float(_family(key).noise(epsilon, sensitivity, delta).std)
+
+
+def _suffix(values: np.ndarray) -> np.ndarray:
+    """``out[j] = Σ_{i ≥ j} values[i]``, with ``out[len] = 0``."""
+    return np.concatenate([np.cumsum(values[::-1])[::-1], np.zeros(1, dtype=values.dtype)])
+
+
+def _best_candidates(distinct: np.ndarray, alpha, beta, gamma) -> np.ndarray:
+    """The whole bounds of smallest error over *every* whole number in [1, largest rows per person].
+
+    Between two consecutive distinct rows per person ``r_{j−1} ≤ m ≤ r_j`` the persons who lose rows are the same
+    (those with at least ``r_j`` rows), so the bias is linear in m, the sampling variance ``Σ m(r − m)/(r − 1)·σ²``
+    quadratic, and the noise std ``m·c`` linear: the squared error is ``α_j + β_j m + γ_j m²`` on the segment.
+    Its smallest value over the whole numbers of the segment is at an end or at a whole number next to the vertex
+    ``−β_j / 2γ_j`` (when γ_j > 0); every segment's candidates are ranked and the best few returned, to be evaluated
+    on the grid by the same formulas as every other bound (so the marked minimum is the exact one).
+    """
+    lows = np.concatenate([[1], distinct[:-1]]).astype(float)
+    highs = distinct.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vertex = np.where(gamma > 0, -beta / (2 * np.where(gamma > 0, gamma, 1.0)), lows)
+    vertex = np.clip(vertex, lows, highs)
+    candidates = np.stack([lows, highs, np.floor(vertex), np.ceil(vertex)])  # (4, segments), all in [low, high]
+    squared = alpha + beta * candidates + gamma * candidates**2
+    order = np.lexsort((candidates.ravel(), squared.ravel()))  # smallest error first, then the smallest bound
+    best = np.unique(candidates.ravel()[order].astype(np.int64), return_index=True)
+    return best[0][np.argsort(best[1])][:_CANDIDATES]
 
 
 def count_tradeoff(persons, epsilon: float, *, bounds=None, mechanism: str = "laplace", delta=None) -> BoundTradeoff:
@@ -133,7 +171,9 @@ def count_tradeoff(persons, epsilon: float, *, bounds=None, mechanism: str = "la
     epsilon : float
         The count's ε, in (0, inf).
     bounds : array_like of int, optional
-        The bounds m to evaluate; default 1, 2, …, the largest rows per person (at most ``MAX_CURVE_POINTS``).
+        The bounds m to evaluate; default every whole number 1, 2, …, the largest rows per person, or when that is
+        more than ``MAX_CURVE_POINTS`` a geometric grid from 1 to it with the exact best bound over every whole
+        number added (:attr:`BoundTradeoff.best_bound` is then the exact minimum over 1 … the largest).
     mechanism : str, default "laplace"
         A central family of :mod:`dpcore.families` (its key or name).
     delta : float, optional
@@ -150,12 +190,20 @@ def count_tradeoff(persons, epsilon: float, *, bounds=None, mechanism: str = "la
     check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
     codes, labels = person_codes(persons)
     rows = np.bincount(codes, minlength=labels.size)
-    grid = _grid(bounds, int(rows.max(initial=1)))
+    largest = int(rows.max(initial=1))
+    grid = _grid(bounds, largest)
+    unit_noise = _unit_noise_std(mechanism, epsilon, delta, 1.0)
     distinct, how_many = np.unique(rows, return_counts=True)
-    excess = np.clip(distinct[None, :] - grid[:, None], 0, None)
-    bias = 0.0 - (excess * how_many[None, :]).sum(axis=1).astype(float)
-    noise = _noise_std(mechanism, epsilon, delta, 1.0, grid)
-    return BoundTradeoff(grid, bias, np.zeros(grid.size), noise, "count")
+    # persons with more than m rows (those with at least distinct[j], j the first distinct value > m): they lose
+    # r − m rows each, so the bias is −(R − m·N) with R their rows and N their number (whole numbers: exact)
+    rows_above, persons_above = _suffix(distinct * how_many), _suffix(how_many)
+    if bounds is None and largest > MAX_CURVE_POINTS:
+        r_rows, n_persons = rows_above[:-1].astype(float), persons_above[:-1].astype(float)
+        squared = (r_rows**2, -2.0 * r_rows * n_persons, n_persons**2 + unit_noise**2)
+        grid = np.union1d(grid, _best_candidates(distinct, *squared))
+    j = np.searchsorted(distinct, grid, side="right")
+    bias = 0.0 - (rows_above[j] - grid * persons_above[j]).astype(float)
+    return BoundTradeoff(grid, bias, np.zeros(grid.size), grid * unit_noise, "count")
 
 
 def sum_tradeoff(
@@ -196,22 +244,32 @@ def sum_tradeoff(
     totals = np.bincount(codes, weights=clipped, minlength=labels.size)
     squares = np.bincount(codes, weights=clipped**2, minlength=labels.size)
     variances = np.maximum(squares / rows - (totals / rows) ** 2, 0.0)  # population variance, divisor r
-    grid = _grid(bounds, int(rows.max(initial=1)))
+    largest = int(rows.max(initial=1))
+    grid = _grid(bounds, largest)
+    per_row = ContributionBounds().sum_sensitivity(lower, upper).l1
+    unit_noise = _unit_noise_std(mechanism, epsilon, delta, per_row)
 
     distinct, where = np.unique(rows, return_inverse=True)
+    r = distinct.astype(float)
     total_by_r = np.bincount(where, weights=totals)
     variance_by_r = np.bincount(where, weights=variances)
-    r = distinct[None, :].astype(float)
-    k = np.minimum(r, grid[:, None].astype(float))
-    kept_share = k / r
-    expected = (kept_share * total_by_r[None, :]).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        finite_population = np.where(r > 1, k * (r - k) / np.maximum(r - 1, 1), 0.0)
-    sampling_variance = (finite_population * variance_by_r[None, :]).sum(axis=1)
-    bias = expected - float(x.sum())
-    per_row = ContributionBounds().sum_sensitivity(lower, upper).l1
-    noise = _noise_std(mechanism, epsilon, delta, per_row, grid)
-    return BoundTradeoff(grid, bias, np.sqrt(sampling_variance), noise, "sum")
+    # a person with r > m rows keeps m of them: mean (m/r)·S, variance m(r − m)/(r − 1)·σ² (Cochran 1977, Thm 2.2);
+    # summed over those persons (a suffix of the distinct r), it is m·share and m·spread − m²·shrink
+    kept_whole = np.concatenate([[0.0], np.cumsum(total_by_r)])  # Σ S over persons with r ≤ m
+    share = _suffix(total_by_r / r)
+    above_one = np.maximum(r - 1, 1)
+    spread = _suffix(np.where(r > 1, r * variance_by_r / above_one, 0.0))
+    shrink = _suffix(np.where(r > 1, variance_by_r / above_one, 0.0))
+    truth = float(x.sum())
+    if bounds is None and largest > MAX_CURVE_POINTS:
+        a, b = kept_whole[:-1] - truth, share[:-1]
+        squared = (a**2, 2 * a * b + spread[:-1], b**2 - shrink[:-1] + unit_noise**2)
+        grid = np.union1d(grid, _best_candidates(distinct, *squared))
+    j = np.searchsorted(distinct, grid, side="right")
+    m = grid.astype(float)
+    bias = kept_whole[j] + m * share[j] - truth
+    sampling_variance = np.maximum(m * spread[j] - m**2 * shrink[j], 0.0)
+    return BoundTradeoff(grid, bias, np.sqrt(sampling_variance), m * unit_noise, "sum")
 
 
 def _rows_per_person(persons, q, max_bound) -> tuple[float, int, np.ndarray]:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from dpcore.bound_tradeoff import count_tradeoff, private_bound, sum_tradeoff
-from dpcore.families import family
+from dpcore.families import family, keys
+from dpcore.limits import MAX_CURVE_POINTS
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.randomness import SecureGenerator
 
@@ -78,6 +79,63 @@ def test_a_heavy_tail_puts_the_minimum_inside_the_grid():
     ids = np.repeat(np.arange(rows.size), rows)
     t = count_tradeoff(ids, 1.0)
     assert 1 < t.best_bound < rows.max()  # neither extreme: bias falls and noise grows
+
+
+def _one_heavy_person(seed):
+    """A heavy tail (Zipf rows per person, capped at 300) and one person of 20,000 rows: more bounds than a curve
+    holds (MAX_CURVE_POINTS), so the grid is geometric and the exact minimum must come from the segment search."""
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([np.minimum(rng.zipf(1.6, size=1_500), 300), [20_000]])
+    ids = rng.permutation(np.repeat(np.arange(rows.size), rows))
+    return ids, rows, rng
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 4.0])  # the minimum at m = 6,667 (off the geometric grid), 17,778
+def test_the_marked_count_minimum_is_the_brute_force_one_over_every_bound_past_the_curve_cap(epsilon):
+    ids, rows, _ = _one_heavy_person(11)
+    assert rows.max() > MAX_CURVE_POINTS
+    t = count_tradeoff(ids, epsilon)
+    assert t.bounds.size <= MAX_CURVE_POINTS and t.bounds[0] == 1 and t.bounds[-1] == rows.max()
+    distinct, persons = np.unique(rows, return_counts=True)
+    noise = family("laplace").noise(epsilon, 1.0).std  # std √2/ε per row of a person
+    errors = [math.hypot(float(np.clip(distinct - m, 0, None) @ persons), m * noise) for m in range(1, rows.max() + 1)]
+    assert t.best_bound == 1 + int(np.argmin(errors))
+    assert t.rmse[t.best_index] == pytest.approx(min(errors), rel=1e-12)
+    if epsilon > 1:
+        assert t.best_bound > MAX_CURVE_POINTS  # where the curve used to stop
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 8.0])  # the minimum at m = 853, 15,658 (off the geometric grid)
+def test_the_marked_sum_minimum_is_the_brute_force_one_over_every_bound_past_the_curve_cap(epsilon):
+    ids, rows, rng = _one_heavy_person(12)
+    values = rng.exponential(3.0, size=ids.size)
+    lower, upper = 0.0, 10.0
+    t = sum_tradeoff(ids, values, lower, upper, epsilon)
+    clipped = np.clip(values, lower, upper)
+    r = np.bincount(ids).astype(float)
+    totals = np.bincount(ids, weights=clipped)
+    sigma2 = np.maximum(np.bincount(ids, weights=clipped**2) / r - (totals / r) ** 2, 0.0)
+    noise = family("laplace").noise(epsilon, upper).std
+    errors = []
+    for m in range(1, int(r.max()) + 1):  # Cochran (1977) Thm 2.2 per person, at every whole bound
+        k = np.minimum(r, m)
+        bias = float((k / r) @ totals) - values.sum()
+        sampling = float(np.where(r > 1, k * (r - k) / np.maximum(r - 1, 1), 0.0) @ sigma2)
+        errors.append(math.sqrt(bias**2 + sampling + (m * noise) ** 2))
+    assert t.best_bound == 1 + int(np.argmin(errors))
+    assert t.rmse[t.best_index] == pytest.approx(min(errors), rel=1e-9)
+    if epsilon > 1:
+        assert t.best_bound > MAX_CURVE_POINTS  # where the curve used to stop
+
+
+@pytest.mark.parametrize("key", keys("central"))
+def test_the_noise_of_m_rows_is_m_times_the_noise_of_one_for_every_central_family(key):
+    # the segment search rests on it: the noise std is linear in the bound
+    delta = 1e-6 if family(key).takes_delta else None
+    ids = ["a"] * 9 + ["b"]
+    t = count_tradeoff(ids, 0.8, bounds=[1, 2, 7, 9], mechanism=key, delta=delta)
+    for m, std in zip(t.bounds, t.noise_std, strict=True):
+        assert std == pytest.approx(family(key).noise(0.8, float(m), delta).std, rel=1e-9)
 
 
 def test_the_private_bound_follows_the_exponential_quantile_law():
