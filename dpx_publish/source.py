@@ -46,24 +46,24 @@ import pandas as pd
 from dpcore.plan import Allocation, PlanError
 from dpcore.plan_release import PlanRelease, check_columns, publish_from_aggregates, publish_plan
 from explorer.csv_reader import (
-    _DECIMAL_COMMA,
-    _NA_LONGEST,
-    _PARQUET,
-    _PLAIN,
-    _SNIFF_CHARS,
-    _THOUSANDS,
+    DECIMAL_COMMA,
     MAX_COLUMNS,
     MAX_DECOMPRESSED_BYTES,
     MAX_UPLOAD_BYTES,
+    NA_LONGEST,
     NA_SPELLINGS,
+    PARQUET_MAGIC,
+    PLAIN,
+    SNIFF_CHARS,
+    THOUSANDS,
     DatasetError,
-    _clean_names,
-    _OverLimit,
-    _path_dialect,
+    OverLimit,
+    clean_names,
+    path_dialect,
     read_csv,
     uncompressed_head,
 )
-from explorer.dataset import _file_fingerprint
+from explorer.dataset import file_fingerprint
 from explorer.engine import aggregates as engine_aggregates
 
 __all__ = ["FileSource", "open_file", "needs_rows"]
@@ -96,13 +96,13 @@ _NA = "(" + ", ".join(_literal(s) for s in sorted(NA_SPELLINGS)) + ")"
 #: The number formats of the app, in its order: name, the test of one cell (SQL, ``{}`` the cell: replaced, never
 #: ``str.format``, since the patterns hold braces), its number.
 _FORMATS = {
-    "plain": (f"regexp_full_match({{}}, {_re2(_PLAIN)})", "{}"),
+    "plain": (f"regexp_full_match({{}}, {_re2(PLAIN)})", "{}"),
     "thousands": (
-        f"(regexp_full_match({{}}, {_re2(_THOUSANDS)}) OR regexp_full_match({{}}, {_re2(_PLAIN)}))",
+        f"(regexp_full_match({{}}, {_re2(THOUSANDS)}) OR regexp_full_match({{}}, {_re2(PLAIN)}))",
         "replace({}, ',', '')",
     ),
     "decimal comma": (
-        f"regexp_full_match({{}}, {_re2(_DECIMAL_COMMA)})",
+        f"regexp_full_match({{}}, {_re2(DECIMAL_COMMA)})",
         "replace(translate({}, '. \u00a0\u202f', ''), ',', '.')",
     ),
 }
@@ -120,7 +120,7 @@ def _stripped(raw: str) -> str:
 
 def _present(t: str) -> str:
     """A stripped cell ``t``, NULL when it spells a missing value."""
-    return f"CASE WHEN length({t}) <= {_NA_LONGEST} AND lower({t}) IN {_NA} THEN NULL ELSE {t} END"
+    return f"CASE WHEN length({t}) <= {NA_LONGEST} AND lower({t}) IN {_NA} THEN NULL ELSE {t} END"
 
 
 @dataclass(frozen=True, eq=False)
@@ -338,19 +338,19 @@ def open_file(path, name: str | None = None) -> FileSource:
     shown = str(path)
     try:
         with open(path, "rb") as file:
-            head = file.read(_SNIFF_CHARS)
+            head = file.read(SNIFF_CHARS)
             size = file.seek(0, os.SEEK_END)
-        fingerprint = _file_fingerprint(path)
+        fingerprint = file_fingerprint(path)
     except OSError as exc:
         raise DatasetError(f"The data file {shown!r} cannot be read ({exc.strerror or exc}).") from None
     name = path.name if name is None else str(name)
     if not head.strip():
         raise DatasetError("The file is empty.")
-    parquet = head.startswith(_PARQUET)
+    parquet = head.startswith(PARQUET_MAGIC)
     if size <= MAX_UPLOAD_BYTES and not parquet:
         try:
             frame, _ = read_csv(path.read_bytes())
-        except _OverLimit:
+        except OverLimit:
             pass  # more rows or cells than an upload may have: read where it lies, below
         else:
             return FileSource(str(path), name, fingerprint, tuple(frame.columns), frame=frame)
@@ -361,7 +361,7 @@ def open_file(path, name: str | None = None) -> FileSource:
     elif head.lstrip()[:1] in (b"[", b"{"):
         kind = "json"
     else:
-        kind, dialect = "csv", _path_dialect(head, compression)
+        kind, dialect = "csv", path_dialect(head, compression)
     source = FileSource(str(path), name, fingerprint, (), kind=kind, _dialect=tuple((dialect or {}).items()))
     return _described(source)
 
@@ -420,7 +420,7 @@ def _described(source: FileSource) -> FileSource:
         what = "nested values" if nested else "binary values"
         listed = ", ".join(repr(n) for n in (nested or binary)[:5])
         raise DatasetError(f"The {label} file holds {what} in {listed}; publish from a flat table.")
-    names = tuple(_clean_names(raw, []))
+    names = tuple(clean_names(raw, []))
     delimiter = dict(source._dialect).get("delimiter", ",")
     return _replace(source, columns=names, _raw=tuple(raw), _types=tuple(types), _delimiter=delimiter)
 

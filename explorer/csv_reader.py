@@ -91,6 +91,15 @@ __all__ = [
     "MAX_ROWS",
     "MAX_CELLS",
     "NA_SPELLINGS",
+    "NA_LONGEST",
+    "SNIFF_CHARS",
+    "PARQUET_MAGIC",
+    "PLAIN",
+    "THOUSANDS",
+    "DECIMAL_COMMA",
+    "OverLimit",
+    "clean_names",
+    "path_dialect",
     "read_csv",
     "read_path",
 ]
@@ -110,13 +119,15 @@ MAX_ROWS = 1_000_000
 MAX_CELLS = 10_000_000
 #: Cell spellings read as missing, compared after stripping and lower-casing.
 NA_SPELLINGS = frozenset({"", "?", "na", "n/a", "#n/a", "nan", "<na>", "null", "none", "-", "--"})
-_NA_LONGEST = max(map(len, NA_SPELLINGS))
+#: The longest of :data:`NA_SPELLINGS` (a longer cell is never missing: dpx_publish.source skips the lookup for it).
+NA_LONGEST = max(map(len, NA_SPELLINGS))
 
 _DELIMITERS = (",", ";", "\t", "|")
 #: Plain tables of at least this many characters are split by DuckDB, smaller ones by pandas' C parser (DuckDB takes
 #: 0.5 s to import and is no faster on a few megabytes: benchmarks/results/data.md).
 _DUCKDB_PLAIN_CHARS = 8 * 1024 * 1024
-_SNIFF_CHARS = 65_536
+#: Characters of a file's start read to find its dialect (delimiter, quoting, header).
+SNIFF_CHARS = 65_536
 _SNIFF_RECORDS = 50
 _MAX_LISTED = 5  # column names listed in a note before "and N more"
 
@@ -127,7 +138,9 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
     (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
 )
-_ZIP, _GZIP, _PARQUET = b"PK\x03\x04", b"\x1f\x8b", b"PAR1"
+_ZIP, _GZIP = b"PK\x03\x04", b"\x1f\x8b"
+#: The bytes a Parquet file starts and ends with.
+PARQUET_MAGIC = b"PAR1"
 _NO_EXCEL = (
     "The file is a ZIP archive or an Excel workbook (.xlsx), and this server cannot read Excel files "
     "(openpyxl is not installed); save it as CSV and upload that."
@@ -143,11 +156,14 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SEP_LINE = re.compile(r'\A"?sep=(.)"?[ \t]*(?:\r\n|\r|\n|\Z)', re.IGNORECASE)
 
 # Number spellings, ASCII digits only (re.ASCII keeps Arabic-Indic digits etc. as text).
-_PLAIN = re.compile(
+#: A plain number (``-1.5e3``, ``.5``, ``inf``).
+PLAIN = re.compile(
     r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?", re.ASCII | re.IGNORECASE
 )
-_THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", re.ASCII)
-_DECIMAL_COMMA = re.compile(r"[+-]?(?:[0-9]{1,3}(?:[. \u00a0\u202f][0-9]{3})+|[0-9]+)(?:,[0-9]+)?", re.ASCII)
+#: A number with comma thousands separators (``1,234.5``).
+THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", re.ASCII)
+#: A number with a decimal comma, optionally grouped by dots or spaces (``1.234,5``).
+DECIMAL_COMMA = re.compile(r"[+-]?(?:[0-9]{1,3}(?:[. \u00a0\u202f][0-9]{3})+|[0-9]+)(?:,[0-9]+)?", re.ASCII)
 _LEADING_ZERO = re.compile(r"^[+-]?0[0-9]", re.ASCII | re.MULTILINE)
 _EU_GROUPING = str.maketrans({".": None, " ": None, "\u00a0": None, "\u202f": None, ",": "."})
 
@@ -163,16 +179,16 @@ def _every_line(*patterns: re.Pattern) -> re.Pattern:
     return re.compile(rf"(?>{one})(?:\n(?>{one}))*+", re.ASCII)
 
 
-_ALL_PLAIN = _every_line(_PLAIN)
-_ALL_THOUSANDS = _every_line(_THOUSANDS, _PLAIN)
-_ALL_DECIMAL_COMMA = _every_line(_DECIMAL_COMMA)
+_ALL_PLAIN = _every_line(PLAIN)
+_ALL_THOUSANDS = _every_line(THOUSANDS, PLAIN)
+_ALL_DECIMAL_COMMA = _every_line(DECIMAL_COMMA)
 
 
 class DatasetError(ValueError):
     """A file or column that cannot be used; the message is one sentence for the user."""
 
 
-class _OverLimit(DatasetError):
+class OverLimit(DatasetError):
     """An upload over the row, cell or decompressed-size limits (a file opened by path is then read by DuckDB)."""
 
 
@@ -224,7 +240,7 @@ def read_csv(raw: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[pd.DataF
             raise DatasetError("The file is compressed twice with gzip; upload it compressed once.")
         if not raw.strip():
             raise DatasetError("The file is empty.")
-    if raw.startswith(_PARQUET) and raw.endswith(_PARQUET):
+    if raw.startswith(PARQUET_MAGIC) and raw.endswith(PARQUET_MAGIC):
         header, columns, n_rows = _read_typed("parquet", raw, notes)
         return _finish(header, columns, n_rows, ",", notes)
     if raw.startswith(_ZIP):
@@ -283,7 +299,7 @@ def uncompressed_head(path, head: bytes) -> tuple[bytes, str]:
 
     try:
         with gzip.open(path, "rb") as file:
-            return file.read(_SNIFF_CHARS), "gzip"
+            return file.read(SNIFF_CHARS), "gzip"
     except (OSError, EOFError, zlib.error):
         raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
 
@@ -321,18 +337,18 @@ def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple
     seed = check_int(seed, "seed", minimum=0, maximum=2**31 - 1)
     path = os.fspath(path)
     with open(path, "rb") as file:
-        head = file.read(_SNIFF_CHARS)
+        head = file.read(SNIFF_CHARS)
         size = file.seek(0, os.SEEK_END)
     if not head.strip():
         raise DatasetError("The file is empty.")
-    parquet = head.startswith(_PARQUET)
+    parquet = head.startswith(PARQUET_MAGIC)
     if size <= MAX_UPLOAD_BYTES and not parquet:
         with open(path, "rb") as file:
             raw = file.read()
         try:
             frame, notes = read_csv(raw)
             return frame, notes, len(frame)
-        except _OverLimit:  # more rows or cells than an upload may have: DuckDB reads it below
+        except OverLimit:  # more rows or cells than an upload may have: DuckDB reads it below
             del raw
     notes: list[str] = []
     head, compression = uncompressed_head(path, head)
@@ -343,13 +359,13 @@ def read_path(path, *, sample_rows: int, seed: int) -> tuple[pd.DataFrame, tuple
     elif head.lstrip()[:1] in (b"[", b"{"):
         kind, dialect = "json", None
     else:
-        kind, dialect = "csv", _path_dialect(head, compression)
+        kind, dialect = "csv", path_dialect(head, compression)
     header, columns, n_rows, total = _typed_table(kind, path, notes, sample=(sample_rows, seed), dialect=dialect)
     frame, notes_out = _finish(header, columns, n_rows, (dialect or {}).get("delimiter", ","), notes)
     return frame, notes_out, total
 
 
-def _path_dialect(head: bytes, compression: str) -> dict:
+def path_dialect(head: bytes, compression: str) -> dict:
     """DuckDB's ``read_csv`` options for a large CSV file whose first bytes (decompressed) are ``head``."""
     try:
         text = head[: max(len(head) - 4, 1)].decode("utf-8-sig")  # a character cut at the end is not an error
@@ -372,7 +388,7 @@ def _path_dialect(head: bytes, compression: str) -> dict:
 
 def _finish(header, columns, n_rows: int, delimiter: str, notes: list[str]) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Names cleaned, cells cleaned and typed, the frame assembled (or refused when nothing is left)."""
-    names = _clean_names(header, notes)
+    names = clean_names(header, notes)
     frame = _build_frame(names, columns, n_rows, delimiter, notes)
     if frame.shape[1] == 0:
         raise DatasetError("The file has no columns with a name or a value.")
@@ -398,7 +414,7 @@ def _gunzip(raw: bytes) -> bytes:
         raise DatasetError("The file is gzip-compressed but could not be decompressed (it is damaged).") from None
     limit = MAX_DECOMPRESSED_BYTES / _MIB
     if len(content) > MAX_DECOMPRESSED_BYTES:
-        raise _OverLimit(f"The file is gzip-compressed and holds more than {limit:g} MiB; the limit is {limit:g} MiB.")
+        raise OverLimit(f"The file is gzip-compressed and holds more than {limit:g} MiB; the limit is {limit:g} MiB.")
     if not inflater.eof:
         raise DatasetError("The file is gzip-compressed but ends before its content does (it is truncated).")
     return content
@@ -427,7 +443,7 @@ def _read_quoted(text: str, delimiter: str) -> list[_Factorized] | None:
     if '"' not in text or "\x00" in text:
         return None
     try:
-        reader = csv.reader(io.StringIO(text[:_SNIFF_CHARS], newline=""), delimiter=delimiter, skipinitialspace=True)
+        reader = csv.reader(io.StringIO(text[:SNIFF_CHARS], newline=""), delimiter=delimiter, skipinitialspace=True)
         first = next((r for r in reader if "".join(r).strip()), None)
     except csv.Error:
         return None
@@ -581,9 +597,9 @@ def _typed_table(kind: str, source, notes: list[str], *, sample: tuple[int, int]
             if records > rows:
                 source, records = _sampled(con, source, rows, sample[1]), rows
         if records > MAX_ROWS:
-            raise _OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+            raise OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
         if len(names) * records > MAX_CELLS:
-            raise _OverLimit(
+            raise OverLimit(
                 f"The table has {records:,} rows and {len(names):,} columns; "
                 f"the limit is {MAX_CELLS // 1_000_000} million cells."
             )
@@ -629,7 +645,7 @@ def _read_excel(raw: bytes, notes: list[str]) -> tuple[list[str], list[np.ndarra
     if not rows:
         raise DatasetError("The file is empty.")
     if len(rows) > MAX_ROWS + 1:
-        raise _OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+        raise OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
     notes.append("The file was read as an Excel workbook (its first sheet).")
     header, body = _split_header(rows, notes)
     header, body = _fix_ragged(header, body, notes) if body else (header, body)
@@ -677,7 +693,7 @@ def _decode(raw: bytes, notes: list[str]) -> str:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 text = _decode_8bit(raw, notes)
-    sample = text[:_SNIFF_CHARS]
+    sample = text[:SNIFF_CHARS]
     if "\x00" in text or len(_CONTROL.findall(sample)) > max(2, 0.01 * len(sample)):
         raise DatasetError("The file does not look like text (it contains binary data); upload a CSV file.")
     return text
@@ -700,8 +716,8 @@ def _sniff_delimiter(text: str) -> str:
     When no candidate splits the rows into more than one field, the header
     decides: the candidate splitting the first record into the most fields.
     """
-    sample = text[:_SNIFF_CHARS]
-    if len(text) > _SNIFF_CHARS:  # do not judge a record cut in half
+    sample = text[:SNIFF_CHARS]
+    if len(text) > SNIFF_CHARS:  # do not judge a record cut in half
         cut = max(sample.rfind("\n"), sample.rfind("\r"))
         sample = sample[:cut] if cut > 0 else sample
     best, best_score = ",", (False, 0.0, 0)
@@ -733,7 +749,7 @@ def _parse(text: str, delimiter: str, notes: list[str]) -> list[list[str]]:
         nonblank = (r for r in reader if "".join(r).strip())  # blank lines and all-empty rows carry nothing
         rows = list(itertools.islice(nonblank, MAX_ROWS + 2))  # header, MAX_ROWS rows and one too many
         if len(rows) > MAX_ROWS + 1:
-            raise _OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
+            raise OverLimit(f"The file has more than {MAX_ROWS:,} rows; the limit is {MAX_ROWS:,}.")
         return rows
 
     try:
@@ -768,7 +784,7 @@ def _split_header(rows: list[list[str]], notes: list[str]) -> tuple[list[str], l
 
 def _header_is_data(first: list[str], records: int, notes: list[str]) -> bool:
     """Whether the first of ``records`` rows holds only numbers, and so is data (noted)."""
-    if records > 1 and all(_PLAIN.fullmatch(cell.strip()) for cell in first):
+    if records > 1 and all(PLAIN.fullmatch(cell.strip()) for cell in first):
         notes.append(
             "The first row holds only numbers, so it was read as data "
             "and the columns were named column_1, column_2, ..."
@@ -867,7 +883,7 @@ def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> t
         body = [row for row, bad in zip(body, long_rows) if not bad]
         lengths = lengths[~long_rows]
     if min(width, MAX_COLUMNS) * len(body) > MAX_CELLS:  # checked before padding allocates anything
-        raise _OverLimit(
+        raise OverLimit(
             f"The table has {len(body):,} rows and {width:,} columns; the limit is "
             f"{MAX_CELLS // 1_000_000} million cells."
         )
@@ -886,7 +902,7 @@ def _fix_ragged(header: list[str], body: list[list[str]], notes: list[str]) -> t
     return header, body
 
 
-def _clean_names(header: list[str], notes: list[str]) -> list[str]:
+def clean_names(header: list[str], notes: list[str]) -> list[str]:
     """Strip names, name empty ones ``Unnamed: N`` and make duplicates unique."""
     names = [h.strip() or f"Unnamed: {i}" for i, h in enumerate(header)]
     taken, seen = set(names), set()
@@ -915,7 +931,7 @@ def _build_frame(names: list[str], cells_by_column, n_rows: int, delimiter: str,
         codes, uniques = cells if isinstance(cells, tuple) else pd.factorize(cells)
         cleaned = list(map(str.strip, uniques))
         is_present = np.ones(len(cleaned), dtype=bool)
-        short = np.flatnonzero(np.fromiter(map(len, cleaned), dtype=np.int64, count=len(cleaned)) <= _NA_LONGEST)
+        short = np.flatnonzero(np.fromiter(map(len, cleaned), dtype=np.int64, count=len(cleaned)) <= NA_LONGEST)
         is_present[short] = [cleaned[i].lower() not in NA_SPELLINGS for i in short]  # only short cells can be NA
         present = list(itertools.compress(cleaned, is_present))
         if not present:

@@ -47,6 +47,7 @@ __all__ = [
     "data_folder",
     "folder_files",
     "file_in_folder",
+    "file_fingerprint",
     "load_path",
 ]
 
@@ -240,7 +241,7 @@ def file_in_folder(folder: Path, name: str) -> Path:
     return target
 
 
-def _file_fingerprint(path: Path) -> str:
+def file_fingerprint(path: Path) -> str:
     """The first 8 hex digits of the SHA-256 of the file's bytes, read in blocks (memory does not follow its size)."""
     digest = hashlib.sha256()
     with open(path, "rb") as file:
@@ -281,7 +282,7 @@ def load_path(folder: Path, name: str, *, seed: int, sample_rows: int | None = N
         name=str(name),
         frame=frame,
         notes=notes,
-        fingerprint=_file_fingerprint(path),
+        fingerprint=file_fingerprint(path),
         path=str(path),
         total_rows=int(total),
         sample_seed=int(seed) if sampled else None,

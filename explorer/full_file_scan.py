@@ -13,7 +13,7 @@ from explorer.engine import aggregates
 
 __all__ = ["reader", "scan", "aggregate"]
 
-_PARQUET, _GZIP = b"PAR1", b"\x1f\x8b"
+PARQUET_MAGIC, _GZIP = b"PAR1", b"\x1f\x8b"
 
 
 def _literal(text: str) -> str:
@@ -24,7 +24,7 @@ def reader(path: str) -> str | None:
     """DuckDB's FROM item for the file, read as the loader reads it (None for a kind left to the sample: JSON)."""
     with open(path, "rb") as file:
         head = file.read(4)
-    if head.startswith(_PARQUET):
+    if head.startswith(PARQUET_MAGIC):
         return f"read_parquet({_literal(path)})"
     if head.lstrip()[:1] in (b"[", b"{"):
         return None

@@ -482,15 +482,15 @@ def test_numbers_are_read_as_one_cell_at_a_time_would(cells, delimiter):
     from explorer import csv_reader as cr
 
     formats = [
-        ("", cr._PLAIN, None),
-        ("thousands", cr._THOUSANDS, {ord(","): None}),
-        ("decimal comma", cr._DECIMAL_COMMA, cr._EU_GROUPING),
+        ("", cr.PLAIN, None),
+        ("thousands", cr.THOUSANDS, {ord(","): None}),
+        ("decimal comma", cr.DECIMAL_COMMA, cr._EU_GROUPING),
     ]
     if delimiter == ";" and any("," in c for c in cells):
         formats = [formats[2], formats[1]]
     want = (None, "")
     for label, pattern, table in formats:
-        if all(pattern.fullmatch(c) or (label == "thousands" and cr._PLAIN.fullmatch(c)) for c in cells):
+        if all(pattern.fullmatch(c) or (label == "thousands" and cr.PLAIN.fullmatch(c)) for c in cells):
             want = ([float(c.translate(table) if table else c) for c in cells], label)
             break
     numbers, label = cr._parse_numbers(cells, "\n".join(cells), delimiter)

@@ -68,9 +68,9 @@ class Captured:
         self.found = []
         real = source.publish_from_aggregates
 
-        def spy(allocation, aggregates, rng=None):
+        def spy(allocation, aggregates):
             self.found.append([a.copy() for a in aggregates])
-            return real(allocation, aggregates, rng)
+            return real(allocation, aggregates)
 
         monkeypatch.setattr(source, "publish_from_aggregates", spy)
 
@@ -88,7 +88,7 @@ def _log(tmp_path) -> PublicationLog:
 def _entries(tmp_path, data) -> int:
     if not (tmp_path / "log.db").exists():
         return 0
-    return len(_log(tmp_path).entries(dataset._file_fingerprint(data)))
+    return len(_log(tmp_path).entries(dataset.file_fingerprint(data)))
 
 
 def _unzip(path) -> dict[str, bytes]:
@@ -118,7 +118,7 @@ def test_a_csv_over_the_upload_limit_is_published_from_every_row_with_each_perso
     persons = rows // 4
     captured = Captured(monkeypatch)
     assert _publish(tmp_path, _person_plan(), path) == 0
-    assert _log(tmp_path).spent(dataset._file_fingerprint(path)) == pytest.approx((1.0, 0.0))
+    assert _log(tmp_path).spent(dataset.file_fingerprint(path)) == pytest.approx((1.0, 0.0))
     assert _entries(tmp_path, path) == 1
     (found,) = captured.found
     count, per_edu, mean, bins, income = found
@@ -215,7 +215,7 @@ def test_the_aggregates_over_the_file_equal_the_engines_on_the_apps_table_on_one
     for got, want in zip(found, expected):
         pd.testing.assert_frame_equal(got, want)
     assert found[0]["rows"].iloc[0] < len(cells)  # person 0's hundreds of rows were bounded to 3
-    assert _log(tmp_path).spent(dataset._file_fingerprint(path))[0] == pytest.approx(1.0)
+    assert _log(tmp_path).spent(dataset.file_fingerprint(path))[0] == pytest.approx(1.0)
 
 
 def test_the_fingerprint_is_the_apps_so_both_charge_one_budget(tmp_path, cells):

@@ -46,9 +46,9 @@ def _captured(monkeypatch) -> list:
     found = []
     real = source.publish_from_aggregates
 
-    def spy(allocation, aggregates, rng=None):
+    def spy(allocation, aggregates):
         found.append([a.copy() for a in aggregates])
-        return real(allocation, aggregates, rng)
+        return real(allocation, aggregates)
 
     monkeypatch.setattr(source, "publish_from_aggregates", spy)
     return found
@@ -68,7 +68,7 @@ def test_a_sampled_file_is_published_from_every_row_and_the_log_charged_once(ope
     assert counts["rows"].tolist() == [ROWS // 5] * 5  # every row, " Masters " stripped as the app strips it
     assert mean["rows"].tolist() == [ROWS] and mean["total"].iloc[0] == sum(17 + i % 70 for i in range(ROWS))
     fingerprint, package = at.session_state["_pub_package"]
-    assert fingerprint == dataset._file_fingerprint(folder / "people.parquet")
+    assert fingerprint == dataset.file_fingerprint(folder / "people.parquet")
     log = publishing.publication_log()
     assert log.spent(fingerprint)[0] == pytest.approx(1.0) and len(log.entries(fingerprint)) == 1
     shown = [d.value for d in at.dataframe][1:]

@@ -18,7 +18,7 @@ _ROWS = [
     f"{a},{c},{h}"
     for a, c, h in zip(_rng.integers(17, 90, 60), _rng.choice(["a", "b", "c"], 60), _rng.integers(1, 80, 60))
 ]
-_PLAIN = ("age,colour,hours\n" + "\n".join(_ROWS) + "\n").encode()
+PLAIN = ("age,colour,hours\n" + "\n".join(_ROWS) + "\n").encode()
 
 
 def _wide(columns: int) -> bytes:
@@ -28,7 +28,7 @@ def _wide(columns: int) -> bytes:
 
 
 CORPUS: dict[str, tuple[bytes, str]] = {
-    "plain.csv": (_PLAIN, "load"),
+    "plain.csv": (PLAIN, "load"),
     "empty.csv": (b"", "empty"),
     "blank_lines.csv": (b"\n\n  \n", "empty"),
     "header_only.csv": (b"age,colour,hours\n", "no data rows"),
