@@ -3,7 +3,8 @@
 The curves, the PLD accountant and the ledger take mechanism objects from
 :mod:`dpcore` (:class:`~dpcore.laplace.Laplace`, :class:`~dpcore.gaussian.Gaussian`,
 :class:`~dpcore.randomized_response.GRR`, :class:`~dpcore.unary_encoding.SUE`,
-:class:`~dpcore.unary_encoding.OUE`, :class:`~dpcore.ldp_mean.LDPMean`) and
+:class:`~dpcore.unary_encoding.OUE`, :class:`~dpcore.ldp_mean.LDPMean`,
+:class:`~dpcore.staircase.Staircase`) and
 events (:class:`~dpcore.accounting.events.PureDP`). This module is the one
 place that knows, for each, its pure ε, its RDP curve, its zCDP ρ, its
 per-release (ε, δ) and which accountings apply: :data:`ACCOUNTINGS` lists one
@@ -26,8 +27,8 @@ that table sits above this one, since the PLD accountant dispatches through
 Neighbouring relations
 ----------------------
 Every kind says under which neighbouring relation and unit of privacy
-(:mod:`dpcore.neighbours`) its guarantee holds, :func:`relation_of`: Laplace
-and Gaussian releases and a DP-SGD run (:class:`~dpcore.accounting.events.PoissonSampledGaussian`)
+(:mod:`dpcore.neighbours`) its guarantee holds, :func:`relation_of`: Laplace,
+Gaussian and staircase releases and a DP-SGD run (:class:`~dpcore.accounting.events.PoissonSampledGaussian`)
 under add/remove one record, as every central query and the run's own
 analysis; GRR, SUE, OUE and LDPMean under replace one record (one person's
 report changes), their only meaningful relation in the local model; a
@@ -56,13 +57,17 @@ References
   Theorem 2.1 and Corollary 2.3. https://arxiv.org/abs/1311.0776
 - Wang, Blocki, Li & Jha (2017), "Locally Differentially Private Protocols for Frequency Estimation",
   USENIX Security, Section 4.1. https://arxiv.org/abs/1705.04421
+- Geng & Viswanath (2016), "The Optimal Noise-Adding Mechanism in Differential Privacy", IEEE
+  Transactions on Information Theory 62(2), Theorem 3 (the staircase is ε-DP). https://arxiv.org/abs/1212.1186
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
 
 from dpcore.accounting.events import PoissonSampledGaussian, PureDP
+from dpcore.accounting.privacy_loss import staircase_loss_masses
 from dpcore.accounting.rdp import laplace_rdp, randomized_response_rdp
 from dpcore.accounting.subsampled_gaussian import dpsgd_epsilon, subsampled_gaussian_rdp
 from dpcore.accounting.zcdp import pure_dp_to_zcdp
@@ -272,6 +277,34 @@ class _RandomizedResponseAccounting(_PureAccounting):
         return randomized_response_rdp(mechanism.epsilon, mechanism.k, orders)
 
 
+class _StaircaseAccounting(_PureAccounting):
+    """Staircase: ε-DP (Geng & Viswanath 2016, Theorem 3), with its own privacy loss, not binary RR's bound.
+
+    Its loss takes the values ``ε, 0, −ε`` with masses ``p₊, p₀, e^{−ε} p₊``
+    (:func:`~dpcore.accounting.privacy_loss.staircase_loss_masses`, which also
+    shows that an answer moved by exactly Δ is the worst pair), so its RDP
+    curve is exact: ``D_α = ln(p₀ + p₊ (e^{(α−1)ε} + e^{−αε})) / (α − 1)``
+    (``ln E_P[e^{(α−1)L}] / (α − 1)``, the Rényi divergence of Mironov 2017). Its PLD is
+    :func:`~dpcore.accounting.pld.staircase_privacy_loss`.
+    """
+
+    types = (Staircase,)
+    names = ("Staircase",)
+    kind = "staircase"
+    relation = ADD_REMOVE
+
+    def pure_epsilon(self, mechanism) -> float:
+        return mechanism.epsilon
+
+    def rdp(self, mechanism, orders):
+        eps = mechanism.epsilon
+        plus, zero, _ = staircase_loss_masses(eps, mechanism.gamma)
+        a = np.asarray(orders, dtype=np.float64)
+        with np.errstate(divide="ignore"):  # p₀ = 0 at γ = ½: its term drops out (log 0 = −inf)
+            terms = np.stack(np.broadcast_arrays(np.log(zero), np.log(plus) + (a - 1) * eps, np.log(plus) - a * eps))
+        return np.maximum(logsumexp(terms, axis=0), 0.0) / (a - 1)
+
+
 class _BinaryRRBound(ReleaseAccounting):
     """An ε-DP release charged as binary randomized response at the same ε, ``GRR(ε, 2)``.
 
@@ -335,7 +368,7 @@ ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _GaussianAccounting(),
     _RandomizedResponseAccounting(),
     _BinaryRRBound((UnaryEncoding, LDPMean), ("SUE", "OUE", "LDPMean"), relation=REPLACE_ONE),  # ε-LDP
-    _BinaryRRBound((Staircase,), ("Staircase",), relation=ADD_REMOVE),  # ε-DP additive noise (Geng & Viswanath)
+    _StaircaseAccounting(),
     _BinaryRRBound((PureDP,), ("PureDP",), event=True),  # under the relation it carries
     _PoissonSampledGaussianAccounting(),
 )
@@ -363,7 +396,7 @@ def _entry(mechanism) -> ReleaseAccounting | None:
 def accountable(mechanism):
     """The release the accountants compute with: itself, or the binary RR that dominates it.
 
-    Laplace, Gaussian and GRR are accounted exactly as they are. SUE, OUE,
+    Laplace, Gaussian, GRR and the staircase are accounted exactly as they are. SUE, OUE,
     LDPMean (each ε-LDP under replace-one) and :class:`~dpcore.accounting.events.PureDP`
     events are accounted as binary randomized response at the same ε,
     ``GRR(ε, 2)`` (see :class:`_BinaryRRBound`). ``TypeError`` for anything else.
@@ -406,7 +439,7 @@ def relation_of(mechanism) -> tuple[NeighbouringRelation, str]:
 
 
 def mechanism_kind(mechanism) -> str:
-    """``"laplace"``, ``"gaussian"`` or ``"grr"`` (one of :data:`KINDS`); ``TypeError`` for anything else."""
+    """``"laplace"``, ``"gaussian"``, ``"grr"``, ``"staircase"``… (one of :data:`KINDS`); ``TypeError`` for anything else."""
     return accounting_for(mechanism).kind
 
 

@@ -4,7 +4,7 @@
 or an accounting event), find how its kind enters the PLD in one explicit
 table, :data:`PRIVACY_LOSSES` (keyed by the class of the release the
 accountants compute with: :func:`~dpcore.accounting.per_release.accountable`
-first reduces SUE, OUE, LDPMean, the staircase and ``PureDP`` to binary randomized response),
+first reduces SUE, OUE, LDPMean and ``PureDP`` to binary randomized response),
 discretise one release's privacy loss pessimistically on a grid sized for the
 largest k, compose it by FFT, and read ε(δ) or δ(ε) off each composition
 (Koskela, Jälkö, Honkela 2020). The numerics (the distributions, the
@@ -14,7 +14,8 @@ re-exported here. A kind with two orders of its neighbouring pair to read (a
 DP-SGD run: add and remove, :mod:`dpcore.accounting.subsampled_gaussian`) has
 one distribution per order and its ε is the larger.
 
-Privacy loss of each kind (the pairs of Laplace, Gaussian and GRR are symmetric, so one order suffices):
+Privacy loss of each kind (the pairs of Laplace, Gaussian, GRR and the staircase are symmetric, so one order
+suffices):
 
 * Laplace, ``ε₀ = Δ/b``, ``P = Lap(0, b)``, ``Q = Lap(Δ, b)``:
   ``L = ε₀`` for ``o ≤ 0`` (mass ½), ``L = −ε₀`` for ``o ≥ Δ`` (mass ½ e^{−ε₀}),
@@ -26,6 +27,11 @@ Privacy loss of each kind (the pairs of Laplace, Gaussian and GRR are symmetric,
   :func:`~dpcore.accounting.privacy_loss.gaussian_privacy_loss`).
 * GRR (replace-one): ``L = +ε`` (mass p), ``0`` (mass (k−2)q), ``−ε`` (mass q);
   on the grid ``h = ε/n`` this is exact.
+* Staircase (Geng & Viswanath 2016), answer moved by its step Δ: ``L = +ε``, ``0``
+  or ``−ε`` with the masses of
+  :func:`~dpcore.accounting.privacy_loss.staircase_loss_masses` (derived there
+  from the density, with why a move of exactly Δ is the worst);
+  exact on the same lattice (:func:`staircase_privacy_loss`).
 * A DP-SGD run of T steps: T compositions of one step's loss in each direction
   (:func:`~dpcore.accounting.subsampled_gaussian.subsampled_gaussian_privacy_loss`).
 
@@ -47,6 +53,8 @@ References
   Approximations of Privacy Loss Distributions", PoPETs 2022(4). https://arxiv.org/abs/2207.04380
 - Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
   Calibration and Optimal Denoising", ICML (the Gaussian's privacy loss). https://arxiv.org/abs/1805.06530
+- Geng & Viswanath (2016), "The Optimal Noise-Adding Mechanism in Differential Privacy", IEEE
+  Transactions on Information Theory 62(2), Definition 2 (the staircase's density). https://arxiv.org/abs/1212.1186
 - Mironov (2017), "Rényi Differential Privacy", CSF, Proposition 6 (the Laplace RDP that sizes its grid).
   https://arxiv.org/abs/1702.07476
 - Google dp_accounting, ``pld`` package and its supplementary "Privacy Loss Distributions" notes.
@@ -77,6 +85,7 @@ from dpcore.accounting.privacy_loss import (
     gaussian_privacy_loss,
     grid_for_atom,
     round_to_grid,
+    staircase_loss_masses,
 )
 from dpcore.accounting.rdp import DEFAULT_ORDERS, laplace_rdp, rdp_to_dp
 from dpcore.accounting.subsampled_gaussian import (
@@ -87,6 +96,7 @@ from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace
 from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.randomized_response import GRR
+from dpcore.staircase import Staircase
 from dpcore.validation import (
     check_delta,
     check_epsilon,
@@ -105,6 +115,7 @@ __all__ = [
     "laplace_privacy_loss",
     "gaussian_privacy_loss",
     "randomized_response_privacy_loss",
+    "staircase_privacy_loss",
     "ReleaseLoss",
     "PRIVACY_LOSSES",
     "privacy_loss_pmf",
@@ -186,14 +197,38 @@ def randomized_response_privacy_loss(epsilon: float, k: int, interval: float | N
     """
     epsilon = check_epsilon(epsilon)
     k = check_int(k, "k", minimum=2, maximum=MAX_COMPOSITIONS)
-    n, h = (1, epsilon) if interval is None else grid_for_atom(epsilon, check_positive(interval, "interval"))
     p = 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))
     q = p * math.exp(-epsilon)
+    return _three_point_loss(epsilon, (p, (k - 2) * q, q), interval)
+
+
+def _three_point_loss(epsilon: float, masses: tuple[float, float, float], interval: float | None) -> PrivacyLossPMF:
+    """``+ε``, ``0``, ``−ε`` with ``masses``, on the grid ``h = ε / n`` (``n = 1`` without ``interval``): exact."""
+    n, h = (1, epsilon) if interval is None else grid_for_atom(epsilon, check_positive(interval, "interval"))
+    plus, zero, minus = masses
     probs = np.zeros(2 * n + 1)
-    probs[-1] = p
-    probs[0] = q
-    probs[n] += (k - 2) * q
+    probs[-1] = plus
+    probs[0] = minus
+    probs[n] += zero
     return PrivacyLossPMF(h, -n, probs, 0.0)
+
+
+def staircase_privacy_loss(epsilon: float, gamma: float, interval: float | None = None) -> PrivacyLossPMF:
+    """PLD of one staircase release: ``+ε``, ``0``, ``−ε`` with the masses of :func:`staircase_loss_masses`.
+
+    Exact on the grid ``h = ε / n`` (``n = 1`` by default), as GRR's.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the staircase, in (0, inf).
+    gamma : float
+        Where each of its steps drops, in [0, 1].
+    interval : float, optional
+        Requested grid step, in (0, inf); default ε.
+    """
+    epsilon = check_epsilon(epsilon)
+    return _three_point_loss(epsilon, staircase_loss_masses(epsilon, gamma), interval)
 
 
 def connect_the_dots_interval(
@@ -313,6 +348,16 @@ class _RandomizedResponseLoss(ReleaseLoss):
         return (randomized_response_privacy_loss(release.epsilon, release.k, intervals[0]),)
 
 
+class _StaircaseLoss(ReleaseLoss):
+    """The staircase: :func:`staircase_privacy_loss`, exact on the lattice of multiples of ε."""
+
+    def intervals(self, release, k_max, delta, connect_dots):
+        return (release.epsilon,)
+
+    def pmfs(self, release, intervals, pessimistic, connect_dots):
+        return (staircase_privacy_loss(release.epsilon, release.gamma, intervals[0]),)
+
+
 class _SubsampledGaussianLoss(ReleaseLoss):
     """A DP-SGD run: T compositions of one step's loss per direction (:mod:`dpcore.accounting.subsampled_gaussian`)."""
 
@@ -345,6 +390,7 @@ PRIVACY_LOSSES = MappingProxyType(
         Laplace: _LaplaceLoss(),
         Gaussian: _GaussianLoss(),
         GRR: _RandomizedResponseLoss(),
+        Staircase: _StaircaseLoss(),
         PoissonSampledGaussian: _SubsampledGaussianLoss(),
     }
 )
@@ -371,9 +417,9 @@ def privacy_loss_pmf(
     Parameters
     ----------
     mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, Staircase or PureDP
-        One release (the last four accounted as binary randomized response at their ε).
+        One release (SUE, OUE, LDPMean and PureDP accounted as binary randomized response at their ε).
     interval : float
-        Grid step, in (0, inf) (GRR and the releases accounted as it: rounded to a divisor of ε).
+        Grid step, in (0, inf) (GRR, the staircase and the releases accounted as GRR: rounded to a divisor of ε).
     pessimistic : bool, default True
     connect_dots : bool, default True
         Only used when ``pessimistic``.
@@ -390,7 +436,7 @@ def privacy_loss_pmf(
 def default_interval(mechanism, k_max: int, delta: float, *, connect_dots: bool = True) -> float:
     """The grid step used when none is given: about 0.2 % excess over the true ε at ``k_max`` releases.
 
-    GRR: ``ε`` (its losses are multiples of ε: exact). Laplace and Gaussian,
+    GRR and the staircase: ``ε`` (their losses are multiples of ε: exact). Laplace and Gaussian,
     with ``ε_ref`` a quick upper estimate of the answer (RDP for Laplace,
     exact GDP for Gaussian; at least ``½ sd sqrt(k)``):
 
@@ -466,8 +512,8 @@ def pld_epsilon(
     Parameters
     ----------
     mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, Staircase, PureDP or PoissonSampledGaussian
-        One release (GRR: replace-one neighbours; SUE, OUE, LDPMean, Staircase
-        and PureDP are accounted as binary randomized response at their ε; a
+        One release (GRR: replace-one neighbours; the staircase by its own three-valued loss; SUE, OUE,
+        LDPMean and PureDP are accounted as binary randomized response at their ε; a
         DP-SGD run as T steps of the subsampled Gaussian in both directions).
     k : int or array_like of int
         Number of releases, each in [1, inf). An array shares one forward FFT.

@@ -1,8 +1,10 @@
 """Privacy loss distributions on a grid: discretisation, composition by FFT, read-out. The numerics of the PLD.
 
 This module knows no kind of release: it holds the distributions and what is
-done with them, and the Gaussian's privacy loss (which the Poisson-subsampled
-Gaussian, :mod:`dpcore.accounting.subsampled_gaussian`, reduces to at q = 1).
+done with them, the Gaussian's privacy loss (which the Poisson-subsampled
+Gaussian, :mod:`dpcore.accounting.subsampled_gaussian`, reduces to at q = 1),
+and the three masses of the staircase's (:func:`staircase_loss_masses`, which
+both its PLD and its RDP curve read).
 The accountant that takes a release, :func:`dpcore.accounting.pld.pld_epsilon`,
 sits above the dispatch table of :mod:`dpcore.accounting.per_release`; the
 modules that build a kind's distribution sit below it and import this one.
@@ -54,6 +56,8 @@ so the grid step is chosen for the number of releases
 k = 10⁵ and beyond.
 
 The Gaussian, ``μ = Δ/σ``: ``L ~ N(μ²/2, μ²)`` under P (Balle & Wang 2018).
+The staircase: ``L ∈ {ε, 0, −ε}`` (:func:`staircase_loss_masses`, derived from
+the density of Geng & Viswanath 2016, Definition 2).
 
 References
 ----------
@@ -69,6 +73,9 @@ References
   Calibration and Optimal Denoising", ICML (the Gaussian's privacy loss). https://arxiv.org/abs/1805.06530
 - Dong, Roth & Su (2019), "Gaussian Differential Privacy", J. R. Stat. Soc. B 84(1) 2022,
   Corollary 2.13 (the Gaussian's ε at δ, which sizes its grid). https://arxiv.org/abs/1905.02383
+- Geng & Viswanath (2016), "The Optimal Noise-Adding Mechanism in Differential Privacy", IEEE
+  Transactions on Information Theory 62(2), Definition 2 (the staircase density whose loss is derived
+  in :func:`staircase_loss_masses`). https://arxiv.org/abs/1212.1186
 - Google dp_accounting, ``pld`` package and its supplementary "Privacy Loss Distributions" notes.
   https://github.com/google/differential-privacy
 """
@@ -86,7 +93,15 @@ from scipy.special import ndtr
 from dpcore.accounting._numerics import as_ks
 from dpcore.gdp import gdp_epsilon
 from dpcore.limits import MAX_COMPOSITIONS, MAX_PLD_CURVE_POINTS, MAX_PLD_POINTS
-from dpcore.validation import check_delta, check_elements, check_int, check_positive, check_probability
+from dpcore.validation import (
+    check_delta,
+    check_elements,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+    check_real_in,
+)
 
 __all__ = [
     "TAIL_MASS_TRUNCATION",
@@ -100,6 +115,7 @@ __all__ = [
     "round_to_grid",
     "normal_cells",
     "gaussian_privacy_loss",
+    "staircase_loss_masses",
     "compose",
     "connect_the_dots_step",
     "fft_capped",
@@ -385,6 +401,62 @@ def gaussian_privacy_loss(
         q_cells = normal_cells((ell + mean) / mu)[0]  # the same cells under Q
         return connect_the_dots(h, i_lo, cells, q_cells, below, above)
     return round_to_grid(h, i_lo, cells, below, above, up=pessimistic)
+
+
+def staircase_loss_masses(epsilon: float, gamma: float) -> tuple[float, float, float]:
+    """The law of one staircase release's privacy loss: ``(P(L = ε), P(L = 0), P(L = −ε))`` under P.
+
+    The staircase noise of Geng & Viswanath (2016, Definition 2), in units of
+    its step Δ, has density ``a bᵏ`` on ``[k, k + γ)`` and ``a bᵏ⁺¹`` on
+    ``[k + γ, k + 1)`` for ``|x|`` in step k, with ``b = e^{−ε}`` and
+    ``a = (1 − b) / (2(γ + (1 − γ) b))``: ``f(x) = a b^{λ(x)}`` with the level
+    ``λ(x) = ⌊|x|⌋ + [|x| − ⌊|x|⌋ ≥ γ]``. Take ``P = f`` and ``Q = f(· − Δ)``
+    (the answer moved by its sensitivity); the loss is
+    ``L(o) = ln f(o)/f(o − 1) = ε (λ(o − 1) − λ(o))``:
+
+    * ``o ≤ 0``: ``o − 1`` lies one step further out at the same place within
+      its step, so ``L = ε``; ``o ≥ 1``: one step further in, ``L = −ε``;
+    * ``0 < o < 1``: ``L = ε [1 − o ≥ γ] − ε [o ≥ γ]``, which is ``ε`` on
+      ``(0, c)``, ``0`` on a middle piece of length ``|1 − 2γ|`` and ``−ε``
+      on ``(1 − c, 1)``, with ``c = min(γ, 1 − γ)``.
+
+    Integrating ``f`` over those pieces: ``P(L = ε) = ½ + a c``,
+    ``P(L = −ε) = b (½ + a c)`` (half of ``P(|x| ≥ 1) = b``, and ``c`` at
+    density ``a b``), and ``P(L = 0) = a b (1 − 2γ)`` if ``γ ≤ ½``, else
+    ``a (2γ − 1)``. (``P(L = −ε) = e^{−ε} P(L = ε)`` is forced: both laws have
+    mass 1.) So one release is a mixture: with probability
+    ``w = (1 + e^{−ε}) P(L = ε)`` binary randomized response at ε (whose
+    ``w = 1``), otherwise nothing is learnt; at ``γ = ½`` it is exactly binary RR.
+
+    This pair is the worst over every move ``|d| ≤ Δ`` of the answer: for any
+    such d the levels differ by at most one, so the loss again takes the values
+    ``{ε, 0, −ε}`` with ``P(L = −ε) = e^{−ε} P(L = ε)``, a mixture of the same
+    form with ``w = TV(f, f(· − d)) (1 + e^{−ε})/(1 − e^{−ε})``; a larger w
+    dominates a smaller one (keep the randomized response's outcome with
+    probability w'/w, else output "nothing": a post-processing), and the total
+    variation between a symmetric density non-increasing in ``|x|`` and its
+    shift by d is the mass of ``[−d/2, d/2]``, increasing in d. Every
+    accountant that composes this law is therefore exact for the staircase.
+
+    Parameters
+    ----------
+    epsilon : float
+        The staircase's ε, in (0, inf).
+    gamma : float
+        Where each step drops, in [0, 1].
+
+    Examples
+    --------
+    >>> [round(m, 4) for m in staircase_loss_masses(1.0, 0.5)]  # γ = ½: binary RR, 1/(1 + e^{−1}) = 0.7311
+    [0.7311, 0.0, 0.2689]
+    """
+    epsilon = check_epsilon(epsilon)
+    gamma = check_real_in(gamma, "gamma", 0.0, 1.0)
+    b = math.exp(-epsilon)
+    a = -math.expm1(-epsilon) / (2.0 * (gamma + (1.0 - gamma) * b))
+    plus = 0.5 + a * min(gamma, 1.0 - gamma)
+    zero = a * b * (1.0 - 2.0 * gamma) if gamma <= 0.5 else a * (2.0 * gamma - 1.0)
+    return plus, zero, b * plus
 
 
 # ---------------------------------------------------------------- composition
