@@ -29,12 +29,33 @@ DELTAS = np.geomspace(1e-10, 1e-2, 33)
 SIMULATED = "simulated, not private"
 
 
-def group_columns(person: str) -> list[str]:
-    """The columns a group-by can use: every text or date column but the identifier, with 2 to MAX_CATEGORIES values."""
+def _distinct_counts(person: str) -> dict[str, int]:
+    """The number of distinct values of every text or date column but the identifier (kept per dataset)."""
     frame = state.dataset().frame
     numeric = set(state.numeric_columns())
     counts = state.per_dataset("ppl_distinct", lambda: {str(c): int(frame[c].nunique()) for c in frame.columns})
-    return [c for c, n in counts.items() if c != person and c not in numeric and 2 <= n <= MAX_CATEGORIES]
+    return {c: n for c, n in counts.items() if c != person and c not in numeric}
+
+
+def group_columns(person: str) -> list[str]:
+    """The columns a group-by can use: every text or date column but the identifier, with 2 to MAX_CATEGORIES values."""
+    return [c for c, n in _distinct_counts(person).items() if 2 <= n <= MAX_CATEGORIES]
+
+
+def too_many_keys(counts: dict[str, int]) -> str | None:
+    """One sentence naming each column left out for holding more than MAX_CATEGORIES distinct keys, with its count
+    (Markdown, the names escaped), or None when none is.
+
+    Examples
+    --------
+    >>> print(too_many_keys({"key": 150_000, "clinic": 4}))
+    key has 150,000 distinct values; a group-by takes at most 100,000.
+    """
+    over = [f"{md(c)} has {n:,} distinct values" for c, n in counts.items() if n > MAX_CATEGORIES]
+    if not over:
+        return None
+    named = over[0] if len(over) == 1 else f"{', '.join(over[:-1])} and {over[-1]}"
+    return f"{named}; a group-by takes at most {MAX_CATEGORIES:,}."
 
 
 def _distinct(persons: np.ndarray, column: str, max_groups: int, seed: list[int]) -> np.ndarray:
@@ -50,9 +71,15 @@ def _distinct(persons: np.ndarray, column: str, max_groups: int, seed: list[int]
 def groups_view(persons: np.ndarray, person: str) -> None:
     """The controls, the simulated selection at the chosen parameters, and the curves against ε, δ and L₀."""
     columns = group_columns(person)
+    too_many = too_many_keys(_distinct_counts(person))
     if not columns:
-        st.info("This table has no other column with 2 or more values to group by.")
+        st.info(
+            "This table has no other text or date column with 2 to "
+            f"{MAX_CATEGORIES:,} values to group by{': ' + too_many if too_many else '.'}"
+        )
         return
+    if too_many:
+        st.caption(f"Left out of the group columns: {too_many}")
     c1, c2 = st.columns(2)
     with c1:
         column = widgets.select(

@@ -384,3 +384,37 @@ def test_the_epsilon_doubling_attack_recovers_no_group_s_persons():
     truth = _truth()
     assert not np.any(np.isclose(2 * one - half, truth, rtol=0, atol=1e-9))
     # attack 3 (subtracting two publications that shared a draw): test_two_publications_give_different_noise_...
+
+
+# ------------------------------------------------------------------------- a group column with too many distinct keys
+
+
+def _many_keys(*, small: bool):
+    """150,000 rows of 50,000 persons, a key column with a distinct value on every row, and a clinic column."""
+    import pandas as pd
+
+    from explorer.dataset import Dataset
+
+    rows = 150_000
+    frame = pd.DataFrame({"person": [f"p{i % 50_000}" for i in range(rows)], "key": [f"k{i}" for i in range(rows)]})
+    if small:
+        frame["clinic"] = np.array(["north", "south", "east"])[np.arange(rows) % 3]
+    at = open_page("data")
+    at.session_state[state.DATASET] = Dataset(name="many_keys.csv", frame=frame)
+    at.session_state["ppl_person"] = "person"
+    at.session_state["ppl_view"] = GROUPS_VIEW
+    at.switch_page(PAGES["people"])
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def test_a_column_with_too_many_keys_is_named_with_its_count_not_silently_dropped():
+    # 4.5 s: it was dropped with no word, and a table with nothing else said "no other column with 2 or more values"
+    said = "key has 150,000 distinct values; a group-by takes at most 100,000."
+    at = _many_keys(small=False)
+    (info,) = [i.value for i in at.info if "to group by" in i.value]
+    assert info.endswith(said) and "\n" not in info
+    at = _many_keys(small=True)
+    assert at.selectbox(key="ppl_group").options == ["clinic"]
+    assert any(c.value.endswith(said) for c in at.caption), [c.value for c in at.caption]
