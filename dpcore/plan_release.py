@@ -36,8 +36,8 @@ import pandas as pd
 from dpcore.contributions import bound_contributions
 from dpcore.lattice import LatticeMechanism, lattice_mechanism
 from dpcore.neighbours import ADD_REMOVE
-from dpcore.plan import Allocation, PlanError, Share, Statistic, noise_parts
-from dpcore.postprocess import release_step
+from dpcore.plan import Allocation, PlanError, Share, Statistic, expected_error, noise_parts
+from dpcore.postprocess import error_step, release_step
 from dpcore.publish import publish_quantile
 from dpcore.quantiles import ExponentialQuantile
 from dpcore.randomness import Randomness, SecureGenerator
@@ -241,20 +241,44 @@ class PlanRelease:
         Every number of the plan with the total (ε, δ) of :attr:`allocation` (what a log is charged).
     created : str
         UTC time of the draw, ISO 8601.
+    counts : tuple
+        Per statistic, a mean's released noisy counts (its denominators, floored at 1), None for any other statistic
+        (and for a mean over a declared public n): released with it, under its budget.
     """
 
     allocation: Allocation
     releases: tuple[Release, ...]
     combined: Release
     created: str
+    counts: tuple = ()
+
+    def released_errors(self) -> tuple:
+        """Per statistic, a mean's error at its released noisy count, one per label (None for any other statistic):
+        :func:`dpcore.plan.expected_error` with the planned n replaced by the count released (post-processing: free),
+        the same worst-case bound over tables within the declared bounds as the error at the planned n."""
+        out = []
+        for share, counts in zip(self.allocation.shares, self.counts or (None,) * len(self.releases)):
+            if counts is None:
+                out.append(None)
+                continue
+            stat, plan = share.statistic, self.allocation.plan
+            out.append(
+                tuple(
+                    expected_error(
+                        replace(stat, planned_n=max(1, int(round(c)))), plan.unit, share.budget, plan.confidence
+                    )
+                    for c in counts
+                )
+            )
+        return tuple(out)
 
     def table(self, *, rounded: bool = True) -> pd.DataFrame:
         """Statistic, label, released value (rounded to :func:`rounding_step`, post-processing) and the expected
         error at the plan's confidence: the published numbers only."""
         rows = []
-        for share, release in zip(self.allocation.shares, self.releases):
-            step = rounding_step(share) if rounded else None
-            for label, value in zip(release.labels, release.values):
+        for share, release, at_count in zip(self.allocation.shares, self.releases, self.released_errors()):
+            for i, (label, value) in enumerate(zip(release.labels, release.values)):
+                step = rounding_step(share, None if at_count is None else at_count[i]) if rounded else None
                 rows.append(
                     {
                         "statistic": share.statistic.name,
@@ -271,9 +295,10 @@ class PlanRelease:
 COUNTING_KINDS = frozenset({"count", "histogram", "counts"})
 
 
-def rounding_step(share: Share) -> float | None:
+def rounding_step(share: Share, released_error: float | None = None) -> float | None:
     """The step a published number is rounded to: whole units for a count (:func:`dpcore.postprocess.release_step`),
-    else a power of ten at most a tenth of its expected error.
+    else a power of ten at most a tenth of the smallest error stated for it (:func:`dpcore.postprocess.error_step`):
+    its expected error and, for a mean, ``released_error``, its error at the released count (the noise it carries).
 
     Digits far below the noise carry nothing but noise; rounding is post-processing (free). A quantile is rounded to
     the power of ten at most its declared resolution (None without one: it stays on its grid).
@@ -284,9 +309,7 @@ def rounding_step(share: Share) -> float | None:
     if share.statistic.kind == "quantile":  # its error is in ranks: round to the declared resolution of the values
         res = share.statistic.resolution
         return None if res is None else 10.0 ** math.floor(math.log10(res))
-    if err is None or not err > 0:
-        return None
-    return 10.0 ** (math.floor(math.log10(err)) - 1)
+    return error_step(err, released_error)
 
 
 def _significant(x: float | None, digits: int = 3) -> float | None:
@@ -328,17 +351,19 @@ def publish_plan(allocation: Allocation, table) -> PlanRelease:
         stat, share = p.share.statistic, p.share
         if stat.kind == "quantile":
             drawn = publish_quantile(p.quantile_values, stat.q, stat.lower, stat.upper, share.budget)
-            releases.append(replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[3:])))  # + grid
+            releases.append((replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[3:])), None))
             continue
         releases.append(_lattice_release(share, plan, p.parts, secure, "secure noise", Randomness.PUBLICATION))
     return _plan_release(allocation, releases, Randomness.PUBLICATION)
 
 
-def _lattice_release(share, plan, parts, rng, how: str, randomness, source: str = "") -> Release:
-    """One statistic drawn on its lattices: ``parts`` pairs each true vector with its lattice mechanism."""
+def _lattice_release(share, plan, parts, rng, how: str, randomness, source: str = ""):
+    """One statistic drawn on its lattices: ``parts`` pairs each true vector with its lattice mechanism. Returns the
+    release and, for a mean with a noisy count, its released counts (floored at 1, as it divides), else None."""
     stat = share.statistic
     noisy = [np.asarray(lat.draw(true, rng), dtype=np.float64).reshape(-1) for true, lat in parts]
     grid = min(lat.grid for _, lat in parts)
+    counts = tuple(float(c) for c in np.maximum(noisy[1], 1.0)) if stat.kind == "mean" and len(noisy) == 2 else None
     return Release(
         query=stat.name,
         value=as_tuple(_finish(stat, noisy)) if stat.grouped else float(_finish(stat, noisy)[0]),
@@ -353,12 +378,13 @@ def _lattice_release(share, plan, parts, rng, how: str, randomness, source: str 
         unit=plan.unit.unit,
         randomness=randomness,
         public=_facts(stat, plan),
-    )
+    ), counts
 
 
-def _plan_release(allocation: Allocation, releases: list, randomness) -> PlanRelease:
-    """The statistics' releases and their combination, stamped now."""
+def _plan_release(allocation: Allocation, drawn: list, randomness) -> PlanRelease:
+    """The statistics' releases (each with a mean's released counts or None) and their combination, stamped now."""
     plan, unit = allocation.plan, allocation.plan.unit
+    releases = [r for r, _ in drawn]
     combined = Release(
         query="release plan" + (f": {plan.title}" if plan.title else ""),
         value=tuple(float(v) for r in releases for v in r.values),
@@ -376,7 +402,8 @@ def _plan_release(allocation: Allocation, releases: list, randomness) -> PlanRel
             PublicFact("accountant", allocation.accountant, "fixed"),
         ),
     )
-    return PlanRelease(allocation, tuple(releases), combined, datetime.now(UTC).isoformat(timespec="seconds"))
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    return PlanRelease(allocation, tuple(releases), combined, stamp, tuple(c for _, c in drawn))
 
 
 @dataclass(frozen=True, eq=False)

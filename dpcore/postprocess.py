@@ -8,7 +8,10 @@ it costs no privacy (Dwork & Roth 2014, Prop. 2.1).
 
 A released number carries no information in digits far below its noise: :func:`release_step` is the one
 rounding rule of every released number (a count to whole units, any other number to the largest power of ten at
-most a tenth of its noise's standard deviation), :func:`round_release` applies it, and :func:`round_up` writes an
+most a tenth of its noise's standard deviation), :func:`error_step` the same rule read from the errors a release
+states for the number (a tenth of the smallest: a mean stated at its planned size and at its released count is
+rounded for the noise it carries, not for the planned size's), :func:`round_release` applies it, and
+:func:`round_up` writes an
 ε or a δ to 4 significant digits, upwards, so that the guarantee written is never stronger than the one held.
 Rounding is post-processing too: free in privacy. Its error is at most half a step; for a number that is not a
 count, a rounding error uniform on a step ``h ≤ σ/10`` adds at most ``h²/12 ≤ σ²/1200`` to the variance (0.04% of
@@ -32,7 +35,7 @@ import numpy as np
 
 from dpcore.validation import check_nonnegative
 
-__all__ = ["project_to_histogram", "release_step", "round_release", "round_up", "SIGNIFICANT_DIGITS"]
+__all__ = ["project_to_histogram", "release_step", "error_step", "round_release", "round_up", "SIGNIFICANT_DIGITS"]
 
 #: The significant digits an ε or a δ is written with.
 SIGNIFICANT_DIGITS = 4
@@ -96,6 +99,25 @@ def release_step(noise_std: float, *, whole: bool = False) -> float | None:
     if not math.isfinite(noise_std) or noise_std <= 0:
         return None
     return 10.0 ** math.floor(math.log10(noise_std / 10))
+
+
+def error_step(*errors: float | None) -> float | None:
+    """The step a released number is rounded to from the errors stated for it (each at the release's confidence, in
+    the number's unit): the largest power of ten at most a tenth of the smallest; None when none is a positive finite
+    number (no rounding). Its rounding error, at most half a step, is then at most 5% of every stated error.
+
+    Parameters
+    ----------
+    *errors : float or None
+        The errors stated for the number (None or nan: not stated), each in (0, inf).
+
+    >>> error_step(1.48, 0.0455), error_step(0.148), error_step(None, math.nan)
+    (0.001, 0.01, None)
+    """
+    stated = [float(e) for e in errors if e is not None and math.isfinite(e) and e > 0]
+    if not stated:
+        return None
+    return 10.0 ** math.floor(math.log10(min(stated) / 10))
 
 
 def round_release(values, step: float | None):

@@ -6,7 +6,10 @@ Contents of the zip (:func:`build_package`):
   error, the expected error), spreadsheet-safe (:func:`explorer.export.to_safe_csv`);
 * ``report.json``: the privacy label (:func:`report_dict`): unit of privacy and neighbouring relation, total and
   per-statistic ε, δ (and ρ), mechanism and noise scale, accountant, declared public facts with their source and
-  provenance, expected errors, date, software version, the publication's id and the publication log charged. The
+  provenance, expected errors (a mean's at its planned number of records and at its released noisy count, both a
+  bound over every table within the declared bounds), date, software version, the publication's id and the
+  publication log charged. A planned number of records the Publish page took from its own default (nobody typed
+  it) is said to be the page's default (:data:`PLANNED_DEFAULT`), not declared. The
   dataset is named, never fingerprinted: a hash of the private file is a function of every row (one who knows all
   rows but one finds the last by trying its candidates against the hash), so the report carries a random
   publication id instead, which the log's entry names (its label);
@@ -40,6 +43,9 @@ from explorer.export import to_safe_csv
 
 __all__ = [
     "FILES",
+    "PLANNED_DEFAULT",
+    "PLANNED_FACT",
+    "error_sentence",
     "Package",
     "software_version",
     "report_dict",
@@ -52,6 +58,11 @@ __all__ = [
 
 #: The files of a package, in the zip's order.
 FILES = ("release.csv", "report.html", "report.json", "plan.json", "rerun_plan.py")
+#: What a statistic's provenance says when its planned number of records is the Publish page's default, kept as it
+#: was (nobody typed it): the report then says so instead of calling it declared.
+PLANNED_DEFAULT = "planned number of records: the page default, not read from your data"
+#: The name of a mean's planned-n fact (:func:`dpcore.plan_release` writes it).
+PLANNED_FACT = "planned number of records (for the expected error only)"
 
 
 def software_version() -> str:
@@ -69,6 +80,49 @@ def _num(x):
     return None if math.isnan(x) else x
 
 
+def _fact(stat, fact) -> dict:
+    """A public fact as the report states it: name, value, source and where it came from."""
+    said = stat.provenance.replace(PLANNED_DEFAULT, "").strip("; ")
+    if fact.name == PLANNED_FACT and PLANNED_DEFAULT in stat.provenance:
+        return {
+            "name": fact.name,
+            "value": fact.value,
+            "source": "page default",
+            "from": PLANNED_DEFAULT.split(": ", 1)[1],
+        }
+    where = "a rule fixed by the software before the data is read" if fact.source == "fixed" else None
+    return {
+        "name": fact.name,
+        "value": fact.value,
+        "source": fact.source,
+        "from": where or said or "declared in the plan",
+    }
+
+
+def error_sentence(stat, error: float | None, confidence: float, at_count=None, counts=None) -> str | None:
+    """What a statistic's stated error means, in one sentence (None without one): a mean's is a worst case over every
+    table within its declared bounds (at its planned number of records and, once published, at its released noisy
+    count, ``at_count`` with the released ``counts``); any other's holds for each number at the confidence."""
+    if error is None:
+        return None
+    level = f"{confidence:.0%}"
+    if stat.kind == "quantile":
+        return f"rank shortfall at most {error:.3g} ranks at {level}"
+    if stat.kind != "mean":
+        return f"each number within ±{error:.3g} of its true value at {level}"
+    where = (
+        f"the public n {stat.n_public:,}" if stat.n_public is not None else f"the planned {stat.planned_n:,} records"
+    )
+    words = f"at most ±{error:.3g} at {level} at {where}"
+    if at_count:
+        low, high = min(at_count), max(at_count)
+        if len(at_count) == 1:
+            words += f"; at most ±{high:.3g} at the released count of {round(counts[0]):,} records (post-processing)"
+        else:
+            words += f"; at most ±{low:.3g} to ±{high:.3g} at the released counts of each group (post-processing)"
+    return words + "; whatever the values within the declared bounds"
+
+
 def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "", log: str = "") -> dict:
     """The privacy label of a published plan, JSON-ready: every parameter a reader needs to judge the numbers.
 
@@ -78,7 +132,9 @@ def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "
     plan = a.plan
     unit = plan.unit
     statistics = []
-    for share, r in zip(a.shares, release.releases):
+    for share, r, at_count, counts in zip(
+        a.shares, release.releases, release.released_errors(), release.counts or (None,) * len(a.shares)
+    ):
         s = share.statistic
         statistics.append(
             {
@@ -94,11 +150,14 @@ def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "
                 "noise": list(share.noise),
                 "noise_std": _num(r.noise_std),
                 "expected_error": share.expected_error,
+                "expected_error_in_words": error_sentence(s, share.expected_error, plan.confidence, at_count, counts),
+                "released_count": None if counts is None else [round(c) for c in counts],
+                "error_at_released_count": None if at_count is None else list(at_count),
                 "error_unit": s.error_unit or "the statistic's own unit",
                 "target": s.target,
                 "weight": s.weight,
                 "error_to_target": share.ratio,
-                "public_facts": [{"name": f.name, "value": f.value, "source": f.source} for f in r.public],
+                "public_facts": [_fact(s, f) for f in r.public],
                 "provenance": s.provenance,
                 "labels": list(r.labels),
                 "values": [v if isinstance(v, str) else float(v) for v in r.values],
@@ -132,9 +191,13 @@ def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "
         "publication_log": log,
         "notes": [
             "Each error is that of each published number: it lies within ± the error of its true value (on the "
-            "bounded, clipped rows) with the stated confidence. A mean's error is at its planned number of records, "
-            "with the mean at the bound of largest magnitude; a quantile's is a bound on its rank shortfall.",
-            "Published numbers are rounded to a tenth of their expected error (post-processing).",
+            "bounded, clipped rows) with the stated confidence. A mean's error is an upper bound: at most ± the error "
+            "at the stated confidence whatever the values within the declared bounds (it puts the mean at the bound "
+            "of largest magnitude, the worst case; a table whose mean lies inside the bounds has a smaller one), "
+            "stated at its planned number of records and at its released noisy count (post-processing, free). A "
+            "quantile's is a bound on its rank shortfall.",
+            "Published numbers are rounded to a power of ten at most a tenth of the smallest error stated for them "
+            "(post-processing).",
         ],
     }
 
@@ -172,16 +235,7 @@ def _table(header, rows, numeric=()) -> str:
 
 
 def _error_words(s: dict) -> str | None:
-    if s["expected_error"] is None:
-        return None
-    unit = " ranks" if s["error_unit"] == "ranks" else ""
-    return f"{s['expected_error']:.3g}{unit}"
-
-
-def _provenance(s: dict, fact: dict) -> str:
-    if fact["source"] == "fixed":
-        return "a rule fixed by the software before the data is read"
-    return s["provenance"] or "declared in the plan"
+    return s["expected_error_in_words"]
 
 
 def report_html(report: dict, table: pd.DataFrame) -> str:
@@ -213,7 +267,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
         '<div class="label"><strong>Privacy label.</strong> ' + _table((), label_rows) + "</div>",
         "<h2>Statistics</h2>",
         _table(
-            ("statistic", "what", "ε", "δ", "ρ (zCDP)", "mechanism and noise", "expected error (±)", "target"),
+            ("statistic", "what", "ε", "δ", "ρ (zCDP)", "mechanism and noise", "expected error", "target"),
             [
                 (
                     s["name"],
@@ -227,7 +281,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
                 )
                 for s in report["statistics"]
             ],
-            numeric=(2, 3, 4, 6, 7),
+            numeric=(2, 3, 4, 7),
         ),
         "<h2>Published numbers</h2>",
         _table(list(table.columns), table.itertuples(index=False, name=None), numeric=(2, 3)),
@@ -235,7 +289,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
         _table(
             ("statistic", "fact", "value", "source", "where it came from"),
             [
-                (s["name"], f["name"], f["value"], f["source"], _provenance(s, f))
+                (s["name"], f["name"], f["value"], f["source"], f["from"])
                 for s in report["statistics"]
                 for f in s["public_facts"]
             ],
