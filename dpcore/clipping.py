@@ -9,6 +9,13 @@ bounds stops at the first that passes: a bound above nearly all the data, for
 ε however many candidates it reads (Near & Abuah, chapter "The Sparse Vector
 Technique"). The naive alternative answers every ``q_b`` with ``Lap(k/ε)``.
 
+**Exact comparisons, to publish** (``exact=True``): the compared answers are then the
+integer counts ``−#{x > b}`` (sensitivity 1 under add/remove one record; 0 exactly when
+``q_b`` is 0, so the same bound passes without noise, and equal to ``q_b`` on integer data),
+and AboveThreshold draws exact discrete Laplace noise (:mod:`dpcore.svt`, whose docstring
+carries the proof that Dwork & Roth's Theorem 3.23 holds for it on integer queries). The
+float path stays for the seeded simulations.
+
 The candidates are a privacy requirement as much as the threshold: they must
 not depend on the data. :data:`LADDER_CANDIDATES` (1, 2, 5, 10, …, 5·10⁶) and
 :func:`evenly_spaced_candidates` (a grid up to a bound fixed from domain
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -52,6 +60,7 @@ __all__ = [
     "one_two_five_ladder",
     "evenly_spaced_candidates",
     "clipping_queries",
+    "counts_above",
     "choose_clipping_bound",
     "naive_clipping_bound",
     "AutoMeanResult",
@@ -147,9 +156,7 @@ def _clipped_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     With ``x⁺ = max(x, 0)`` sorted and ``k = #{x⁺ <= b}``:
     ``Σ clip(x, 0, b) = Σ_{x⁺ <= b} x⁺ + b (n − k)``.
     """
-    xs = np.maximum(values, 0.0)
-    if not bool(np.all(xs[:-1] <= xs[1:])):  # a caller's sorted copy skips the sort: O(n) instead of O(n log n)
-        xs = np.sort(xs)
+    xs = _sorted_nonnegative(values)  # a caller's sorted copy skips the sort: O(n) instead of O(n log n)
     with np.errstate(over="ignore"):  # partial sums past the largest bound may overflow; they are never read
         csum = np.concatenate(([0.0], np.cumsum(xs)))
     k = np.searchsorted(xs, bounds, side="right")
@@ -178,12 +185,49 @@ def clipping_queries(values, candidates, *, nan: str = "raise") -> np.ndarray:
     return _clipped_sums(values, cand) - _clipped_sums(values, cand + 1.0)
 
 
-def choose_clipping_bound(values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise"):
+def _sorted_nonnegative(values: np.ndarray) -> np.ndarray:
+    xs = np.maximum(values, 0.0)
+    if not bool(np.all(xs[:-1] <= xs[1:])):  # a caller's sorted copy skips the sort
+        xs = np.sort(xs)
+    return xs
+
+
+def counts_above(values, candidates, *, nan: str = "raise") -> np.ndarray:
+    """``#{x > b}`` for every candidate ``b``, as int64: the integer queries of the exact path.
+
+    ``−#{x > b}`` has sensitivity 1 under add/remove one record and is 0 exactly when
+    :func:`clipping_queries`' ``q_b`` is (nobody lost by clipping at ``b``); on integer data the two are equal.
+
+    Parameters
+    ----------
+    values : array_like
+        The column (numbers).
+    candidates : array_like
+        Candidate bounds ``b``, in (0, inf), strictly increasing.
+    nan : {"raise", "drop"}
+
+    Examples
+    --------
+    >>> counts_above([0.5, 3.0, 7.2, 10.0], [1.0, 5.0, 10.0]).tolist()
+    [3, 2, 0]
+    """
+    values, _ = check_numeric_array(values, "values", nan=nan)
+    cand = _check_candidates(candidates)
+    xs = _sorted_nonnegative(values)
+    return (xs.size - np.searchsorted(xs, cand, side="right")).astype(np.int64)
+
+
+def choose_clipping_bound(
+    values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise", exact: bool = False
+):
     """Choose a clipping bound with AboveThreshold on :func:`clipping_queries`, threshold 0 (ε-DP).
 
     The first candidate whose noisy ``q_b`` passes is the bound; when none
     passes, the largest candidate is returned (a data-independent fallback,
-    so still ε-DP).
+    so still ε-DP). With ``exact``, the queries are the counts ``−#{x > b}`` of
+    :func:`counts_above` and the comparisons exact (discrete Laplace noise,
+    :func:`dpcore.svt.above_threshold_trials` with ``exact=True``; Dwork & Roth 2014,
+    Theorem 3.23, carried to integer queries in :mod:`dpcore.svt`): to publish.
 
     Parameters
     ----------
@@ -197,14 +241,17 @@ def choose_clipping_bound(values, candidates, epsilon: float, rng, trials: int |
     trials : int, optional
         When given, that many independent choices as a float array.
     nan : {"raise", "drop"}
+    exact : bool, default False
+        Exact comparisons on the integer counts (to publish); False keeps the float path of the simulations.
 
     Returns
     -------
     float or numpy.ndarray
     """
     cand = _check_candidates(candidates)
-    answers = clipping_queries(values, cand, nan=nan)
-    idx = above_threshold_trials(answers, 0.0, epsilon, rng, 1 if trials is None else trials, QUERY_SENSITIVITY)
+    answers = -counts_above(values, cand, nan=nan) if exact else clipping_queries(values, cand, nan=nan)
+    size = 1 if trials is None else trials
+    idx = above_threshold_trials(answers, 0.0, epsilon, rng, size, QUERY_SENSITIVITY, exact=exact)
     bounds = cand[np.where(idx >= 0, idx, cand.size - 1)]
     return float(bounds[0]) if trials is None else bounds
 
@@ -298,7 +345,15 @@ class AutoMeanResult:
 
 
 def auto_mean(
-    values, candidates, epsilon: float, rng, trials: int | None = None, *, nan: str = "raise", lattice: bool = False
+    values,
+    candidates,
+    epsilon: float,
+    rng,
+    trials: int | None = None,
+    *,
+    nan: str = "raise",
+    lattice: bool = False,
+    exact: bool = False,
 ) -> AutoMeanResult:
     """A mean with no bounds given: SVT picks the clipping bound, then noisy sum over noisy count.
 
@@ -327,6 +382,11 @@ def auto_mean(
         Release the noisy sum and count on a lattice with exact noise of the same ε
         (:func:`dpcore.lattice.lattice_mechanism`): for the one mean to publish
         (a single run only); False keeps the fast floating-point noise.
+    exact : bool, default False
+        Choose the bound with exact comparisons (:func:`choose_clipping_bound` with ``exact=True``,
+        at exactly ε/3: the counts ``−#{x > b}``, discrete Laplace noise); with ``lattice=True`` the
+        whole release is free of floating-point error, to publish. :attr:`AutoMeanResult.answers`
+        then holds the compared counts.
     """
     arr, dropped = check_numeric_array(values, "values", nan=nan)
     cand = _check_candidates(candidates)
@@ -340,9 +400,14 @@ def auto_mean(
     third = _part(epsilon)
     _check_sums_fit(cand, arr.size)
 
-    sums_at = _clipped_sums(arr, cand)
-    answers = sums_at - _clipped_sums(arr, cand + 1.0)
-    idx = above_threshold_trials(answers, 0.0, third, rng, size, QUERY_SENSITIVITY)
+    xs = _sorted_nonnegative(arr)  # one sort for the sums and the counts
+    sums_at = _clipped_sums(xs, cand)
+    if exact:  # the integer counts, at exactly a third of ε (a float ε/3 may round up)
+        answers = -(xs.size - np.searchsorted(xs, cand, side="right")).astype(np.int64)
+        idx = above_threshold_trials(answers, 0.0, Fraction(epsilon) / 3, rng, size, QUERY_SENSITIVITY, exact=True)
+    else:
+        answers = sums_at - _clipped_sums(xs, cand + 1.0)
+        idx = above_threshold_trials(answers, 0.0, third, rng, size, QUERY_SENSITIVITY)
     found = idx >= 0
     pick = np.where(found, idx, cand.size - 1)
     bound = cand[pick]

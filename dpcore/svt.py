@@ -30,6 +30,30 @@ not ε-DP (some not for any finite ε). The functions here use only the private
 versions; ``tests/test_svt.py`` shows that an empirical check catches the
 no-answer-noise variant.
 
+**Exact comparisons, to publish** (``exact=True``). The float path draws its Laplace noise
+from floating-point exponentials: the law of a comparison then carries an uncharged rounding
+error (Mironov 2012), harmless for seeded simulation, not for a publication. With
+``exact=True`` the answers must be whole numbers (counts) and Δ a whole number, and both
+noises are exact discrete Laplace draws (:func:`dpcore.discrete.sample_discrete_laplace`,
+Canonne, Kamath & Steinke 2020, Algorithm 2) of scales ``b_T ≥ 2Δ/ε`` and ``b_ν ≥ 4Δ/ε``
+(:func:`exact_above_threshold_scales`: rounded up to a dyadic rational, so the ε spent is at
+most the ε asked). Every comparison is then between integers, with no rounding anywhere.
+
+*Why AboveThreshold stays ε-DP with discrete noise.* The proof of Dwork & Roth (2014,
+Theorem 3.23; Lyu, Su & Li 2017, Theorem 2) fixes the answer noises ``ν_j``, ``j < k``, and
+maps an outcome "first pass at k" on ``D`` to one on a neighbour ``D'`` by the shifts
+``ρ' = ρ + Δ`` (threshold noise) and ``ν_k' = ν_k + 2Δ``: ``a_j(D') + ν_j ≤ a_j(D) + Δ + ν_j <
+T + ρ'`` for ``j < k`` and ``a_k(D') + ν_k' ≥ a_k(D) + ν_k + Δ ≥ T + ρ'``. It uses only that
+the shift is a bijection of the noise's support and that the noise's mass changes by at most
+``e^{|shift|/b}`` under it. For integer answers, an integer Δ and integer noise, the shifts
+``Δ`` and ``2Δ`` are integers, so both hold for the discrete Laplace of scale ``b``
+(``P[Y = y] / P[Y = y + s] ≤ e^{|s|/b}``): the ratio is at most ``e^{Δ/b_T} · e^{2Δ/b_ν} ≤
+e^{ε/2} e^{ε/2} = e^ε``, with strict and non-strict comparisons preserved exactly. A
+non-integer threshold ``T`` is replaced by ``⌈T⌉``: with integer answers and noises,
+``a + ν ≥ T + ρ`` and ``a + ν ≥ ⌈T⌉ + ρ`` are the same event, so nothing changes in law.
+``tests/test_svt.py`` enumerates the output law exactly on neighbouring inputs and checks the
+ratio against ``e^ε``.
+
 Choosing a clipping bound with AboveThreshold is in :mod:`dpcore.clipping`.
 
 References
@@ -38,15 +62,23 @@ References
   Trends in Theoretical Computer Science 9(3–4), Section 3.6: Algorithms 1–3, Theorems 3.16,
   3.23 and 3.25. https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 - Lyu, Su & Li (2017), "Understanding the Sparse Vector Technique for Differential Privacy",
-  PVLDB 10(6), Sections 3–4. https://arxiv.org/abs/1603.01699
+  PVLDB 10(6), Sections 3–4 (Theorem 2: the proof for any noise with the shift property).
+  https://arxiv.org/abs/1603.01699
+- Canonne, Kamath & Steinke (2020), "The Discrete Gaussian for Differential Privacy", NeurIPS,
+  Algorithm 2 (the exact discrete Laplace sampler). https://arxiv.org/abs/2004.00010
+- Mironov (2012), "On Significance of the Least Significant Bits for Differential Privacy", CCS
+  (floating-point noise leaks). https://doi.org/10.1145/2382196.2382264
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from dpcore.discrete import sample_discrete_laplace
 from dpcore.laplace import Laplace, sample_laplace
 from dpcore.lattice import lattice_mechanism
 from dpcore.validation import (
@@ -63,6 +95,7 @@ from dpcore.validation import (
 __all__ = [
     "AboveThresholdScales",
     "above_threshold_scales",
+    "exact_above_threshold_scales",
     "sparse_scales",
     "naive_scale",
     "above_threshold",
@@ -79,6 +112,14 @@ __all__ = [
 # Largest number of (trial, query) noise draws held in memory at once by the trial-vectorised
 # functions (2**22 float64 = 32 MiB); trials are processed in blocks of that size.
 _BLOCK_ELEMENTS = 1 << 22
+
+# Exact comparisons run on int64: answers and ⌈T⌉ up to 2^53, noise scales up to 2^50 (a draw beyond 2^58 has
+# probability below e^-200), so no sum can overflow; scales are rounded up on the 2^-32 grid at most.
+_EXACT_MAX_VALUE = 1 << 53
+_EXACT_MAX_SCALE = 1 << 50
+_EXACT_SCALE_BITS = 32
+# the exact sampler's integer scale stays below 2^55, in its vectorised (int64) path
+_EXACT_MAX_NUMERATOR = 1 << 55
 
 
 @dataclass(frozen=True)
@@ -119,6 +160,103 @@ def above_threshold_scales(epsilon: float, sensitivity: float = 1.0) -> AboveThr
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
     return AboveThresholdScales(threshold=2.0 * sensitivity / epsilon, query=4.0 * sensitivity / epsilon)
+
+
+def _dyadic_ceiling(scale: Fraction) -> Fraction:
+    """The smallest ``t / 2^k ≥ scale`` with the finest ``k ≤ 32`` that keeps ``t < 2^55``."""
+    for k in range(_EXACT_SCALE_BITS, -1, -1):
+        t = math.ceil(scale * (1 << k))
+        if t < _EXACT_MAX_NUMERATOR or k == 0:
+            return Fraction(t, 1 << k)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def exact_above_threshold_scales(epsilon, sensitivity: int = 1, rounds: int = 1) -> tuple[Fraction, Fraction]:
+    """The discrete Laplace scales ``(b_T, b_ν)`` of exact AboveThreshold at ε/c: ``b_T ≥ 2cΔ/ε``, ``b_ν ≥ 4cΔ/ε``.
+
+    ``2cΔ/ε`` and ``4cΔ/ε`` (``c = rounds``, the rounds of Sparse sharing ε) are computed
+    exactly (a float ε is the rational it stores; a :class:`fractions.Fraction` is taken as
+    is, so ``Fraction(ε) / 3`` is exactly a third) and rounded *up* to a dyadic rational
+    ``t/2^k`` (``k ≤ 32``, ``t < 2^55``), the form the exact sampler takes; a larger scale
+    only lowers the ε spent, ``Δ/b_T + 2Δ/b_ν ≤ ε/c`` per round (see the module docstring;
+    Dwork & Roth 2014, Theorem 3.23).
+
+    Parameters
+    ----------
+    epsilon : float or fractions.Fraction
+        Privacy parameter ε, in (0, inf).
+    sensitivity : int, default 1
+        Δ, a whole number of at least 1 (the answers are integers).
+    rounds : int, default 1
+        The number ``c`` of rounds sharing ε (Sparse), at least 1.
+
+    Examples
+    --------
+    >>> exact_above_threshold_scales(0.5)
+    (Fraction(4, 1), Fraction(8, 1))
+    >>> [float(b) for b in exact_above_threshold_scales(1.0, rounds=3)]
+    [6.0, 12.0]
+    """
+    exact_epsilon = _exact_epsilon(epsilon)
+    delta = _whole_sensitivity(sensitivity)
+    rounds = check_int(rounds, "rounds", minimum=1)
+    out = tuple(_dyadic_ceiling(Fraction(m * delta * rounds) / exact_epsilon) for m in (2, 4))
+    if out[1] > _EXACT_MAX_SCALE:
+        raise ValueError(
+            f"epsilon must be at least {4 * delta * rounds / _EXACT_MAX_SCALE:.3g} for exact comparisons "
+            f"(a noise scale above 2^50), got {float(exact_epsilon)}"
+        )
+    return out
+
+
+def _exact_epsilon(epsilon) -> Fraction:
+    """ε as an exact rational: a Fraction as given, anything else through :func:`check_epsilon` (a float)."""
+    if isinstance(epsilon, Fraction):
+        if epsilon <= 0:
+            raise ValueError(f"epsilon must be in (0, inf), got {float(epsilon)}")
+        return epsilon
+    return Fraction(check_epsilon(epsilon))
+
+
+def _whole_sensitivity(sensitivity) -> int:
+    value = check_positive(sensitivity, "sensitivity")
+    if value != math.floor(value) or value > _EXACT_MAX_VALUE:
+        raise ValueError(f"sensitivity must be a whole number for exact comparisons, got {value}")
+    return int(value)
+
+
+class _Comparison:
+    """The answers, the threshold and the two noises of one AboveThreshold at ε: float Laplace (simulation) or
+    exact discrete Laplace on whole-number answers against ``⌈T⌉`` (``exact``; see the module docstring)."""
+
+    def __init__(self, answers: np.ndarray, threshold: float, epsilon, sensitivity: float, exact: bool, rounds=1):
+        self.exact = bool(exact)
+        if not self.exact:
+            scales = sparse_scales(float(epsilon), rounds, sensitivity)
+            self.answers, self.threshold = answers, threshold
+            self._scales = (scales.threshold, scales.query)
+            return
+        if np.any(answers != np.floor(answers)) or np.abs(answers).max() > _EXACT_MAX_VALUE:
+            bad = answers[(answers != np.floor(answers)) | (np.abs(answers) > _EXACT_MAX_VALUE)][0]
+            raise ValueError(
+                f"answers must be whole numbers of magnitude at most 2^53 for exact comparisons (counts), got {bad}"
+            )
+        ceiling = math.ceil(Fraction(threshold))
+        if abs(ceiling) > _EXACT_MAX_VALUE:
+            raise ValueError(f"threshold must be at most 2^53 in magnitude for exact comparisons, got {threshold}")
+        self.answers, self.threshold = answers.astype(np.int64), ceiling
+        self._scales = exact_above_threshold_scales(epsilon, sensitivity, rounds)
+
+    def _draw(self, rng, scale, size):
+        if self.exact:
+            return sample_discrete_laplace(rng, scale.numerator, size, scale_den=scale.denominator)
+        return sample_laplace(rng, scale, size=size)
+
+    def threshold_noise(self, rng, size=None):
+        return self._draw(rng, self._scales[0], size)
+
+    def query_noise(self, rng, size=None):
+        return self._draw(rng, self._scales[1], size)
 
 
 def sparse_scales(epsilon: float, c: int, sensitivity: float = 1.0) -> AboveThresholdScales:
@@ -183,7 +321,9 @@ def trial_blocks(trials: int, n: int):
         yield start, min(start + block, trials)
 
 
-def above_threshold(answers, threshold: float, epsilon: float, rng, sensitivity: float = 1.0) -> int | None:
+def above_threshold(
+    answers, threshold: float, epsilon: float, rng, sensitivity: float = 1.0, *, exact: bool = False
+) -> int | None:
     """AboveThreshold: the first index whose noisy answer is at or above the noisy threshold.
 
     ``T̂ = T + Lap(2Δ/ε)``; ``ν_i ~ Lap(4Δ/ε)`` (:func:`above_threshold_scales`); return the first ``i`` with
@@ -198,48 +338,55 @@ def above_threshold(answers, threshold: float, epsilon: float, rng, sensitivity:
     threshold : float
         Public threshold ``T``, finite.
     epsilon : float
-        Privacy parameter ε, in (0, inf).
+        Privacy parameter ε, in (0, inf) (a :class:`fractions.Fraction` is taken exactly when ``exact``).
     rng : numpy.random.Generator or int
     sensitivity : float, default 1.0
         Sensitivity Δ of every query, in (0, inf).
+    exact : bool, default False
+        Exact comparisons, to publish: whole-number answers, a whole-number Δ, exact
+        discrete Laplace noise of :func:`exact_above_threshold_scales` against ``⌈T⌉`` (ε-DP
+        with no floating-point error; see the module docstring). False keeps the fast
+        floating-point Laplace noise of the seeded simulations.
 
     Returns
     -------
     int or None
         The index, or None when no query passed.
     """
-    answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
+    answers, threshold, checked, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     rng = as_generator(rng)
-    scales = above_threshold_scales(epsilon, sensitivity)
-    t_hat = threshold + sample_laplace(rng, scales.threshold)
-    mask = answers + sample_laplace(rng, scales.query, size=answers.size) >= t_hat
+    cmp = _Comparison(answers, threshold, epsilon if exact else checked, sensitivity, exact)
+    t_hat = cmp.threshold + cmp.threshold_noise(rng)
+    mask = cmp.answers + cmp.query_noise(rng, answers.size) >= t_hat
     i = int(np.argmax(mask))
     return i if mask[i] else None
 
 
 def above_threshold_trials(
-    answers, threshold: float, epsilon: float, rng, trials: int, sensitivity: float = 1.0
+    answers, threshold: float, epsilon: float, rng, trials: int, sensitivity: float = 1.0, *, exact: bool = False
 ) -> np.ndarray:
     """``trials`` independent runs of :func:`above_threshold`, vectorised; ``-1`` where nothing passed.
 
-    Same parameters as :func:`above_threshold`, plus ``trials`` (int >= 1).
+    Same parameters as :func:`above_threshold` (``exact`` included), plus ``trials`` (int >= 1).
     Returns an int64 array of shape ``(trials,)``.
     """
-    answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
+    answers, threshold, checked, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     trials = check_trials(trials, per_trial=answers.size)
     rng = as_generator(rng)
-    scales = above_threshold_scales(epsilon, sensitivity)
+    cmp = _Comparison(answers, threshold, epsilon if exact else checked, sensitivity, exact)
     out = np.empty(trials, dtype=np.int64)
     for start, stop in trial_blocks(trials, answers.size):
         m = stop - start
-        t_hat = threshold + sample_laplace(rng, scales.threshold, size=(m, 1))
-        mask = answers + sample_laplace(rng, scales.query, size=(m, answers.size)) >= t_hat
+        t_hat = cmp.threshold + cmp.threshold_noise(rng, (m, 1))
+        mask = cmp.answers + cmp.query_noise(rng, (m, answers.size)) >= t_hat
         idx = mask.argmax(axis=1)
         out[start:stop] = np.where(mask[np.arange(m), idx], idx, -1)
     return out
 
 
-def sparse(answers, threshold: float, c: int, epsilon: float, rng, sensitivity: float = 1.0) -> list[int]:
+def sparse(
+    answers, threshold: float, c: int, epsilon: float, rng, sensitivity: float = 1.0, *, exact: bool = False
+) -> list[int]:
     """Sparse: at most ``c`` indices of queries above the threshold, increasing.
 
     ``c`` rounds of AboveThreshold at ``ε/c`` each: threshold noise
@@ -261,19 +408,25 @@ def sparse(answers, threshold: float, c: int, epsilon: float, rng, sensitivity: 
     rng : numpy.random.Generator or int
     sensitivity : float, default 1.0
         Sensitivity Δ of every query, in (0, inf).
+    exact : bool, default False
+        Exact comparisons, to publish: whole-number answers, a whole-number Δ, exact
+        discrete Laplace noise of :func:`exact_above_threshold_scales` against ``⌈T⌉`` (ε-DP
+        with no floating-point error; see the module docstring). False keeps the fast
+        floating-point Laplace noise of the seeded simulations.
+        Each round is then exact AboveThreshold at ε/c (scales ``exact_above_threshold_scales(ε, Δ, c)``).
     """
-    answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
+    answers, threshold, checked, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     c = check_int(c, "c", minimum=1)
     rng = as_generator(rng)
-    scales = sparse_scales(epsilon, c, sensitivity)
+    cmp = _Comparison(answers, threshold, epsilon if exact else checked, sensitivity, exact, c)
     found: list[int] = []
     start = 0
     for _ in range(c):
         if start >= answers.size:
             break
-        t_hat = threshold + sample_laplace(rng, scales.threshold)
-        rest = answers[start:]
-        mask = rest + sample_laplace(rng, scales.query, size=rest.size) >= t_hat
+        t_hat = cmp.threshold + cmp.threshold_noise(rng)
+        rest = cmp.answers[start:]
+        mask = rest + cmp.query_noise(rng, rest.size) >= t_hat
         i = int(np.argmax(mask))
         if not mask[i]:
             break
@@ -283,19 +436,27 @@ def sparse(answers, threshold: float, c: int, epsilon: float, rng, sensitivity: 
 
 
 def sparse_trials(
-    answers, threshold: float, c: int, epsilon: float, rng, trials: int, sensitivity: float = 1.0
+    answers,
+    threshold: float,
+    c: int,
+    epsilon: float,
+    rng,
+    trials: int,
+    sensitivity: float = 1.0,
+    *,
+    exact: bool = False,
 ) -> np.ndarray:
     """``trials`` independent runs of :func:`sparse`, vectorised over trials and queries.
 
     Returns an int64 array of shape ``(trials, c)``: the indices found in each
     run, increasing, padded with ``-1``. The only Python loop is over the ``c``
-    rounds (and over memory blocks of trials).
+    rounds (and over memory blocks of trials). ``exact`` as in :func:`sparse`.
     """
-    answers, threshold, epsilon, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
+    answers, threshold, checked, sensitivity = _check_common(answers, threshold, epsilon, sensitivity)
     c = check_int(c, "c", minimum=1)
     trials = check_trials(trials, per_trial=answers.size)
     rng = as_generator(rng)
-    scales = sparse_scales(epsilon, c, sensitivity)
+    cmp = _Comparison(answers, threshold, epsilon if exact else checked, sensitivity, exact, c)
     n = answers.size
     positions = np.arange(n)
     out = np.full((trials, c), -1, dtype=np.int64)
@@ -308,8 +469,8 @@ def sparse_trials(
             active &= nxt < n
             if not active.any():
                 break
-            t_hat = threshold + sample_laplace(rng, scales.threshold, size=(m, 1))
-            mask = answers + sample_laplace(rng, scales.query, size=(m, n)) >= t_hat
+            t_hat = cmp.threshold + cmp.threshold_noise(rng, (m, 1))
+            mask = cmp.answers + cmp.query_noise(rng, (m, n)) >= t_hat
             mask &= positions >= nxt[:, None]
             idx = mask.argmax(axis=1)
             passed = mask[rows, idx] & active
@@ -329,7 +490,15 @@ def _answer(answers, scale: float, sensitivity: float, rng, lattice: bool) -> np
 
 
 def range_query_svt(
-    answers, threshold: float, c: int, epsilon: float, rng, sensitivity: float = 1.0, *, lattice: bool = False
+    answers,
+    threshold: float,
+    c: int,
+    epsilon: float,
+    rng,
+    sensitivity: float = 1.0,
+    *,
+    lattice: bool = False,
+    exact: bool = False,
 ) -> list[tuple[int, float]]:
     """Find at most ``c`` queries above the threshold and answer them: ε/2 to find, ε/2 to answer.
 
@@ -345,6 +514,10 @@ def range_query_svt(
     lattice : bool, default False
         Answer on a lattice with exact noise (:func:`dpcore.lattice.lattice_mechanism`,
         the same ε): for answers to publish; False keeps the fast floating-point noise.
+    exact : bool, default False
+        Find the queries with exact comparisons (:func:`sparse` with ``exact=True``: whole-number
+        answers such as counts, exact discrete Laplace noise, ``⌈T⌉``): with ``lattice=True``, the
+        whole release is free of floating-point error, to publish. False keeps the float comparisons.
 
     Returns
     -------
@@ -353,7 +526,7 @@ def range_query_svt(
     """
     epsilon = check_epsilon(epsilon)
     rng = as_generator(rng)
-    found = sparse(answers, threshold, c, epsilon / 2.0, rng, sensitivity)
+    found = sparse(answers, threshold, c, epsilon / 2.0, rng, sensitivity, exact=exact)
     answers = np.asarray(answers, dtype=np.float64).reshape(-1)
     noisy = _answer(answers[found], naive_scale(epsilon / 2.0, c, sensitivity), sensitivity, rng, lattice)
     return [(i, float(v)) for i, v in zip(found, noisy)]

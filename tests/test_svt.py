@@ -366,3 +366,149 @@ def test_range_query_answers_to_publish_lie_on_a_lattice_with_the_same_indices()
         * lattice_mechanism(Laplace(naive_scale(1.0, 5))).grid
         for _, v in naive
     )
+
+
+# ---------------------------------------------------------------------- exact comparisons (to publish)
+
+
+def _exact_law(answers, threshold, epsilon, c=1):
+    from dpcore.svt import exact_above_threshold_scales
+    from tests.svt_exact_law import exact_above_threshold_probabilities
+
+    b_t, b_q = exact_above_threshold_scales(epsilon, 1, c)
+    return exact_above_threshold_probabilities(answers, threshold, b_t, b_q)
+
+
+def _chi2(counts, probs) -> float:
+    from tests.test_randomness import chi2_pvalue
+
+    return chi2_pvalue(counts, probs / probs.sum())
+
+
+def test_exact_scales_are_rounded_up_and_never_spend_more_than_epsilon():
+    from fractions import Fraction
+
+    from dpcore.svt import exact_above_threshold_scales
+
+    gen = np.random.default_rng(5)
+    for eps in [*gen.uniform(0.01, 5.0, 200), 1e-9, 0.1, 1 / 3, 700.0]:
+        for c in (1, 3, 7):
+            for delta in (1, 2):
+                b_t, b_q = exact_above_threshold_scales(eps, delta, c)
+                want_t, want_q = Fraction(2 * delta * c) / Fraction(eps), Fraction(4 * delta * c) / Fraction(eps)
+                assert want_t <= b_t and want_q <= b_q
+                assert Fraction(delta) / b_t + Fraction(2 * delta) / b_q <= Fraction(eps) / c  # exactly, no float
+                for got, want in ((b_t, want_t), (b_q, want_q)):  # the ceiling on 2^-32, or 54 bits for huge scales
+                    assert got - want < Fraction(1, 2**32) or (got - want) / want < Fraction(1, 2**53)
+    third = Fraction(0.9) / 3  # a Fraction is taken as is: exactly a third, where the float 0.9/3 may round up
+    assert exact_above_threshold_scales(third) == tuple(exact_above_threshold_scales(0.9, 1, 3)[i] for i in (0, 1))
+
+
+@pytest.mark.parametrize(
+    "answers, threshold, epsilon", [([0, 1, -1, 2], 1.0, 1.0), ([5, 0, 0], 2.5, 0.5), ([0, 0, 0, 0, 0], 0.0, 2.0)]
+)
+def test_exact_above_threshold_follows_its_exact_discrete_law(answers, threshold, epsilon, rng):
+    p = _exact_law(answers, threshold, epsilon)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    n = 100_000
+    out = above_threshold_trials(answers, threshold, epsilon, rng, n, exact=True)
+    assert _chi2(event_counts(out, len(answers)), p) > 1e-6
+    single = [above_threshold(answers, threshold, epsilon, rng, exact=True) for _ in range(400)]
+    counts = event_counts([-1 if o is None else o for o in single], len(answers))
+    assert _chi2(counts, p) > 1e-6
+
+
+def test_a_fractional_threshold_is_compared_as_its_ceiling():
+    # with integer answers and noises, a + ν ≥ T + ρ is a + ν ≥ ⌈T⌉ + ρ: the same law, exactly
+    np.testing.assert_allclose(_exact_law([0, 1, 3], 0.25, 1.0), _exact_law([0, 1, 3], 1.0, 1.0), rtol=0, atol=0)
+    assert not np.allclose(_exact_law([0, 1, 3], 0.0, 1.0), _exact_law([0, 1, 3], 1.0, 1.0))
+    a = above_threshold_trials([0, 1, 3], 0.25, 1.0, np.random.default_rng(3), 1_000, exact=True)
+    b = above_threshold_trials([0, 1, 3], 1.0, 1.0, np.random.default_rng(3), 1_000, exact=True)
+    assert np.array_equal(a, b)  # the same bits give the same decisions
+
+
+# neighbouring integer answer vectors: every answer moves by at most Δ = 1, some up and some down
+EXACT_NEIGHBOURS = [
+    ([0, 1], [1, 0], 0.0),
+    ([0, 0, 0, 0, 0], [1, 1, 1, 1, 1], 0.5),
+    ([-1, 0, 1, 0], [0, -1, 0, 1], 0.0),
+    ([2, 0, 0, 3], [1, 1, 1, 2], 2.0),
+]
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.5])
+@pytest.mark.parametrize("a, b, threshold", EXACT_NEIGHBOURS)
+def test_exact_above_threshold_is_epsilon_dp_by_enumeration(a, b, threshold, epsilon):
+    """Dwork & Roth's Theorem 3.23 carried to discrete Laplace: the exact output law on neighbours stays within e^ε."""
+    from tests.svt_exact_law import worst_log_ratio
+
+    worst = worst_log_ratio(_exact_law(a, threshold, epsilon), _exact_law(b, threshold, epsilon))
+    assert worst <= epsilon + 1e-9
+    assert worst > epsilon / 4  # the pairs are not trivially close: they use a good part of ε
+
+
+def test_the_enumeration_catches_answers_with_too_little_noise():
+    # negative control: the same enumeration with the answers' noise 100 times too small (Lyu, Su & Li's broken
+    # variants add none) exceeds e^ε by far on the first pair
+    from dpcore.svt import exact_above_threshold_scales
+    from tests.svt_exact_law import discrete_laplace_cdf, exact_above_threshold_probabilities, worst_log_ratio
+
+    b_t, b_q = exact_above_threshold_scales(1.0)
+    small = float(b_q) / 100
+
+    def law(x):
+        return exact_above_threshold_probabilities(x, 0.0, b_t, b_q, query_cdf=lambda y: discrete_laplace_cdf(y, small))
+
+    assert worst_log_ratio(law([0, 1]), law([1, 0])) > 5.0
+
+
+def test_exact_sparse_rounds_run_at_epsilon_over_c(rng):
+    answers, threshold, epsilon, c = [0, 3, 1, 4, 0], 2.0, 1.5, 3
+    n = 60_000
+    out = sparse_trials(answers, threshold, c, epsilon, rng, n, exact=True)
+    first = out[:, 0]  # the first round alone is exact AboveThreshold at ε/c
+    assert _chi2(event_counts(first, len(answers)), _exact_law(answers, threshold, epsilon, c)) > 1e-6
+    assert np.all((out[:, 1:] == -1) | (out[:, 1:] > out[:, :-1]))  # increasing, padded
+    single = [sparse(answers, threshold, c, epsilon, rng, exact=True) for _ in range(300)]
+    firsts = [s[0] if s else -1 for s in single]
+    assert _chi2(event_counts(firsts, len(answers)), _exact_law(answers, threshold, epsilon, c)) > 1e-6
+    assert sparse([0, 9, 1, 9, 9, 2, 9], 4.5, 3, 1e9, 0, exact=True) == [1, 3, 4]  # noise ≤ a few units at huge ε
+
+
+def test_exact_range_queries_use_integer_comparisons_and_secure_bits():
+    from dpcore.randomness import SecureGenerator
+
+    counts = np.array([5.0, 500.0, 800.0, 12.0, 990.0])
+    found = range_query_svt(counts, 100.0, 2, 1.0, SecureGenerator(), lattice=True, exact=True)
+    assert [i for i, _ in found] == [1, 2]  # the counts are hundreds of noise scales from the threshold
+    assert all(abs(v - counts[i]) < 200 for i, v in found)  # answers Lap(4): beyond 200 has probability e^-50
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: above_threshold([0.5, 1.0], 0.0, 1.0, 0, exact=True), r"answers must be whole numbers .*got 0.5"),
+        (lambda: sparse([1.0, 2.0], 0.0, 1, 1.0, 0, 1.5, exact=True), "sensitivity must be a whole number"),
+        (lambda: above_threshold([1.0], 1e300, 1.0, 0, exact=True), "threshold must be at most 2"),
+        (lambda: above_threshold([1.0], 0.0, 1e-16, 0, exact=True), "epsilon must be at least"),
+        (lambda: range_query_svt([0.5], 0.0, 1, 1.0, 0, exact=True), "answers must be whole numbers"),
+    ],
+)
+def test_exact_comparisons_refuse_what_they_cannot_compare_exactly(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_the_float_path_is_unchanged_by_the_exact_keyword(rng):
+    # the seeded simulations draw exactly what they drew before: exact=False is the default and the old code
+    from dpcore.laplace import sample_laplace
+    from dpcore.svt import above_threshold_scales
+
+    answers = np.array([0.0, 1.0, -1.0, 2.0])
+    s = above_threshold_scales(1.0)
+    g = np.random.default_rng(11)
+    t_hat = 1.0 + sample_laplace(g, s.threshold, size=(50, 1))
+    mask = answers + sample_laplace(g, s.query, size=(50, 4)) >= t_hat
+    idx = mask.argmax(axis=1)
+    old = np.where(mask[np.arange(50), idx], idx, -1)
+    assert np.array_equal(above_threshold_trials(answers, 1.0, 1.0, np.random.default_rng(11), 50), old)
