@@ -1,7 +1,7 @@
 """Accountant: how ε grows with the number of releases k, under six accountings, and the session's budget.
 
 Sections: ε against k for one mechanism (basic, advanced, RDP, zCDP and the tight
-one: exact for the Gaussian, PLD for Laplace and GRR); RDP's ε against the order α;
+one: exact for the Gaussian, PLD for Laplace, the staircase and GRR); RDP's ε against the order α;
 one k-dimensional release against k separate ones; a planner from a total budget
 to per-query noise; the session's budget ledger. Every number comes from
 ``dpcore.accounting``, which also says which accounting is tight; the mechanisms
@@ -13,7 +13,19 @@ import streamlit as st
 
 from dpcore import accounting, families
 from explorer import accountant_composition, accountant_ledger, accountant_planner, budget, frame, publishing, widgets
-from explorer.accountant_layout import FAMILY_NAMES, K_GRID, one_release
+from explorer.accountant_layout import (
+    CONVERSION_NAMES,
+    FAMILIES,
+    FAMILY_NAMES,
+    K_GRID,
+    ZCDP_CONVERSION_NAMES,
+    one_release,
+)
+from explorer.audit_layout import keyed_select
+
+#: Which of the offered families are pure ε-DP and which (ε, δ)-DP, for the mechanism picker's help.
+_PURE = " and ".join(f.name for f in FAMILIES if not f.takes_delta)
+_APPROXIMATE = " and ".join(f.name for f in FAMILIES if f.takes_delta)
 
 
 def render() -> None:
@@ -24,14 +36,14 @@ def render() -> None:
     c1, c2, c3, c4 = st.columns([1, 1.4, 1.2, 1.2])
     with c1:
         kind = widgets.select(
-            "Mechanism", FAMILY_NAMES, "acc_mechanism", "Laplace and GRR are pure ε-DP; the Gaussian is (ε, δ)-DP."
+            "Mechanism", FAMILY_NAMES, "acc_mechanism", f"{_PURE}: pure ε-DP. {_APPROXIMATE}: (ε, δ)-DP."
         )
     with c2:
         eps = widgets.epsilon_slider(
             "acc_epsilon",
             "ε of one release",
-            help="Laplace: b = Δ/ε. GRR: this ε. Gaussian: the analytic "
-            "σ that makes one release exactly (ε, δ)-DP at the δ beside.",
+            help="Laplace: b = Δ/ε. Staircase: the one of least variance at this ε (Geng & Viswanath). GRR: this ε. "
+            "Gaussian: the analytic σ that makes one release exactly (ε, δ)-DP at the δ beside.",
         )
     with c3:
         delta = widgets.delta_slider(
@@ -67,22 +79,22 @@ def render() -> None:
             "k-ary randomized response; 2 is binary RR (how SUE, OUE and LDP means are accounted).",
             container=o2,
         )
-        conversion = widgets.bound(
-            o3.selectbox,
-            "RDP → (ε, δ)",
-            accounting.CONVERSIONS,
-            key="acc_conversion",
-            bind="query-params",
-            help="balle: Balle et al. 2020 (tighter); mironov: Mironov 2017 Prop. 3 (older papers).",
-        )
-        zcdp_conv = widgets.bound(
-            o4.selectbox,
-            "zCDP → (ε, δ)",
-            accounting.ZCDP_CONVERSIONS,
-            key="acc_zcdp_conversion",
-            bind="query-params",
-            help="cks: Canonne, Kamath, Steinke 2020 (tighter); bun-steinke: ρ + 2√(ρ ln 1/δ).",
-        )
+        with o3:  # plain names on screen, dpcore's key in the link
+            conversion = keyed_select(
+                "RDP → (ε, δ)",
+                accounting.CONVERSIONS,
+                "acc_conversion",
+                CONVERSION_NAMES.__getitem__,
+                "Balle et al. 2020 is tighter; Mironov 2017 (Prop. 3) is the conversion of older papers.",
+            )
+        with o4:
+            zcdp_conv = keyed_select(
+                "zCDP → (ε, δ)",
+                accounting.ZCDP_CONVERSIONS,
+                "acc_zcdp_conversion",
+                ZCDP_CONVERSION_NAMES.__getitem__,
+                "Canonne, Kamath, Steinke 2020 is tighter; Bun & Steinke 2016 is ρ + 2√(ρ ln 1/δ).",
+            )
     mech = one_release(kind, eps, delta, int(categories))
     if families.family(kind).takes_delta:
         noise = budget.noise_parameter(mech)

@@ -13,6 +13,8 @@ import streamlit as st
 from dpcore import accounting
 from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE, UNIT_CLIENT, UNIT_PERSON, UNIT_RECORD, UNITS
 from explorer import budget, state, widgets
+from explorer.accountant_layout import LEDGER_METHOD_NAMES
+from explorer.audit_layout import keyed_select
 from explorer.export import to_safe_csv
 from explorer.markup import md
 
@@ -149,16 +151,15 @@ def ledger_section(mech, label, k):
             bind="query-params",
             help="The δ the whole session may spend.",
         )
-        method = widgets.bound(
-            c3.selectbox,
-            "Accounting",
-            accounting.LEDGER_METHODS,
-            index=0,
-            key="acc_budget_method",
-            bind="query-params",
-            help="best: the smallest of basic, RDP, zCDP and exact composition; basic: ε's add up; rdp and zcdp: "
-            "the smaller of that accounting and basic composition.",
-        )
+        with c3:  # plain names on screen, dpcore's key in the link
+            method = keyed_select(
+                "Accounting",
+                accounting.LEDGER_METHODS,
+                "acc_budget_method",
+                LEDGER_METHOD_NAMES.__getitem__,
+                "Best: the smallest of basic, RDP, zCDP and exact composition. Basic: the ε's add up. RDP, zCDP: the "
+                "smaller of that accounting and basic composition.",
+            )
         relation = c4.selectbox(
             "Neighbouring relation",
             RELATIONS,

@@ -5,8 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from dpcore import GRR, Gaussian, Laplace, accounting
+from dpcore import GRR, Gaussian, Laplace, accounting, families
 from dpcore.neighbours import REPLACE_ONE
+from dpcore.staircase import Staircase
 from tests.apptest import PAGES, assert_clean, metric, open_page
 
 K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000)  # the page's PLD grid up to its default largest k
@@ -311,3 +312,63 @@ def test_the_ledger_json_names_its_unit_and_the_totals_per_unit_with_their_rule(
     assert [e["converted"] for e in document["entries"]] == ["k = 4", ""]
     assert [e["holds under"] for e in document["entries"]] == ["add/remove one record", "add/remove one person"]
     assert document["conversion_rule"].startswith("group privacy over k steps")
+
+
+# ---------------------------------------------------------------------- every central family, by the registry
+
+
+def test_every_registered_central_family_is_offered_and_accounted_as_itself():
+    from dpcore.accounting.per_release import accounting_for
+    from explorer.accountant_layout import FAMILIES, one_release
+
+    at = open_page("accountant")
+    offered = at.selectbox(key="acc_mechanism").options
+    assert [f.name for f in families.central()] == [
+        name for name in offered if families.family(name).model == "central"
+    ]
+    for family in FAMILIES:  # each by its own privacy loss, so that the page's tight value is tight
+        assert accounting_for(one_release(family, 1.0, 1e-5, 2)).tight_method is not None, family.name
+
+
+def test_a_staircase_entry_composes_by_its_own_privacy_loss_and_is_recorded():
+    at = open_page("accountant", acc_mechanism="Staircase", acc_epsilon=0.5, acc_k=10)
+    assert_clean(at)
+    eps, k = 0.5, 10
+    mech = Staircase.from_epsilon(eps)
+    assert metric(at, f"ε after {k:,} releases, PLD") == f"{_pld(mech, k):,.4g}"
+    assert metric(at, "Basic composition says") == f"{k * eps:,.4g}"
+    # its own loss, strictly below binary randomized response's at the same ε (what it was charged as before)
+    assert _pld(mech, k) < _pld(GRR(eps, 2), k)
+    assert any("pick Laplace or Gaussian" in i.value for i in at.info)  # no closed-form vector plan for it
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    (entry,) = at.session_state["ledger"].entries
+    assert isinstance(entry.mechanism, Staircase) and entry.count == k
+    led = at.session_state["ledger"]
+    expected = accounting.BudgetLedger(led.epsilon, led.delta, led.method).spend(mech, count=k)
+    assert metric(at, "ε spent") == f"{expected.spent().epsilon:.4g}"
+
+
+# ---------------------------------------------------------------------- plain names on screen, keys in the link
+
+
+@pytest.mark.parametrize(
+    "key, options, pick",
+    [
+        ("acc_conversion", accounting.CONVERSIONS, "mironov"),
+        ("acc_zcdp_conversion", accounting.ZCDP_CONVERSIONS, "bun-steinke"),
+        ("acc_budget_method", accounting.LEDGER_METHODS, "zcdp"),
+    ],
+)
+def test_the_accounting_pickers_show_plain_names_and_keep_dpcores_key_in_the_link(key, options, pick):
+    from explorer.accountant_layout import CONVERSION_NAMES, LEDGER_METHOD_NAMES, ZCDP_CONVERSION_NAMES
+
+    names = {**CONVERSION_NAMES, **ZCDP_CONVERSION_NAMES, **LEDGER_METHOD_NAMES}
+    at = open_page("accountant")
+    box = at.selectbox(key=key)
+    assert box.options == [names[o] for o in options] and not set(box.options) & set(options) - {"basic"}
+    box.set_value(pick).run()
+    assert_clean(at)
+    assert at.query_params[key] == pick  # the link carries the key, as before
+    opened = open_page("accountant", **{key: pick})
+    assert opened.selectbox(key=key).value == pick
