@@ -82,6 +82,24 @@ def test_discrete_laplace_follows_its_law(scale):
     assert _chi2_pvalue(draws, law.log_pmf, support) > P_FLOOR
 
 
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 7.0])
+def test_discrete_laplace_on_a_fine_dyadic_scale_follows_its_law(epsilon):
+    """The scales exact AboveThreshold draws (dpcore.svt.exact_above_threshold_scales): ``t / 2^32`` with ``t`` near
+    2^34..2^37, so the sampler's ``scale_den`` is far from 1; the law ``∝ exp(−|y|/b)`` with the rational ``b``."""
+    from dpcore.svt import exact_above_threshold_scales
+
+    for b in exact_above_threshold_scales(epsilon):
+        assert b.denominator > 1 or epsilon == 1.0
+        draws = sample_discrete_laplace(np.random.default_rng(9), b.numerator, 100_000, scale_den=b.denominator)
+        scale = float(b)
+
+        def log_pmf(y, scale=scale):
+            return math.log(math.tanh(0.5 / scale)) - np.abs(np.asarray(y, dtype=np.float64)) / scale
+
+        half = int(8 * scale) + 2
+        assert _chi2_pvalue(draws, log_pmf, np.arange(-half, half + 1)) > P_FLOOR
+
+
 def test_discrete_laplace_chi2_catches_a_wrong_scale():
     # negative control: draws of scale 3 tested against the law of scale 3.3 (an integer-free law) fail
     draws = DiscreteLaplace(3).sample(np.random.default_rng(4), 200_000)
