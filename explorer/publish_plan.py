@@ -12,6 +12,10 @@ saved and previewed (labelled), but Publish is refused in one sentence until the
 pasted from outside the data. The mark is the session's (``_pub_filled_<i>``, every value of the column) and the
 link's (``pub_filled_<i>=1``: whoever opens the link treats every value of that list as read from the data), and a
 saved plan carries it in the statistic's provenance (:data:`FILLED`), restored when the file is reopened.
+
+A mean's planned number of records left at the page's default (:data:`DEFAULT_PLANNED`) is said to be the page's
+default, not read from the data, on the page and in the report (the provenance carries
+:data:`dpx_publish.package.PLANNED_DEFAULT`), never called declared.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import streamlit as st
 from dpcore import families
 from dpcore.contributions import ContributionBounds, PrivacyUnit
 from dpcore.plan import PLAN_MECHANISMS, Plan, PlanError, Statistic, plan_from_dict
+from dpx_publish.package import PLANNED_DEFAULT
 from explorer import domains, state, widgets
 from explorer.markup import md, plain_sentence
 
@@ -43,6 +48,8 @@ KINDS = {
 }
 #: The most statistics the page lays out (a larger plan file is published with the command line).
 MAX_SLOTS = 8
+#: A mean's planned number of records before one is typed: the page's default (said so, never "declared").
+DEFAULT_PLANNED = 1_000
 DEFAULT_KINDS = ("counts", "mean")
 POLICY_WORDS = {"equal": "equal shares", "weights": "by weights", "accuracy": "from accuracy targets"}
 NO_GROUPS = "(no groups)"
@@ -154,10 +161,14 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         need.update(lower=kw["lower"], upper=kw["upper"])
         if kind == "mean":
             kw["planned_n"] = widgets.whole_number(
-                "Planned number of records", 1, 10**9, 1_000, f"pub_planned_{i}",
-                "The size the study was designed for (declared, not this file's): the expected error is stated "
-                "at it.", c2,
+                "Planned number of records", 1, 10**9, DEFAULT_PLANNED, f"pub_planned_{i}",
+                "The size the study was designed for (typed, not read from this file): the expected error is stated "
+                f"at it. {DEFAULT_PLANNED:,} is the page's default; after publication the error is also stated at "
+                "the released noisy count.", c2,
             )  # fmt: skip
+            if kw["planned_n"] == DEFAULT_PLANNED:
+                kw["source"] = PLANNED_DEFAULT
+                c2.caption(f"{DEFAULT_PLANNED:,}: the page default, not read from your data; type your study's size.")
         elif kind == "histogram":
             kw["bins"] = widgets.whole_number("Bins", 1, 1_000, 10, f"pub_bins_{i}", "Equal bins over the bounds.", c2)
         elif kind == "quantile":
@@ -190,7 +201,7 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
         c4.text_input, "Source of the facts", key=f"pub_prov_{i}", max_chars=200,
         help="Where the declared facts come from (a codebook, a past release): printed in the report.",
     )  # fmt: skip
-    kw["provenance"] = "; ".join(x for x in (kw.pop("source", ""), said.strip()) if x)[:200]
+    kw["provenance"] = "; ".join(x for x in (kw.pop("source", ""), said.strip()) if x)[:200]  # the mark first
     return kw, domains.missing_declarations(**need)
 
 
@@ -314,7 +325,8 @@ def plan_state(plan: Plan) -> dict:
                 f"statistic {s.name!r} uses a public n, a split of its mean or a noise of its own, which this page "
                 "does not lay out: publish it with the command line"
             )
-        values.update({f"pub_kind_{i}": KINDS[s.kind], f"pub_name_{i}": s.name, f"pub_prov_{i}": s.provenance})
+        said = s.provenance.replace(PLANNED_DEFAULT, "").strip("; ")  # the page writes its own mark again
+        values.update({f"pub_kind_{i}": KINDS[s.kind], f"pub_name_{i}": s.name, f"pub_prov_{i}": said})
         column = {"counts": f"pub_cat_{i}", "count": None}.get(s.kind, f"pub_num_{i}")
         if column:
             values[column] = s.column

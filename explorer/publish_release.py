@@ -18,7 +18,7 @@ import streamlit as st
 from dpcore.accounting import BudgetError
 from dpcore.plan import BUDGET_RANGE, Allocation, Plan, allocate, error_curve, plan_to_dict
 from dpcore.plan_release import check_columns
-from dpx_publish.package import FILES, publish_package
+from dpx_publish.package import FILES, error_sentence, publish_package
 from dpx_publish.source import needs_rows, open_file
 from explorer import charts, publishing, state
 from explorer.markup import md, plain_sentence
@@ -68,7 +68,8 @@ def split(plan: Plan) -> Allocation | None:
         words += f" The targets need a total of at least ε = {a.needed_epsilon:.4g}."
     st.caption(
         md(words) + " Each error is that of each published number, from the plan alone (declared bounds and "
-        "planned sizes, never this file); a mean's at its planned number of records."
+        "planned sizes, never this file). A mean's is a worst case: at most that, whatever the values within the "
+        "declared bounds, at its planned number of records; once published it is also stated at the released count."
     )
     return a
 
@@ -207,10 +208,20 @@ def _show(package) -> None:
         "The numbers below are the published ones alone (no true value is shown)."
     )
     table = release.table(rounded=True)
-    for i, (name, rows) in enumerate(table.groupby("statistic", sort=False)):
+    confidence = a.plan.confidence
+    at_count = release.released_errors()
+    counts = release.counts or (None,) * len(a.shares)
+    for i, ((name, rows), share) in enumerate(zip(table.groupby("statistic", sort=False), a.shares)):
         st.markdown(f"**{md(name)}**")
         height = 38 + 35 * min(len(rows), 40)  # every row in view up to 40 (a long domain scrolls)
-        st.dataframe(rows.drop(columns="statistic"), hide_index=True, key=f"pub_published_{i}", height=height)
+        rows = rows.drop(columns="statistic")
+        if at_count[i] is not None:  # a mean: its error at the released noisy count, beside the planned one
+            rows.insert(3, "error at the released count (±)", [float(f"{e:.3g}") for e in at_count[i]])
+            rows = rows.rename(columns={"expected error (±)": "expected error at the planned n (±)"})
+        st.dataframe(rows, hide_index=True, key=f"pub_published_{i}", height=height)
+        said = error_sentence(share.statistic, share.expected_error, confidence, at_count[i], counts[i])
+        if share.statistic.kind == "mean" and said:
+            st.caption(md(f"Error: {said}."))
     st.download_button(
         "Download the package (release.zip)",
         package.zip_bytes,

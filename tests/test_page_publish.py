@@ -86,6 +86,77 @@ def test_adult_plan_split_equally_publish_charges_the_log_once_and_shows_no_trut
     )
 
 
+def _curve(at) -> dict:
+    """The trade-off chart (key pub_curve): each statistic's x and y, and where the plan's total is marked."""
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-pub_curve"))
+    spec = json.loads(chart.proto.spec)
+    lines = {t["name"]: (_values(t["x"]), _values(t["y"])) for t in spec["data"] if t.get("name")}
+    return {"lines": lines, "marked": [sh["x0"] for sh in spec["layout"].get("shapes", [])]}
+
+
+def test_the_trade_off_chart_moves_with_the_total():
+    """Issue 21: the chart of each error against the total ε is drawn, marks the plan's total, and follows it."""
+    at = _adult(open_page("publish"))
+    before = _curve(at)
+    assert len(before["lines"]) == 2 and before["marked"] == [pytest.approx(1.0)]
+    at.select_slider(key="pub_epsilon").set_value(2.0).run()
+    assert_clean(at)
+    after = _curve(at)
+    assert after["marked"] == [pytest.approx(2.0)]
+    for name, (x, y) in after["lines"].items():
+        assert x[0] == pytest.approx(0.2) and x[-1] == pytest.approx(20.0)  # a decade either side of the total
+        assert x[0] == pytest.approx(2 * before["lines"][name][0][0])
+        assert np.all(np.diff(y) < 0)  # each error falls as the total grows
+    split = _split(at)
+    error = next(c for c in split.columns if c.startswith("expected error"))
+    shown = dict(zip(split["statistic"], split[error]))
+    for name, (x, y) in after["lines"].items():
+        assert np.interp(2.0, x, y) == pytest.approx(shown[name], rel=0.01)  # through the table's error
+
+
+def test_a_planned_n_left_at_the_page_default_is_said_so_and_the_mean_is_stated_at_the_released_count():
+    """Issue 21 review: the planned n nobody typed is "the page default, not read from your data" on the page and in
+    the report (never "declared"); once published, the mean's error is also stated at the released noisy count
+    (dpcore's own error function with the count in place of the planned n), and the mean is rounded for that error,
+    not for the planned one."""
+    from dataclasses import replace
+
+    from dpcore.plan import expected_error
+
+    at = _adult(open_page("publish"))
+    assert "the page default, not read from your data" in " ".join(c.value for c in at.caption)
+    at.button(key="pub_publish").click().run()
+    assert_clean(at)
+    _, package = at.session_state["_pub_package"]
+    report = json.loads(zipfile.ZipFile(io.BytesIO(package.zip_bytes)).read("report.json"))
+    mean = report["statistics"][1]
+    fact = next(f for f in mean["public_facts"] if f["name"].startswith("planned number of records"))
+    assert fact["value"] == "1,000" and fact["source"] == "page default" and "not read from your data" in fact["from"]
+    share = package.release.allocation.shares[1]
+    (count,) = mean["released_count"]
+    (at_count,) = mean["error_at_released_count"]
+    unit = package.release.allocation.plan.unit
+    assert at_count == expected_error(replace(share.statistic, planned_n=count), unit, share.budget, 0.95)
+    assert at_count < share.expected_error / 10  # 32,561 rows against the 1,000 planned
+    assert "at most" in mean["expected_error_in_words"] and "whatever the values" in mean["expected_error_in_words"]
+    shown = [d.value for d in at.dataframe][2]  # the mean's published table
+    assert shown["error at the released count (±)"].iloc[0] == pytest.approx(at_count, rel=5e-3)
+    # rounded for the noise it carries: at most half a step, a step at most a tenth of the error at the count
+    raw = package.release.releases[1].values[0]
+    assert abs(shown["released value"].iloc[0] - raw) <= 0.05 * at_count
+    assert "released count" in " ".join(c.value for c in at.caption)
+    # typed: declared, and said to be declared
+    typed = _adult(open_page("publish"))
+    typed.number_input(key="pub_planned_1").set_value(32_561).run()
+    assert "the page default" not in " ".join(c.value for c in typed.caption)
+    typed.button(key="pub_publish").click().run()
+    report = json.loads(
+        zipfile.ZipFile(io.BytesIO(typed.session_state["_pub_package"][1].zip_bytes)).read("report.json")
+    )
+    fact = next(f for f in report["statistics"][1]["public_facts"] if f["name"].startswith("planned number"))
+    assert fact["value"] == "32,561" and fact["source"] == "declared"
+
+
 def test_accuracy_targets_move_the_split_and_are_met():
     at = _adult(open_page("publish"))
     at.radio(key="pub_policy").set_value("from accuracy targets").run()
