@@ -57,7 +57,12 @@ with probability at least the confidence. A mean's error is at the declared plan
 clipped mean put at the bound of largest magnitude, where the noisy count costs most (conservative for any data of
 that size); with a declared public n the mean is the noisy sum over that n. A quantile's error is a bound on the
 rank shortfall (in records, :meth:`~dpcore.quantiles.ExponentialQuantile.shortfall_bound`), given the declared
-resolution of the values. The expected errors include the lattice's noise inflation (at most 2⁻⁹ for Laplace; for a
+resolution of the values. A count where is a count (sensitivity m, whatever its conditions); a two-way table and
+counts per period are histograms over the declared cells or periods (each entry the noise of one count, L₀ cells or
+periods and L∞ rows each per person). The most common value's error is the shortfall of the chosen value's count
+below the top count, ``(2Δu/ε)(ln k + ln(1/(1 − confidence)))`` over k declared candidates
+(:func:`dpcore.exponential.exponential_error_bound`, Dwork & Roth 2014, Theorem 3.11), Δu = L∞ (1 with one row per
+person): proportional to 1/ε, so it takes the split as a quantile does. The expected errors include the lattice's noise inflation (at most 2⁻⁹ for Laplace; for a
 Gaussian bounded by ``g·σ_g/σ``).
 
 References
@@ -86,6 +91,7 @@ from dpcore import families
 from dpcore._roots import root_on_log
 from dpcore.accounting.zcdp import pure_dp_to_zcdp, zcdp_rho_for_epsilon, zcdp_to_dp
 from dpcore.contributions import ContributionBounds, PrivacyUnit, Sensitivity
+from dpcore.exponential import exponential_error_bound
 from dpcore.gaussian import Gaussian, two_sided_z
 from dpcore.laplace import Laplace
 from dpcore.lattice import lattice_mechanism
@@ -98,6 +104,12 @@ __all__ = [
     "NOT_PRIVATE",
     "check_publishable",
     "KINDS",
+    "SELECTION_KINDS",
+    "NUMBER_CONDITIONS",
+    "TEXT_CONDITIONS",
+    "PERIODS",
+    "MAX_CONDITIONS",
+    "period_labels",
     "POLICIES",
     "PLAN_MECHANISMS",
     "MAX_STATISTICS",
@@ -111,6 +123,7 @@ __all__ = [
     "Composition",
     "compose",
     "noise_parts",
+    "selection_sensitivity",
     "error_coefficient",
     "planning_coefficient",
     "LATTICE_MARGIN",
@@ -124,8 +137,23 @@ __all__ = [
 ]
 
 #: What a statistic computes: rows counted, a clipped sum, a mean (noisy sum over noisy count), equal bins over
-#: declared bounds, the counts of a declared category domain, a quantile over a declared range.
-KINDS = ("count", "sum", "mean", "histogram", "counts", "quantile")
+#: declared bounds, the counts of a declared category domain, a quantile over a declared range, the rows meeting
+#: declared conditions, the counts of every pair of two declared domains (a two-way table), the counts per year or
+#: month of declared years, the most common value of a declared domain (the exponential mechanism).
+KINDS = ("count", "sum", "mean", "histogram", "counts", "quantile", "count_where", "two_way", "periods", "most_common")
+#: The kinds released by the exponential mechanism (a selection, pure ε-DP; no additive noise, no lattice).
+SELECTION_KINDS = frozenset({"quantile", "most_common"})
+#: The conditions of a count where, by the kind of column (the explorer's, :mod:`explorer.columns`): a number
+#: compared with a declared number (finite values only: a missing or infinite value never matches), or a value's text
+#: compared with a declared text (a whole number 9.0 reads "9"; a missing value never matches, "is not" included).
+NUMBER_CONDITIONS = ("≥", ">", "≤", "<", "=", "≠")
+TEXT_CONDITIONS = ("is", "is not")
+#: ASCII spellings a plan file may use for the number conditions.
+_CONDITION_ALIASES = {">=": "≥", "<=": "≤", "!=": "≠", "==": "="}
+#: The most conditions of one count where (one count of sensitivity m, whatever their number).
+MAX_CONDITIONS = 2
+#: How dates are counted: per year or per month.
+PERIODS = ("year", "month")
 #: How the total is split.
 POLICIES = ("equal", "weights", "accuracy")
 #: The noise of a statistic: a central family published on a lattice (:data:`dpcore.families.FAMILIES`): Laplace
@@ -151,6 +179,43 @@ BUDGET_RANGE = (1e-9, 1e9)
 
 class PlanError(ValueError):
     """A plan that cannot be published, in one sentence (a ``ValueError``)."""
+
+
+def period_labels(period: str, first_year: int, last_year: int) -> tuple[str, ...]:
+    """Every period of the declared years, in order: ``"2023"`` per year, ``"2023-01"`` per month (from the declared
+    years alone, never from the data: a period nobody falls in is counted too).
+
+    >>> period_labels("month", 2023, 2023)[:2], period_labels("year", 2022, 2024)
+    (('2023-01', '2023-02'), ('2022', '2023', '2024'))
+    """
+    years = range(int(first_year), int(last_year) + 1)
+    if period == "year":
+        return tuple(f"{y:04d}" for y in years)
+    return tuple(f"{y:04d}-{m:02d}" for y in years for m in range(1, 13))
+
+
+def _condition(item, at: str) -> tuple[str, str, float | str]:
+    """One declared condition ``(column, condition, value)``, checked: a number condition takes a finite number."""
+    if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 3:
+        raise PlanError(f"{at}: each condition must be [column, condition, value], got {item!r}")
+    column, condition, value = item
+    column = _text(column, f"{at}: the column of a condition")
+    condition = _CONDITION_ALIASES.get(condition, condition)
+    if condition in NUMBER_CONDITIONS:
+        value = _number(value, f"{at}: the value of {column} {condition}")
+    elif condition in TEXT_CONDITIONS:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer, np.floating)):
+            raise TypeError(f"{at}: the value of {column} {condition} must be a text or a number, got {value!r}")
+        value = _text(
+            str(int(value)) if isinstance(value, float) and value.is_integer() else str(value),
+            f"{at}: the value of {column} {condition}",
+            empty=True,
+        )
+    else:
+        raise ValueError(
+            f"{at}: a condition must be one of {', '.join(NUMBER_CONDITIONS + TEXT_CONDITIONS)}, got {condition!r}"
+        )
+    return column, condition, value
 
 
 def _where(name: str) -> str:
@@ -241,19 +306,30 @@ class Statistic:
     ----------
     name : str
         Its name in the release and the report (unique in the plan), non-empty, at most 200 characters.
-    kind : {"count", "sum", "mean", "histogram", "counts", "quantile"}
+    kind : {"count", "sum", "mean", "histogram", "counts", "quantile", "count_where", "two_way", "periods", \
+"most_common"}
     column : str, optional
-        The column read (every kind but "count").
+        The column read (every kind but "count" and "count_where"); a two-way table's rows; a column of dates for
+        "periods" (a date is a value whose text starts ``YYYY-MM``: ISO dates, or a date or timestamp type).
     lower, upper : float, optional
         Declared bounds (sum, mean, histogram, quantile): values are clipped to them; finite, ``lower < upper``.
     bins : int, optional
         A histogram's number of equal bins over ``[lower, upper]``, in [1, MAX_CATEGORIES].
     domain : sequence of str, optional
-        The declared categories of "counts" (absent ones released as a noisy zero).
+        The declared categories of "counts", "most_common" and a two-way table's rows (absent ones released as a
+        noisy zero, or candidates of the selection).
     by : str, optional
-        A group column for a count, sum or mean per group (a group-by with public ``keys``).
+        A group column for a count, sum or mean per group (a group-by with public ``keys``); a two-way table's
+        columns.
     keys : sequence of str, optional
         The declared groups of ``by``.
+    where : sequence of (column, condition, value), optional
+        A count where's declared conditions, one or :data:`MAX_CONDITIONS` (all must hold): a condition of
+        :data:`NUMBER_CONDITIONS` with a number, or of :data:`TEXT_CONDITIONS` with a text.
+    period : {"year", "month"}, optional
+        What "periods" counts per.
+    first_year, last_year : int, optional
+        The declared years of "periods" (from the study's design, never from the data), in [1, 9999].
     other : bool, default False
         With ``domain`` or ``keys``: count a value outside them in "(other)" (True) or leave it out (False).
     q : float, optional
@@ -285,6 +361,10 @@ class Statistic:
     by: str | None = None
     keys: tuple[str, ...] | None = None
     other: bool = False
+    where: tuple[tuple[str, str, float | str], ...] | None = None
+    period: str | None = None
+    first_year: int | None = None
+    last_year: int | None = None
     q: float | None = None
     resolution: float | None = None
     planned_n: int | None = None
@@ -303,7 +383,7 @@ class Statistic:
         if self.mechanism not in PLAN_MECHANISMS:
             raise ValueError(f"{at}: mechanism must be one of {', '.join(PLAN_MECHANISMS)}, got {self.mechanism!r}")
         set_ = self._set
-        if self.kind != "count":
+        if self.kind not in ("count", "count_where"):
             if self.column is None:
                 raise PlanError(f'{at}: a {self.kind} needs the column it reads ("column")')
             set_("column", _text(self.column, f"{at}: column"))
@@ -323,17 +403,24 @@ class Statistic:
             if self.bins is None:
                 raise PlanError(f'{at}: a histogram needs its declared number of bins ("bins")')
             set_("bins", _whole(self.bins, f"{at}: bins", 1, MAX_CATEGORIES))
-        if self.kind == "counts":
+        if self.kind in ("counts", "two_way", "most_common"):
             if self.domain is None:
-                raise PlanError(
-                    f'{at}: category counts need a declared domain ("domain": the list of categories, read from '
-                    "no data)"
+                what = {"counts": "category counts need", "two_way": "a two-way table needs its rows'"}.get(
+                    self.kind, "the most common value needs"
                 )
+                raise PlanError(f'{at}: {what} a declared domain ("domain": the list of categories, read from no data)')
             set_("domain", _labels(self.domain, f"{at}: domain"))
         elif self.domain is not None:
-            raise ValueError(f'{at}: only category counts take a domain (a group-by takes "by" and "keys")')
+            raise ValueError(
+                f"{at}: only category counts, a two-way table and the most common value take a domain (a group-by "
+                'takes "by" and "keys")'
+            )
+        if self.kind == "two_way" and self.by is None:
+            raise PlanError(
+                f'{at}: a two-way table needs its second column ("by") and that column\'s declared categories ("keys")'
+            )
         if self.by is not None:
-            if self.kind not in ("count", "sum", "mean"):
+            if self.kind not in ("count", "sum", "mean", "two_way"):
                 raise ValueError(f'{at}: only a count, sum or mean can be grouped ("by"), not a {self.kind}')
             set_("by", _text(self.by, f"{at}: by"))
             if self.keys is None:
@@ -345,11 +432,24 @@ class Statistic:
             raise ValueError(f'{at}: keys are the groups of a group-by: give "by" too')
         if not isinstance(self.other, bool):
             raise TypeError(f"{at}: other must be true or false, got {self.other!r}")
+        if self.other and self.kind == "most_common":
+            raise ValueError(f"{at}: the most common value is chosen among the declared domain only: leave out other")
+        if self.kind == "two_way":
+            cells = (len(self.domain) + self.other) * (len(self.keys) + self.other)
+            if cells > MAX_CATEGORIES:
+                raise ValueError(f"{at}: a two-way table must have at most {MAX_CATEGORIES:,} cells, got {cells:,}")
+        self._check_where(at)
+        self._check_period(at)
         listed = self.domain if self.domain is not None else self.keys
         if self.other and listed is not None and OTHER in listed:
             raise ValueError(
                 f"{at}: {OTHER!r} is the label of the values outside the declared list, so the list must not hold it "
                 "too (two rows would share one label): rename that category, or leave out other"
+            )
+        if self.kind == "most_common" and not self.pure:
+            raise ValueError(
+                f"{at}: the most common value is chosen by the exponential mechanism (pure ε-DP): mechanism must be "
+                f"a pure family, got {self.mechanism!r}"
             )
         if self.kind == "quantile":
             if self.q is None:
@@ -386,6 +486,41 @@ class Statistic:
     def _set(self, name, value):
         object.__setattr__(self, name, value)
 
+    def _check_where(self, at: str) -> None:
+        if self.kind != "count_where":
+            if self.where is not None:
+                raise ValueError(f'{at}: only a count where takes conditions ("where"), not a {self.kind}')
+            return
+        where = self.where
+        if where is None or isinstance(where, (str, bytes)) or not hasattr(where, "__len__") or not where:
+            raise PlanError(
+                f'{at}: a count where needs its declared conditions ("where": a list of [column, condition, value])'
+            )
+        if len(where) > MAX_CONDITIONS:
+            raise ValueError(f"{at}: a count where takes at most {MAX_CONDITIONS} conditions, got {len(where)}")
+        self._set("where", tuple(_condition(c, at) for c in where))
+
+    def _check_period(self, at: str) -> None:
+        given = (self.period, self.first_year, self.last_year)
+        if self.kind != "periods":
+            if any(v is not None for v in given):
+                raise ValueError(f'{at}: only counts per period take "period", "first_year" and "last_year"')
+            return
+        if self.period not in PERIODS:
+            raise ValueError(f"{at}: period must be one of {', '.join(PERIODS)}, got {self.period!r}")
+        if self.first_year is None or self.last_year is None:
+            raise PlanError(
+                f'{at}: counts per {self.period} need the declared years ("first_year" and "last_year", from the '
+                "study's design, never from the data)"
+            )
+        first = _whole(self.first_year, f"{at}: first_year", 1, 9999)
+        last = _whole(self.last_year, f"{at}: last_year", first, 9999)
+        periods = (last - first + 1) * (12 if self.period == "month" else 1)
+        if periods > MAX_CATEGORIES:
+            raise ValueError(f"{at}: the periods must be at most {MAX_CATEGORIES:,}, got {periods:,}")
+        self._set("first_year", first)
+        self._set("last_year", last)
+
     # ------------------------------------------------------------------ what it releases
     @property
     def pure(self) -> bool:
@@ -394,8 +529,22 @@ class Statistic:
 
     @property
     def grouped(self) -> bool:
-        """Whether it releases a vector over groups, bins or categories (its noise per entry)."""
-        return self.by is not None or self.kind in ("histogram", "counts")
+        """Whether it releases a vector over groups, bins, categories, cells or periods (its noise per entry)."""
+        return self.by is not None or self.kind in ("histogram", "counts", "two_way", "periods")
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column it reads, each once (its column, group column and the columns of its conditions)."""
+        names = [self.column, self.by, *(c for c, _, _ in self.where or ())]
+        return tuple(dict.fromkeys(n for n in names if n is not None))
+
+    @property
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The columns it needs numbers in: a sum's, mean's, histogram's or quantile's, and those of its number
+        conditions."""
+        names = [self.column] if self.kind in ("sum", "mean", "histogram", "quantile") else []
+        names += [c for c, cond, _ in self.where or () if cond in NUMBER_CONDITIONS]
+        return tuple(dict.fromkeys(names))
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -404,6 +553,16 @@ class Statistic:
             return bin_labels(self.edges)
         if self.kind == "counts":
             return (*self.domain, OTHER) if self.other else self.domain
+        if self.kind == "two_way":
+            rows = (*self.domain, OTHER) if self.other else self.domain
+            columns = (*self.keys, OTHER) if self.other else self.keys
+            return tuple(f"{r} × {c}" for r in rows for c in columns)
+        if self.kind == "periods":
+            return period_labels(self.period, self.first_year, self.last_year)
+        if self.kind == "count_where":
+            return (self.condition_words(),)
+        if self.kind == "most_common":
+            return ("most common value",)
         if self.by is not None:
             return (*self.keys, OTHER) if self.other else self.keys
         if self.kind == "quantile":
@@ -417,8 +576,15 @@ class Statistic:
 
     @property
     def error_unit(self) -> str:
-        """What the error is counted in: ranks (records) for a quantile, the statistic's own unit otherwise."""
-        return "ranks" if self.kind == "quantile" else ""
+        """What the error is counted in: ranks (records) for a quantile, rows below the top count for the most
+        common value (its count's shortfall), the statistic's own unit otherwise."""
+        return {"quantile": "ranks", "most_common": "rows below the top count"}.get(self.kind, "")
+
+    def condition_words(self) -> str:
+        """A count where's conditions in words (``age ≥ 40 and sex is Female``)."""
+        return " and ".join(
+            f"{c} {cond} {v:g}" if isinstance(v, float) else f"{c} {cond} {v}" for c, cond, v in self.where or ()
+        )
 
     def words(self) -> str:
         """The statistic in words."""
@@ -429,6 +595,10 @@ class Statistic:
             "histogram": f"histogram of {self.column} ({self.bins} bins)",
             "counts": f"counts of {self.column} per category",
             "quantile": f"{self.labels[0]} of {self.column}",
+            "count_where": f"count of rows where {self.condition_words()}",
+            "two_way": f"two-way table of {self.column}",
+            "periods": f"counts per {self.period} of {self.column}, {self.first_year} to {self.last_year}",
+            "most_common": f"most common value of {self.column}",
         }[self.kind]
         return f"{what} by {self.by}" if self.by is not None else what
 
@@ -530,7 +700,7 @@ class Part:
 def _sensitivities(stat: Statistic, bounds: ContributionBounds) -> tuple[Part, ...]:
     """The parts of a statistic and their sensitivities under add/remove one unit (:mod:`dpcore.contributions`)."""
     grouped = stat.grouped
-    if stat.kind in ("count", "histogram", "counts"):
+    if stat.kind in ("count", "histogram", "counts", "count_where", "two_way", "periods"):
         sens = bounds.histogram_sensitivity() if grouped else bounds.count_sensitivity()
         return (Part("counts" if grouped else "count", sens, 1.0),)
     if stat.kind == "sum":
@@ -554,14 +724,22 @@ def _sensitivities(stat: Statistic, bounds: ContributionBounds) -> tuple[Part, .
     raise ValueError(f"{_where(stat.name)}: a {stat.kind} has no additive noise")
 
 
+def selection_sensitivity(unit: PrivacyUnit) -> float:
+    """The most common value's score sensitivity Δu under ``unit``: one unit's kept rows change any one category's
+    count by at most L∞ (the rows it keeps per category; 1 with one row per person), add/remove one unit
+    (:meth:`~dpcore.contributions.ContributionBounds.histogram_sensitivity`)."""
+    return unit.bounds.histogram_sensitivity().linf
+
+
 def noise_parts(stat: Statistic, unit: PrivacyUnit, budget: float) -> tuple[tuple[Part, Laplace | Gaussian], ...]:
     """The additive noise of each part of ``stat`` at ``budget`` (ε for a pure statistic, ρ for a Gaussian one).
 
     An ℓ1 family gives each entry of a vector ``share·ε/L₀`` at the entry's sensitivity L∞·s (the at most L₀ entries
     a person changes compose to ``share·ε``, Dwork & Roth 2014, Theorem 3.16); the Gaussian takes the vector's ℓ2
-    sensitivity at ``share·ρ`` (Bun & Steinke 2016, Proposition 1.6). A quantile has no additive part (empty).
+    sensitivity at ``share·ρ`` (Bun & Steinke 2016, Proposition 1.6). A selection (a quantile, the most common value)
+    has no additive part (empty).
     """
-    if stat.kind == "quantile":
+    if stat.kind in SELECTION_KINDS:
         return ()
     out = []
     for part in _sensitivities(stat, unit.bounds):
@@ -615,6 +793,8 @@ def _error(stat: Statistic, unit: PrivacyUnit, budget: float, confidence: float,
             return None
         mechanism = ExponentialQuantile(budget, stat.lower, stat.upper, stat.q, ADD_REMOVE)
         return mechanism.shortfall_bound(confidence, resolution=stat.resolution)
+    if stat.kind == "most_common":  # the chosen count's shortfall below the top count (Dwork & Roth 2014, Th. 3.11)
+        return exponential_error_bound(len(stat.domain), budget, selection_sensitivity(unit), confidence)
     parts = noise_parts(stat, unit, budget)
     inflation = [_inflation(noise) if lattice else 1.0 for _, noise in parts]
     if stat.kind != "mean":
@@ -647,7 +827,7 @@ def planning_coefficient(stat: Statistic, unit: PrivacyUnit, confidence: float) 
     additive statistic (whose lattice noise is at most that much wider), so that every expected error on the
     lattice is within its target; a quantile's own (no lattice)."""
     c = error_coefficient(stat, unit, confidence)
-    return c if c is None or stat.kind == "quantile" else c * LATTICE_MARGIN
+    return c if c is None or stat.kind in SELECTION_KINDS else c * LATTICE_MARGIN
 
 
 def expected_error(stat: Statistic, unit: PrivacyUnit, budget: float, confidence: float) -> float | None:
@@ -779,6 +959,11 @@ def _noise_words(stat: Statistic, unit: PrivacyUnit, budget: float) -> tuple[str
     if stat.kind == "quantile":
         m = ExponentialQuantile(budget, stat.lower, stat.upper, stat.q, ADD_REMOVE)
         return (f"exponential mechanism, ε = {budget:.6g}, score sensitivity Δu = {m.sensitivity:g}",)
+    if stat.kind == "most_common":
+        return (
+            f"exponential mechanism over the declared domain, ε = {budget:.6g} (score: the count, sensitivity "
+            f"Δu = {selection_sensitivity(unit):g})",
+        )
     words = []
     for part, noise in noise_parts(stat, unit, budget):
         if isinstance(noise, Laplace):
@@ -1004,6 +1189,8 @@ def plan_from_dict(data) -> Plan:
         for key in ("domain", "keys"):
             if isinstance(kw.get(key), list):
                 kw[key] = tuple(kw[key])
+        if isinstance(kw.get("where"), list):
+            kw["where"] = tuple(tuple(c) if isinstance(c, list) else c for c in kw["where"])
         parsed.append(Statistic(**kw))
     return Plan(
         statistics=tuple(parsed),
@@ -1026,6 +1213,8 @@ def plan_to_dict(plan: Plan) -> dict:
             value = getattr(s, name)
             if name in ("name", "kind") or value != getattr(defaults, name):
                 entry[name] = list(value) if isinstance(value, tuple) else value
+                if name == "where":
+                    entry[name] = [list(c) for c in value]
         stats.append(entry)
     b = plan.unit.bounds
     unit = {"identifier": plan.unit.identifier}

@@ -14,7 +14,13 @@ check the plan's expected errors: a simulation, not private.
 Rules fixed before the data is read: a missing value of a numeric column leaves its row out of that statistic
 (infinite values are clipped to the bounds); a value outside a declared domain or key list is counted in "(other)"
 when declared, left out otherwise; a histogram clips values into its end bins; a mean is the noisy sum over the
-noisy count floored at 1 (or over the declared public n), clipped to the bounds (post-processing).
+noisy count floored at 1 (or over the declared public n), clipped to the bounds (post-processing); a count where
+counts the rows meeting every declared condition (a missing value meets none; a number condition compares finite
+numbers); a two-way table counts each pair of its declared domains (a row with a value outside them in its "(other)"
+row or column when declared, left out otherwise); counts per period read a date as a value whose text starts
+``YYYY-MM`` (ISO dates, dates and timestamps), others and dates outside the declared years left out; the most common
+value is chosen among the declared domain by the exponential mechanism on the bounded counts (the selection
+:func:`dpcore.publish.publish_most_common` draws with), values outside it left out.
 
 References
 ----------
@@ -34,9 +40,19 @@ import numpy as np
 import pandas as pd
 
 from dpcore.contributions import bound_contributions
+from dpcore.exponential import exponential_mechanism  # the selection dpcore.publish.publish_most_common draws with
 from dpcore.lattice import LatticeMechanism, lattice_mechanism
 from dpcore.neighbours import ADD_REMOVE
-from dpcore.plan import Allocation, PlanError, Share, Statistic, expected_error, noise_parts
+from dpcore.plan import (
+    NUMBER_CONDITIONS,
+    Allocation,
+    PlanError,
+    Share,
+    Statistic,
+    expected_error,
+    noise_parts,
+    selection_sensitivity,
+)
 from dpcore.postprocess import error_step, release_step
 from dpcore.publish import publish_quantile
 from dpcore.quantiles import ExponentialQuantile
@@ -76,9 +92,8 @@ def check_columns(allocation: Allocation, table) -> None:
     if plan.unit.identifier is not None:
         wanted.append(("the unit of privacy", plan.unit.identifier))
     for s in plan.statistics:
-        for col in (s.column, s.by):
-            if col is not None:
-                wanted.append((f"statistic {s.name!r}", col))
+        for col in s.columns:
+            wanted.append((f"statistic {s.name!r}", col))
     for who, col in wanted:
         if col not in frame.columns:
             raise PlanError(
@@ -86,11 +101,56 @@ def check_columns(allocation: Allocation, table) -> None:
             )
 
 
-def _numbers(frame: pd.DataFrame, stat: Statistic) -> np.ndarray:
-    series = frame[stat.column]
+def _numbers(frame: pd.DataFrame, stat: Statistic, column: str | None = None) -> np.ndarray:
+    column = stat.column if column is None else column
+    series = frame[column]
     if not (pd.api.types.is_numeric_dtype(series) or series.isna().all()) or pd.api.types.is_bool_dtype(series):
-        raise PlanError(f"statistic {stat.name!r} needs numbers in the column {stat.column!r}, which holds text")
+        raise PlanError(f"statistic {stat.name!r} needs numbers in the column {column!r}, which holds text")
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+#: Each number condition as numpy's comparison (:data:`dpcore.plan.NUMBER_CONDITIONS`, in its order).
+_COMPARE = dict(zip(NUMBER_CONDITIONS, (np.greater_equal, np.greater, np.less_equal, np.less, np.equal, np.not_equal)))
+
+
+def _where_mask(frame: pd.DataFrame, stat: Statistic) -> np.ndarray:
+    """The rows meeting every declared condition of a count where (module notes)."""
+    mask = np.ones(len(frame), dtype=bool)
+    for column, condition, value in stat.where:
+        if condition in NUMBER_CONDITIONS:
+            numbers = _numbers(frame, stat, column)
+            with np.errstate(invalid="ignore"):
+                mask &= _COMPARE[condition](numbers, value) & np.isfinite(numbers)
+            continue
+        series = frame[column]
+        equal = _category_codes(series, (value,), False) == 0
+        mask &= equal if condition == "is" else series.notna().to_numpy() & ~equal
+    return mask
+
+
+#: A date: a value whose text starts with a four-digit year and a two-digit month (the engines' rule too).
+DATE_PATTERN = "^([0-9]{4})-([0-9]{2})"
+
+
+def _period_codes(series: pd.Series, stat: Statistic) -> np.ndarray:
+    """Each row's index among the declared periods; −1 for a missing value, one that is not a date, or a date outside
+    the declared years."""
+    found = series.astype(str).str.extract(DATE_PATTERN)
+    years = pd.to_numeric(found[0]).to_numpy(dtype=np.float64, na_value=np.nan)
+    months = pd.to_numeric(found[1]).to_numpy(dtype=np.float64, na_value=np.nan)
+    inside = series.notna().to_numpy() & (years >= stat.first_year) & (years <= stat.last_year)
+    inside &= (months >= 1) & (months <= 12)
+    offset = np.where(inside, years - stat.first_year, 0.0)
+    codes = offset if stat.period == "year" else offset * 12 + np.where(inside, months - 1, 0.0)
+    return np.where(inside, codes, -1).astype(np.int64)
+
+
+def _pair_codes(frame: pd.DataFrame, stat: Statistic) -> np.ndarray:
+    """Each row's cell of a two-way table, row by row (−1: a value outside the domains without "(other)")."""
+    rows = _category_codes(frame[stat.column], stat.domain, stat.other)
+    columns = _category_codes(frame[stat.by], stat.keys, stat.other)
+    width = len(stat.keys) + stat.other
+    return np.where((rows >= 0) & (columns >= 0), rows * width + columns, -1).astype(np.int64)
 
 
 def _number_text(v: float) -> str:
@@ -160,6 +220,14 @@ def _prepare(allocation: Allocation, table, rng) -> list[_Prepared]:
         values = _numbers(frame, stat) if stat.kind in ("sum", "mean", "histogram") else None
         if stat.kind == "histogram":
             codes, k = _bin_codes(values, stat), stat.bins
+        elif stat.kind == "most_common":
+            codes, k = _category_codes(frame[stat.column], stat.domain, False), len(stat.domain)
+        elif stat.kind == "two_way":
+            codes, k = _pair_codes(frame, stat), len(stat.labels)
+        elif stat.kind == "periods":
+            codes, k = _period_codes(frame[stat.column], stat), len(stat.labels)
+        elif stat.kind == "count_where":
+            codes, k = np.where(_where_mask(frame, stat), 0, -1).astype(np.int64), 1
         elif stat.kind == "counts":
             codes, k = _category_codes(frame[stat.column], stat.domain, stat.other), len(stat.labels)
         elif stat.by is not None:
@@ -169,13 +237,17 @@ def _prepare(allocation: Allocation, table, rng) -> list[_Prepared]:
         present = codes >= 0
         if values is not None and stat.kind != "histogram":
             present &= ~np.isnan(values)
-        kept = _kept(persons, present, rng, unit.bounds, codes if stat.grouped else None)
+        grouped = stat.grouped or stat.kind == "most_common"  # its counts per category: L₀ and L∞
+        kept = _kept(persons, present, rng, unit.bounds, codes if grouped else None)
         counts = np.bincount(codes[kept], minlength=k).astype(np.float64)
+        if stat.kind == "most_common":
+            out.append(_Prepared(share, (), counts))
+            continue
         sums = None
         if stat.kind in ("sum", "mean"):
             clipped = np.clip(values[kept], stat.lower, stat.upper)
             sums = np.bincount(codes[kept], weights=clipped, minlength=k).astype(np.float64)
-        truths = {"count": [counts], "histogram": [counts], "counts": [counts], "sum": [sums]}.get(stat.kind)
+        truths = [sums] if stat.kind == "sum" else [counts]
         if stat.kind == "mean":
             truths = [sums] if stat.n_public is not None else [sums, counts]
         lattices = [lattice_mechanism(noise) for _, noise in noise_parts(stat, unit, share.budget)]
@@ -201,7 +273,12 @@ def _facts(stat: Statistic, plan) -> tuple[PublicFact, ...]:
         facts.append(
             PublicFact("bins", f"{stat.bins} equal bins; values outside the bounds in the end bins", "declared")
         )
-    if stat.domain is not None or stat.keys is not None:
+    if stat.kind == "two_way":
+        facts.append(PublicFact("row categories", ", ".join(stat.domain), "declared"))
+        facts.append(PublicFact("column categories", ", ".join(stat.keys), "declared"))
+        rule = f"counted in {OTHER}" if stat.other else "rows holding them left out"
+        facts.append(PublicFact("values outside them (missing included)", rule, "fixed"))
+    elif stat.domain is not None or stat.keys is not None:
         listed = stat.domain if stat.domain is not None else stat.keys
         facts.append(
             PublicFact("categories" if stat.domain is not None else "group keys", ", ".join(listed), "declared")
@@ -216,6 +293,20 @@ def _facts(stat: Statistic, plan) -> tuple[PublicFact, ...]:
                 PublicFact("planned number of records (for the expected error only)", f"{stat.planned_n:,}", "declared")
             )
             facts.append(PublicFact("share of the budget for the sum", f"{stat.split:g}", "declared"))
+    if stat.kind == "count_where":
+        facts.append(PublicFact("conditions", stat.condition_words(), "declared"))
+        facts.append(
+            PublicFact("rows meeting them", "a missing value meets no condition; numbers compared when finite", "fixed")
+        )
+    if stat.kind == "periods":
+        facts.append(PublicFact("years", f"{stat.first_year} to {stat.last_year}", "declared"))
+        facts.append(
+            PublicFact(
+                "dates",
+                "a value whose text starts YYYY-MM; others, and dates outside the declared years, left out",
+                "fixed",
+            )
+        )
     if stat.kind == "quantile":
         facts.append(PublicFact("quantile q", f"{stat.q:g}", "declared"))
         if stat.resolution is not None:
@@ -292,7 +383,7 @@ class PlanRelease:
 
 
 #: The kinds of statistic that count rows (or persons): published in whole units.
-COUNTING_KINDS = frozenset({"count", "histogram", "counts"})
+COUNTING_KINDS = frozenset({"count", "histogram", "counts", "count_where", "two_way", "periods"})
 
 
 def rounding_step(share: Share, released_error: float | None = None) -> float | None:
@@ -306,6 +397,8 @@ def rounding_step(share: Share, released_error: float | None = None) -> float | 
     err = share.expected_error
     if share.statistic.kind in COUNTING_KINDS:  # a count is published in whole units (the one rule: postprocess)
         return release_step(math.nan, whole=True)
+    if share.statistic.kind == "most_common":  # a declared category, not a number
+        return None
     if share.statistic.kind == "quantile":  # its error is in ranks: round to the declared resolution of the values
         res = share.statistic.resolution
         return None if res is None else 10.0 ** math.floor(math.log10(res))
@@ -353,6 +446,11 @@ def publish_plan(allocation: Allocation, table) -> PlanRelease:
             drawn = publish_quantile(p.quantile_values, stat.q, stat.lower, stat.upper, share.budget)
             releases.append((replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[3:])), None))
             continue
+        if stat.kind == "most_common":
+            releases.append(
+                _selection_release(share, plan, p.counts, secure, "secure randomness", Randomness.PUBLICATION)
+            )
+            continue
         releases.append(_lattice_release(share, plan, p.parts, secure, "secure noise", Randomness.PUBLICATION))
     return _plan_release(allocation, releases, Randomness.PUBLICATION)
 
@@ -381,13 +479,35 @@ def _lattice_release(share, plan, parts, rng, how: str, randomness, source: str 
     ), counts
 
 
+def _selection_release(share, plan, counts, rng, how: str, randomness, source: str = ""):
+    """The most common value: the exponential mechanism over the declared domain on the bounded ``counts`` (score:
+    the count, sensitivity :func:`dpcore.plan.selection_sensitivity`), the selection publish_most_common draws with.
+    Returns the release and None (no released counts)."""
+    stat = share.statistic
+    chosen = exponential_mechanism(counts, share.budget, selection_sensitivity(plan.unit), rng)
+    release = Release(
+        query=stat.name,
+        value=stat.domain[chosen],
+        labels=stat.labels,
+        mechanism="; ".join(share.noise) + f"; drawn with {how}" + source,
+        noise_std=math.nan,
+        epsilon=share.epsilon,
+        delta=share.delta,
+        relation=ADD_REMOVE,
+        unit=plan.unit.unit,
+        randomness=randomness,
+        public=_facts(stat, plan),
+    )
+    return release, None
+
+
 def _plan_release(allocation: Allocation, drawn: list, randomness) -> PlanRelease:
     """The statistics' releases (each with a mean's released counts or None) and their combination, stamped now."""
     plan, unit = allocation.plan, allocation.plan.unit
     releases = [r for r, _ in drawn]
     combined = Release(
         query="release plan" + (f": {plan.title}" if plan.title else ""),
-        value=tuple(float(v) for r in releases for v in r.values),
+        value=tuple(v if isinstance(v, str) else float(v) for r in releases for v in r.values),
         labels=tuple(f"{r.query}: {label}" for r in releases for label in r.labels),
         mechanism=f"{len(releases)} statistics, each with its own noise; total by {allocation.accountant}",
         noise_std=math.nan,
@@ -450,7 +570,7 @@ class SimulatedPlan:
                     {
                         "statistic": share.statistic.name,
                         "label": label,
-                        "simulated value": _round(float(value), step),
+                        "simulated value": _round(value if isinstance(value, str) else float(value), step),
                         "expected error (±)": _significant(share.expected_error),
                         "randomness": self.randomness.words,
                     }
@@ -480,6 +600,14 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
             truths.append(np.zeros(1))
             draws.append((law.utility.max() - law.utility[k]).astype(np.float64).reshape(-1, 1))
             continue
+        if stat.kind == "most_common":  # the chosen count's shortfall below the top count (what its error bounds)
+            k = exponential_mechanism(
+                p.counts, p.share.budget, selection_sensitivity(allocation.plan.unit), rng, trials
+            )
+            truths.append(np.zeros(1))
+            draws.append((p.counts.max() - p.counts[k]).reshape(-1, 1))
+            values_out.append(np.asarray(stat.domain, dtype=object)[k].reshape(-1, 1))
+            continue
         noisy = [
             np.asarray(lat.simulate(true, rng, trials), dtype=np.float64).reshape(trials, -1) for true, lat in p.parts
         ]
@@ -508,7 +636,7 @@ def _checked_truths(allocation: Allocation, aggregates) -> list[list[np.ndarray]
     all_truths = []
     for share, found in zip(allocation.shares, aggregates):
         stat = share.statistic
-        k = len(stat.labels)
+        k = len(stat.domain) if stat.kind == "most_common" else len(stat.labels)  # its counts per category
         parts = {"rows": None, "total": None}
         for name in ("rows", "total") if stat.kind in ("sum", "mean") else ("rows",):
             values = np.asarray(found[name], dtype=np.float64).reshape(-1)
@@ -531,6 +659,11 @@ def _from_aggregates(allocation: Allocation, all_truths, rng, randomness) -> Pla
     how = "secure noise" if secure else "seeded noise (simulated, not private)"
     releases = []
     for share, truths in zip(allocation.shares, all_truths):
+        if share.statistic.kind == "most_common":
+            words = "secure randomness" if secure else "a seeded generator (simulated, not private)"
+            source = ", on counts computed by a data engine"
+            releases.append(_selection_release(share, plan, truths[0], rng, words, randomness, source))
+            continue
         lattices = [lattice_mechanism(noise) for _, noise in noise_parts(share.statistic, unit, share.budget)]
         parts = list(zip(truths, lattices))
         releases.append(
@@ -555,7 +688,8 @@ def publish_from_aggregates(allocation: Allocation, aggregates) -> PlanRelease:
     aggregates : sequence
         One per statistic, in the plan's order: a mapping (a pandas DataFrame) with ``"rows"`` (the rows kept per
         label) and, for a sum or a mean, ``"total"`` (their clipped sum per label), one number per label of
-        :attr:`~dpcore.plan.Statistic.labels`.
+        :attr:`~dpcore.plan.Statistic.labels` (the most common value: its rows per declared category, the scores of
+        the selection).
 
     Raises
     ------

@@ -303,14 +303,14 @@ def _plan_columns(allocation: Allocation) -> list[str]:
     plan = allocation.plan
     names = [plan.unit.identifier] if plan.unit.identifier is not None else []
     for s in plan.statistics:
-        names += [c for c in (s.column, s.by) if c is not None]
+        names += list(s.columns)
     return list(dict.fromkeys(names))
 
 
 def _numeric_columns(allocation: Allocation) -> list[tuple[str, str]]:
-    """(statistic name, column) of every statistic that needs numbers (a sum, a mean, a histogram, a quantile)."""
-    kinds = ("sum", "mean", "histogram", "quantile")
-    return [(s.statistic.name, s.statistic.column) for s in allocation.shares if s.statistic.kind in kinds]
+    """(statistic name, column) of every column a statistic needs numbers in (a sum's, a mean's, a histogram's, a
+    quantile's, a number condition's: :attr:`dpcore.plan.Statistic.numeric_columns`)."""
+    return [(s.statistic.name, column) for s in allocation.shares for column in s.statistic.numeric_columns]
 
 
 def _holds_text(stat: str, column: str) -> PlanError:

@@ -173,13 +173,19 @@ def _total_array(plan, budgets):
     return np.minimum(by_zcdp, eps + zcdp_to_dp(rho_g, plan.delta))
 
 
-def _random_plan(seed: int, *, gaussian: bool):
+#: The kinds a random plan draws from; the explorer's count where, two-way table, counts per period and most common
+#: value among them, and each of those also forced first in a plan of its own (NEW_KIND_CASES).
+RANDOM_KINDS = ("count", "sum", "mean", "counts", "histogram", "count_where", "two_way", "periods", "most_common")
+NEW_KINDS = ("count_where", "two_way", "periods", "most_common")
+
+
+def _random_plan(seed: int, *, gaussian: bool, first: str | None = None):
     rng = np.random.default_rng(seed)
     k = int(rng.integers(2, 4))
     stats = []
     for i in range(k):
-        kind = rng.choice(["count", "sum", "mean", "counts", "histogram"])
-        mech = "gaussian" if gaussian and rng.random() < 0.5 else "laplace"
+        kind = first if i == 0 and first is not None else rng.choice(RANDOM_KINDS)
+        mech = "gaussian" if gaussian and rng.random() < 0.5 and kind != "most_common" else "laplace"
         target = float(10 ** rng.uniform(-1, 2))
         lo = float(rng.uniform(-50, 0))
         hi = lo + float(rng.uniform(1, 100))
@@ -193,10 +199,22 @@ def _random_plan(seed: int, *, gaussian: bool):
             stats.append(Statistic(f"s{i}", "mean", column="x", lower=lo, upper=hi, planned_n=n, **kw))
         elif kind == "counts":
             stats.append(Statistic(f"s{i}", "counts", column="c", domain=("a", "b"), **kw))
+        elif kind == "count_where":
+            stats.append(Statistic(f"s{i}", "count_where", where=(("x", "≥", lo), ("c", "is", "a")), **kw))
+        elif kind == "two_way":
+            stats.append(Statistic(f"s{i}", "two_way", column="c", domain=("a", "b"), by="d", keys=("u", "v"), **kw))
+        elif kind == "periods":
+            stats.append(
+                Statistic(f"s{i}", "periods", column="t", period="month", first_year=2020, last_year=2021, **kw)
+            )
+        elif kind == "most_common":
+            domain = tuple("abcdefgh"[: int(rng.integers(2, 9))])
+            stats.append(Statistic(f"s{i}", "most_common", column="c", domain=domain, **kw))
         else:
             stats.append(Statistic(f"s{i}", "histogram", column="x", lower=lo, upper=hi, bins=5, **kw))
     if gaussian and all(s.pure for s in stats):
-        stats[0] = Statistic(stats[0].name, "count", target=stats[0].target, mechanism="gaussian")
+        i = 0 if first is None else -1  # the forced kind stays
+        stats[i] = Statistic(stats[i].name, "count", target=stats[i].target, mechanism="gaussian")
     delta = 1e-6 if gaussian else 0.0
     return tuple(stats), delta
 
@@ -212,12 +230,14 @@ def test_vectorised_total_is_compose():
 
 
 HIDDEN_SEEDS = range(8)
+#: (seed, the kind forced first): the random plans, and one plan per new kind.
+SPLIT_CASES = [(seed, None) for seed in HIDDEN_SEEDS] + [(40 + i, kind) for i, kind in enumerate(NEW_KINDS)]
 
 
-@pytest.mark.parametrize("seed", HIDDEN_SEEDS)
+@pytest.mark.parametrize("seed, first", SPLIT_CASES)
 @pytest.mark.parametrize("gaussian", [False, True])
-def test_smallest_total_meets_every_target_and_beats_a_grid(seed, gaussian):
-    stats, delta = _random_plan(seed, gaussian=gaussian)
+def test_smallest_total_meets_every_target_and_beats_a_grid(seed, first, gaussian):
+    stats, delta = _random_plan(seed, gaussian=gaussian, first=first)
     plan = Plan(stats, delta=delta, policy="accuracy")
     a = allocate(plan)
     c = _coefficients(plan)
@@ -235,10 +255,10 @@ def test_smallest_total_meets_every_target_and_beats_a_grid(seed, gaussian):
     assert totals.min() == pytest.approx(a.epsilon, rel=1e-9)  # reached at factors 1
 
 
-@pytest.mark.parametrize("seed", HIDDEN_SEEDS)
+@pytest.mark.parametrize("seed, first", SPLIT_CASES)
 @pytest.mark.parametrize("gaussian", [False, True])
-def test_given_total_minimax_beats_a_grid_and_the_equal_split(seed, gaussian):
-    stats, delta = _random_plan(100 + seed, gaussian=gaussian)
+def test_given_total_minimax_beats_a_grid_and_the_equal_split(seed, first, gaussian):
+    stats, delta = _random_plan(100 + seed, gaussian=gaussian, first=first)
     needed = allocate(Plan(stats, delta=delta, policy="accuracy")).epsilon
     total = needed * 1.7
     plan = Plan(stats, epsilon=total, delta=delta, policy="accuracy")
@@ -546,3 +566,190 @@ def test_a_share_outside_the_budget_range_is_one_sentence():
     stats = (Statistic("a", "count", weight=1e12), Statistic("b", "count", weight=1.0))
     with pytest.raises(PlanError, match=r"^statistic 'b': the total ε 1 gives it an ε of 1e-12"):
         allocate(Plan(stats, epsilon=1.0, policy="weights"))
+
+
+# ---------------------------------------------------------------------------------------------- the explorer's other
+# central queries: count where, two-way table, counts per period, most common value
+
+
+def _new_kinds(**kw):
+    return (
+        Statistic("old F", "count_where", where=(("age", ">=", 40), ("sex", "is", "F")), **kw),
+        Statistic("sex by edu", "two_way", column="sex", domain=("F", "M"), by="edu", keys=EDU[:3], other=True, **kw),
+        Statistic("per month", "periods", column="day", period="month", first_year=2020, last_year=2021, **kw),
+        Statistic("top edu", "most_common", column="edu", domain=EDU, **kw),
+    )
+
+
+def _dated(n=20_000, seed=3):
+    table = _table(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    days = pd.Timestamp("2019-07-01") + pd.to_timedelta(rng.integers(0, 1_100, n), unit="D")
+    table["day"] = pd.Series(days).dt.strftime("%Y-%m-%d").to_numpy()
+    return table
+
+
+@pytest.mark.parametrize("bounds", [None, ContributionBounds(max_groups=3, max_rows_per_group=2, max_rows=4)])
+def test_new_kinds_error_models_are_the_laplace_quantile_and_the_exponential_bound(bounds):
+    unit = PrivacyUnit() if bounds is None else PrivacyUnit("pid", bounds)
+    b = ContributionBounds() if bounds is None else bounds
+    where, table, periods, common = _new_kinds()
+    c = 0.9
+    # a count where is one count of sensitivity m; a table and periods are histograms (each entry Laplace at ε/L₀
+    # with sensitivity L∞): the error at ε = 1 is the scale times ln(1/(1 − c))
+    assert error_coefficient(where, unit, c) == pytest.approx(b.max_rows * math.log(1 / (1 - c)), rel=1e-12)
+    for stat in (table, periods):
+        scale = b.max_groups * b.max_rows_per_group
+        assert error_coefficient(stat, unit, c) == pytest.approx(scale * math.log(1 / (1 - c)), rel=1e-12)
+    # the most common value: (2Δu/ε)(ln k + ln(1/(1 − c))), Δu = L∞, k declared candidates (no lattice margin)
+    want = 2 * b.max_rows_per_group * (math.log(len(EDU)) + math.log(1 / (1 - c)))
+    assert error_coefficient(common, unit, c) == pytest.approx(want, rel=1e-12)
+    assert planning_coefficient(common, unit, c) == error_coefficient(common, unit, c)
+    assert expected_error(common, unit, 2.0, c) == pytest.approx(want / 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_most_common_error_bound_holds_exactly_on_hidden_counts(seed):
+    # not sampled: the exact probability that the chosen count is within the bound of the top count
+    from dpcore.exponential import exponential_probabilities
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 40))
+    counts = np.floor(rng.pareto(1.0, k) * rng.uniform(1, 300))
+    if seed % 2:  # every count but one tied just under the top: the worst shape for the bound
+        counts = np.full(k, 100.0)
+        counts[0] = 101.0
+    stat = Statistic("m", "most_common", column="c", domain=tuple(f"v{i}" for i in range(k)))
+    for eps in (0.01, 0.3, 3.0):
+        for conf in (0.5, 0.95, 0.999):
+            t = expected_error(stat, PrivacyUnit(), eps, conf)
+            p = exponential_probabilities(counts, eps, 1.0)
+            assert p[counts.max() - counts <= t].sum() >= conf - 1e-12
+
+
+def test_expected_errors_of_the_new_kinds_match_simulated_publications():
+    table = _dated()
+    a = allocate(Plan(_new_kinds(target=30.0), policy="accuracy"))
+    assert a.worst_ratio == pytest.approx(1.0, rel=1e-6)
+    sim = simulate_plan(a, table, 2023, TRIALS)
+    tol = _coverage_tolerance(0.95, TRIALS)
+    for share, errors in zip(a.shares, sim.errors()):
+        covered = (errors <= share.expected_error).mean(axis=0)
+        if share.statistic.kind == "most_common":  # a bound: at least the confidence
+            assert covered.min() >= 0.95 - tol, covered
+        else:  # the lattice Laplace's own quantile
+            assert np.all(np.abs(covered - 0.95) <= tol), (share.statistic.name, covered)
+    assert set(sim.values[3].ravel()) <= set(EDU)
+
+
+def test_new_kinds_truths_follow_their_declared_rules():
+    table = pd.DataFrame(
+        {
+            "age": [50.0, 40.0, np.inf, np.nan, 39.0, 60.0, 45.0],
+            "sex": ["F", "F", "F", "F", "F", None, "M"],
+            "grade": [9.0, 9.0, 10.0, np.nan, 9.0, 9.0, 12.5],
+            "day": pd.to_datetime(
+                ["2020-01-31", "2020-02-01", None, "2021-12-31", "2019-12-31", "2020-01-01", "2020-01-02"]
+            ),
+            "text day": ["2020-01-31", "junk", None, "2021-12", "2020-13-01", "2020-01-05 10:00", "31/01/2020"],
+        }
+    )
+    stats = (
+        Statistic("w", "count_where", where=(("age", "≥", 40), ("sex", "is", "F"))),  # inf and missing never meet
+        Statistic("not F", "count_where", where=(("sex", "is not", "F"),)),  # a missing sex is not "not F"
+        Statistic("nine", "count_where", where=(("grade", "is", 9),)),  # 9.0 reads "9"
+        Statistic("y", "periods", column="day", period="year", first_year=2020, last_year=2021),
+        Statistic("m", "periods", column="text day", period="month", first_year=2020, last_year=2020),
+        Statistic("t", "two_way", column="sex", domain=("F",), by="grade", keys=("9", "10")),
+        Statistic("to", "two_way", column="sex", domain=("F",), by="grade", keys=("9", "10"), other=True),
+        Statistic("mc", "most_common", column="grade", domain=("10", "9", "7")),
+    )
+    a = allocate(Plan(stats, epsilon=1.0))
+    truths = [t.tolist() for t in simulate_plan(a, table, 0, 1).truths]
+    assert truths[:3] == [[2.0], [1.0], [4.0]]
+    assert truths[3] == [4.0, 1.0]  # 2019 and the missing date left out
+    assert truths[4] == [2.0] + [0.0] * 11  # "junk", month 13, "2021-12" (outside) and 31/01/2020 left out
+    assert truths[5] == [3.0, 1.0]
+    # with (other): F × 9, F × 10, F × other (12.5 and the missing grade), other × 9 (None), other × 10, other × other
+    assert truths[6] == [3.0, 1.0, 1.0, 1.0, 0.0, 1.0]
+    prepared_counts = [1.0, 4.0, 0.0]  # the most common value's scores: its counts per declared category
+    from dpcore.plan_release import _prepare  # noqa: PLC2701 (the scores are not released; checked here)
+
+    assert _prepare(a, table, np.random.default_rng(0))[-1].counts.tolist() == prepared_counts
+
+
+def test_new_kinds_publications_are_fresh_with_declared_labels():
+    table = _dated(4_000)
+    a = allocate(Plan(_new_kinds(), epsilon=4.0))
+    one, two = publish_plan(a, table), publish_plan(a, table)
+    for r in (*one.releases, one.combined):
+        assert r.randomness is Randomness.PUBLICATION and r.relation is ADD_REMOVE
+    numbers = [v for v in one.combined.values if not isinstance(v, str)]
+    assert numbers != [v for v in two.combined.values if not isinstance(v, str)]  # fresh noise each time
+    # labels from the declaration alone: a table full of undeclared values gives the same labels, and the most common
+    # value is always a declared one, even when an undeclared value is the most common in the data
+    odd = pd.concat(
+        [table] + [pd.DataFrame({"edu": ["Zanzibar"] * 5_000, "sex": "X", "day": "1999-01-01", "age": 1.0})]
+    )
+    three = publish_plan(a, odd)
+    assert (
+        [r.labels for r in three.releases] == [r.labels for r in one.releases] == [s.labels for s in a.plan.statistics]
+    )
+    assert one.releases[1].labels[:3] == ("F × Bachelors", "F × HS-grad", "F × Masters")
+    assert one.releases[2].labels[0] == "2020-01" and len(one.releases[2].labels) == 24
+    assert {one.releases[3].value, three.releases[3].value} <= set(EDU)
+    assert (
+        one.table()["released value"].iloc[-1] in EDU
+        and one.table()["error unit"].iloc[-1] == "rows below the top count"
+    )
+    facts = {f.name: f.value for f in one.releases[0].public}
+    assert facts["conditions"] == "age ≥ 40 and sex is F"
+    assert {f.name for f in one.releases[1].public} >= {"row categories", "column categories"}
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: Statistic("m", "most_common", column="edu"), "declared domain"),
+        (lambda: Statistic("t", "two_way", column="sex", domain=("F",)), 'second column \\("by"\\)'),
+        (lambda: Statistic("t", "two_way", column="sex", domain=("F",), by="edu"), "declared group keys"),
+        (lambda: Statistic("p", "periods", column="day", period="month"), "declared years"),
+        (lambda: Statistic("p", "periods", column="day", period="week", first_year=1, last_year=2), "year, month"),
+        (lambda: Statistic("w", "count_where"), "declared conditions"),
+        (lambda: Statistic("w", "count_where", where=(("a", "≥", "x"),)), "must be a number"),
+        (lambda: Statistic("w", "count_where", where=(("a", "like", 1),)), "a condition must be one of"),
+        (lambda: Statistic("w", "count_where", where=(("a", "is", 1),) * 3), "at most 2 conditions"),
+        (lambda: Statistic("m", "most_common", column="e", domain=("a",), mechanism="gaussian"), "pure"),
+        (lambda: Statistic("m", "most_common", column="e", domain=("a",), other=True), "leave out other"),
+    ],
+)
+def test_new_kinds_refusals_are_one_sentence(make, words):
+    with pytest.raises((ValueError, TypeError), match=words) as e:
+        make()
+    assert "\n" not in str(e.value)
+
+
+def test_new_kinds_refuse_a_missing_column_or_text_for_a_number_in_one_sentence():
+    table = _dated(200)
+    for stat, words in (
+        (Statistic("m", "most_common", column="school", domain=("a",)), "reads the column 'school', which the data"),
+        (Statistic("w", "count_where", where=(("age", ">", 3), ("zip", "is", "7"))), "reads the column 'zip'"),
+        (Statistic("t", "two_way", column="sex", domain=("F",), by="town", keys=("x",)), "reads the column 'town'"),
+        (
+            Statistic("w", "count_where", where=(("edu", ">", 3),)),
+            "needs numbers in the column 'edu', which holds text",
+        ),
+    ):
+        a = allocate(Plan((stat,), epsilon=1.0))
+        with pytest.raises(PlanError, match=words) as e:
+            publish_plan(a, table)
+        assert "\n" not in str(e.value)
+
+
+def test_new_kinds_plan_file_round_trip():
+    plan = Plan(_new_kinds(target=20.0), policy="accuracy", unit=PrivacyUnit("pid", ContributionBounds(max_groups=2)))
+    data = plan_to_dict(plan)
+    assert data["statistics"][0]["where"] == [["age", "≥", 40.0], ["sex", "is", "F"]]
+    import json
+
+    assert plan_from_dict(json.loads(json.dumps(data))) == plan

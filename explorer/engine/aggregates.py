@@ -58,6 +58,8 @@ import numpy as np
 import pandas as pd
 
 from dpcore.contributions import ContributionBounds
+from dpcore.plan import NUMBER_CONDITIONS
+from dpcore.plan_release import DATE_PATTERN
 from dpcore.publish import OTHER
 
 __all__ = [
@@ -91,6 +93,7 @@ class Dialect:
     backslash_escapes: bool
     xor_format: str  # bitwise exclusive or of two BIGINTs
     shr_format: str  # arithmetic shift right of a BIGINT
+    search_format: str = "regexp_matches({}, {})"  # whether a text holds a match of a regular expression (a literal)
 
     def xor(self, a: str, b: str) -> str:
         """``a xor b``."""
@@ -105,6 +108,10 @@ class Dialect:
         if not isinstance(name, str) or not name:
             raise TypeError(f"column names must be non-empty strings, got {name!r}")
         return self.quote + name.replace(self.quote, self.quote * 2) + self.quote
+
+    def search(self, text: str, pattern: str) -> str:
+        """Whether ``text`` (SQL) holds a match of the regular expression ``pattern`` (no backslash in it)."""
+        return self.search_format.format(text, self.literal(pattern))
 
     def literal(self, value: str) -> str:
         """A string literal."""
@@ -131,6 +138,7 @@ SPARK = Dialect(
     backslash_escapes=True,
     xor_format="({} ^ {})",
     shr_format="shiftright({}, {})",
+    search_format="({} RLIKE {})",
 )
 
 
@@ -159,6 +167,16 @@ class Aggregate:
     edges : tuple of float or None
         A histogram of a numeric ``key``: the inner edges of its bins (``domain`` names the bins); a value goes to
         the bin ``1 + #(edges <= value)`` (end bins take what lies beyond), as ``numpy.searchsorted(..., "right")``.
+    key2, domain2 : str and tuple of str, or None
+        A two-way table's second column and its declared keys: one result row per pair, row by row (``other``
+        applies to both: a value outside a domain, or missing, in that domain's "(other)").
+    period : (str, int, int) or None
+        Counts per period of a column of dates: ``("year" or "month", first year, last year)``, ``domain`` the
+        periods' labels; a date is a value whose text starts ``YYYY-MM`` (:data:`dpcore.plan_release.DATE_PATTERN`),
+        others and dates outside the years left out.
+    where : tuple of (column, condition, value) or None
+        A count where's conditions (:data:`dpcore.plan.NUMBER_CONDITIONS` with a number, or
+        :data:`~dpcore.plan.TEXT_CONDITIONS` with a text): the rows meeting all of them, before bounding.
     """
 
     key: str | None = None
@@ -171,6 +189,10 @@ class Aggregate:
     seed: str = "0"
     other: bool = False
     edges: tuple[float, ...] | None = None
+    key2: str | None = None
+    domain2: tuple[str, ...] | None = None
+    period: tuple[str, int, int] | None = None
+    where: tuple[tuple[str, str, float | str], ...] | None = None
 
     def __post_init__(self):
         if (self.person is None) != (self.bounds is None):
@@ -200,13 +222,38 @@ class Aggregate:
                     f"edges must be the {len(self.domain or ()) - 1} inner edges of the bins, got {len(edges)}"
                 )
             object.__setattr__(self, "edges", edges)
+        if (self.key2 is None) != (self.domain2 is None) or (self.key2 is not None and self.key is None):
+            raise ValueError("a second key column needs its declared domain, and a first key with its own")
+        if self.domain2 is not None:
+            domain2 = tuple(str(k) for k in self.domain2)
+            if not domain2 or len(set(domain2)) != len(domain2):
+                raise ValueError(f"domain2 must be non-empty distinct keys, got {len(domain2)} with repeats or none")
+            object.__setattr__(self, "domain2", domain2)
+        if self.period is not None:
+            period, first, last = self.period
+            if period not in _PERIOD_MONTHS or not 1 <= int(first) <= int(last) <= 9999 or self.key is None:
+                raise ValueError(f"period must be (year or month, first year, last year) with a key, got {self.period}")
+            if len(self.domain) != (int(last) - int(first) + 1) * _PERIOD_MONTHS[period] or self.other:
+                raise ValueError("a period's domain must be its labels, one per period, without other")
+            object.__setattr__(self, "period", (period, int(first), int(last)))
+        if self.where is not None:
+            where = tuple((str(c), str(cond), v) for c, cond, v in self.where)
+            for _, cond, _ in where:
+                if cond not in _NUMBER_SQL and cond not in ("is", "is not"):
+                    raise ValueError(f"a condition must be one of {', '.join(_NUMBER_SQL)}, is, is not, got {cond!r}")
+            object.__setattr__(self, "where", where)
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """One label per result row: the declared keys (and "(other)" with ``other``), or ``("",)``."""
+        """One label per result row: the declared keys (and "(other)" with ``other``), or ``("",)``; a two-way
+        table's pairs ``"row × column"``, row by row."""
         if self.domain is None:
             return ("",)
-        return (*self.domain, OTHER) if self.other else self.domain
+        rows = (*self.domain, OTHER) if self.other else self.domain
+        if self.domain2 is None:
+            return rows
+        columns = (*self.domain2, OTHER) if self.other else self.domain2
+        return tuple(f"{r} × {c}" for r in rows for c in columns)
 
     def sql(self, source: str, dialect: Dialect, *, integral: bool = False) -> str:
         """The query over the table or view named ``source``: one row per key code found (``g``: the key's position
@@ -286,6 +333,7 @@ class Aggregate:
         if self.value:
             where.append(f"{d.identifier(self.value)} IS NOT NULL")
             where.append(f"NOT isnan(CAST({d.identifier(self.value)} AS DOUBLE))")
+        where += [self._condition(d, *c) for c in self.where or ()]
         if self.key is None:
             rows = f"SELECT {person} AS p, 0 AS g, {value} AS v FROM {source}"
             return rows + (f" WHERE {' AND '.join(where)}" if where else "")
@@ -295,6 +343,16 @@ class Aggregate:
             cases = " ".join(f"WHEN {x} < {e!r} THEN {i}" for i, e in enumerate(self.edges, start=1))
             code = f"CASE {cases} ELSE {len(self.domain)} END" if cases else "1"
             where += [f"{column} IS NOT NULL", f"NOT isnan({x})"]
+            rows = f"SELECT {person} AS p, {code} AS g, {value} AS v FROM {source}"
+            return rows + f" WHERE {' AND '.join(where)}"
+        if self.period is not None:  # a date's year and month from its text (guarded: a CASE casts matches only)
+            period, first, last = self.period
+            text = f"CAST({column} AS {d.text})"
+            match = d.search(text, DATE_PATTERN)
+            year = f"(CASE WHEN {match} THEN CAST(substr({text}, 1, 4) AS INTEGER) ELSE -1 END)"
+            month = f"(CASE WHEN {match} THEN CAST(substr({text}, 6, 2) AS INTEGER) ELSE -1 END)"
+            code = f"({year} - {first} + 1)" if period == "year" else f"(({year} - {first}) * 12 + {month})"
+            where += [f"{column} IS NOT NULL", f"{year} BETWEEN {first} AND {last}", f"{month} BETWEEN 1 AND 12"]
             rows = f"SELECT {person} AS p, {code} AS g, {value} AS v FROM {source}"
             return rows + f" WHERE {' AND '.join(where)}"
         # the declared keys as a small table joined on the key's text (a hash join, any domain size); a whole number
@@ -307,11 +365,40 @@ class Aggregate:
         join, code = (
             ("LEFT JOIN", f"coalesce(dom.code, {len(self.domain) + 1})") if self.other else ("JOIN", "dom.code")
         )
+        second = ""
+        if self.key2 is not None:  # a two-way table: the pair's code, row by row
+            domain2 = ", ".join(
+                f"({d.literal(text)}, {i})"
+                for i, k in enumerate(self.domain2, start=1)
+                for text in _spellings(k, self.domain2)
+            )
+            width = len(self.domain2) + self.other
+            code2 = f"coalesce(dom2.code, {len(self.domain2) + 1})" if self.other else "dom2.code"
+            code = f"(({code}) - 1) * {width} + {code2}"
+            second = (
+                f" {join} (VALUES {domain2}) AS dom2(label, code) "
+                f"ON CAST({d.identifier(self.key2)} AS {d.text}) = dom2.label"
+            )
         rows = (
             f"SELECT {person} AS p, {code} AS g, {value} AS v FROM {source} "
-            f"{join} (VALUES {domain}) AS dom(label, code) ON CAST({column} AS {d.text}) = dom.label"
+            f"{join} (VALUES {domain}) AS dom(label, code) ON CAST({column} AS {d.text}) = dom.label{second}"
         )
         return rows + (f" WHERE {' AND '.join(where)}" if where else "")
+
+    @staticmethod
+    def _condition(d: Dialect, column: str, condition: str, value) -> str:
+        """One condition of a count where in SQL, as :func:`dpcore.plan_release` applies it: a number compared when
+        finite (NaN sorts above every number in both engines, so ``abs(x) <= max`` leaves out NaN and infinities);
+        a text equal to the declared one (a whole number in a floating-point column too), a missing value never."""
+        name = d.identifier(column)
+        if condition in _NUMBER_SQL:
+            x = f"CAST({name} AS DOUBLE)"
+            return (
+                f"({name} IS NOT NULL AND abs({x}) <= {_LARGEST!r} AND {x} {_NUMBER_SQL[condition]} {float(value)!r})"
+            )
+        spellings = ", ".join(d.literal(t) for t in _spellings(str(value), (str(value),)))
+        equal = f"CAST({name} AS {d.text}) IN ({spellings})"
+        return f"({name} IS NOT NULL AND {'' if condition == 'is' else 'NOT '}{equal})"
 
 
 def _spellings(key: str, domain) -> tuple[str, ...]:
@@ -324,6 +411,13 @@ def _spellings(key: str, domain) -> tuple[str, ...]:
         return text, f"{text}.0"
     return (text,)
 
+
+#: The SQL of each number condition (:data:`dpcore.plan.NUMBER_CONDITIONS`, numpy's comparisons in dpcore).
+_NUMBER_SQL = dict(zip(NUMBER_CONDITIONS, (">=", ">", "<=", "<", "=", "<>")))
+#: The largest finite double: ``abs(x) <= _LARGEST`` holds for every finite number and for no NaN or infinity.
+_LARGEST = float(np.finfo(np.float64).max)
+#: Months per period.
+_PERIOD_MONTHS = {"year": 1, "month": 12}
 
 #: The prime modulus of the sampling hash (2³¹ − 1): products of two residues stay below 2⁶² (no overflow in BIGINT).
 _P = 2_147_483_647
@@ -446,8 +540,9 @@ def plan_aggregates(plan, seed) -> list[Aggregate]:
 
     ``plan`` is a :class:`dpcore.plan.Plan` (or an Allocation's ``.plan``); ``seed`` the sampling seed of the
     contribution bounding (a simulation's, or for a publication a fresh secret one: :func:`secret_seed`). Each
-    statistic is bounded on its own rows, as in :mod:`dpcore.plan_release`: a count per person (m rows), a count, sum
-    or mean per declared group, category counts and a histogram per person and key (L₀ keys, L∞ rows each). What
+    statistic is bounded on its own rows, as in :mod:`dpcore.plan_release`: a count and a count where per person (m
+    rows), a count, sum or mean per declared group, category counts, a histogram, a two-way table, counts per period
+    and the most common value's counts per person and key (L₀ keys, L∞ rows each). What
     :func:`dpcore.plan_release.publish_from_aggregates` takes: their ``rows`` and ``total`` on the statistic's labels.
 
     Raises
@@ -469,6 +564,16 @@ def plan_aggregates(plan, seed) -> list[Aggregate]:
         if stat.kind == "histogram":
             labels = stat.labels
             out.append(Aggregate(key=stat.column, domain=labels, edges=tuple(stat.edges[1:-1]), **common))
+        elif stat.kind == "count_where":
+            out.append(Aggregate(where=stat.where, **common))
+        elif stat.kind == "two_way":
+            keyed = {"key": stat.column, "domain": stat.domain, "key2": stat.by, "domain2": stat.keys}
+            out.append(Aggregate(**keyed, other=stat.other, **common))
+        elif stat.kind == "periods":
+            period = (stat.period, stat.first_year, stat.last_year)
+            out.append(Aggregate(key=stat.column, domain=stat.labels, period=period, **common))
+        elif stat.kind == "most_common":  # its counts per declared category (the selection is dpcore's)
+            out.append(Aggregate(key=stat.column, domain=stat.domain, **common))
         elif stat.kind == "counts":
             out.append(Aggregate(key=stat.column, domain=stat.domain, other=stat.other, **common))
         elif stat.kind == "count":
