@@ -121,6 +121,7 @@ from dpcore.partition_selection import (
 from dpcore.publish import publish_two_way_table
 from dpcore.queries import dp_count_matching_all, dp_two_way_table, noise_mechanism
 from dpcore.staircase import Staircase, optimal_gamma
+from dpcore.svt import exact_above_threshold_scales
 
 COLUMN = [1.0, 2.0, 5.0, 7.0]
 ANSWERS = [0.0, 3.0, 1.0]
@@ -223,6 +224,7 @@ CALLS = {
     "dpcore.svt.sparse": {"epsilon": lambda e: sparse(ANSWERS, 1.0, 2, e, 0)},
     "dpcore.svt.sparse_trials": {"epsilon": lambda e: sparse_trials(ANSWERS, 1.0, 2, e, 0, 3)},
     "dpcore.svt.range_query_svt": {"epsilon": lambda e: range_query_svt(ANSWERS, 1.0, 2, e, 0)},
+    "dpcore.svt.exact_above_threshold_scales": {"epsilon": lambda e: exact_above_threshold_scales(e)},
     "dpcore.svt.naive_range_query": {"epsilon": lambda e: naive_range_query(ANSWERS, 1.0, e, 0)},
     "dpcore.svt.above_threshold_scales": {"epsilon": lambda e: above_threshold_scales(e)},
     "dpcore.svt.sparse_scales": {"epsilon": lambda e: sparse_scales(e, 3)},
