@@ -1,5 +1,7 @@
-"""Each page's one published release, as plain functions of prepared inputs and a seed.
+"""Each page's one simulated release, as plain functions of prepared inputs and a seed.
 
+Seeded noise: anyone with the seed can recompute it, so nothing drawn here is private
+or published (a view's Publish section draws with secure noise, :mod:`explorer.publishing`).
 The page calls these functions to draw what it shows, and :mod:`explorer.snippets`
 offers their source (``inspect.getsource``) as the downloadable snippet, so the
 file a user runs is the code that drew the screen, not a copy of it. Each
@@ -106,7 +108,7 @@ def central_query(
 ):
     """One central release of a count, clipped sum, mean or histogram of a numeric column.
 
-    The answer to publish is drawn on a lattice with exact noise (``.on_lattice``); the
+    The answer is drawn on a lattice with exact noise (``.on_lattice``), as a publication's is; the
     result keeps its noise law for the page's simulations.
     """
     rng = np.random.default_rng(seed)
@@ -257,7 +259,7 @@ def random_ranges(lower, upper, n_queries, seed):
 
 
 def whole_counts(counts) -> list:
-    """Counts in whole units, the one rounding rule of a published count (dpcore.postprocess.release_step)."""
+    """Counts in whole units, the one rounding rule of a released count (dpcore.postprocess.release_step)."""
     return round_release(counts, release_step(np.nan, whole=True))
 
 
@@ -270,7 +272,7 @@ def range_queries(values, lower, upper, n_queries, threshold_share, c, epsilon, 
     xs = np.sort(values)
     true = np.searchsorted(xs, ends[:, 1], "right") - np.searchsorted(xs, ends[:, 0], "left")
     threshold = round(threshold_share / 100 * values.size)
-    # the answers are published: drawn on a lattice with exact noise
+    # the answers are released (simulated here): drawn on a lattice with exact noise, as a publication's are
     svt = dict(range_query_svt(true, threshold, c, epsilon, np.random.default_rng(seeds[1]), lattice=True))
     naive = dict(naive_range_query(true, threshold, epsilon, np.random.default_rng(seeds[2]), lattice=True))
     table = pd.DataFrame(

@@ -1,5 +1,9 @@
 """The downloadable Python snippets: the release function that drew the page, with the page's arguments.
 
+A snippet reproduces a SIMULATED release (seeded noise, recomputable by anyone with the seed: not
+private). Its docstring says so and how to publish instead, and the first line it prints is
+:data:`explorer.export.SIMULATED_NOTE`, as every simulated file says on each row.
+
 Each snippet is built here from the real source of a function in
 :mod:`explorer.releases` (``inspect.getsource``, as Streamlit's own ``hello``
 app shows its demos), so that it cannot drift from what the page computed;
@@ -23,6 +27,7 @@ import numpy as np
 
 from explorer import releases
 from explorer.dataset import Dataset
+from explorer.export import SIMULATED_NOTE
 
 __all__ = [
     "local_counts",
@@ -43,11 +48,22 @@ __all__ = [
     "private_model",
 ]
 
-_HEADER = '''"""Reproduce a DP Explorer release: same data, same seed, same numbers.
+#: The opening of every snippet: what it reproduces is a simulation (explorer.export.SIMULATED_NOTE, one home for the
+#: sentence), and how to publish instead.
+_HEADER = f'''"""Reproduce a SIMULATED DP Explorer release: same data, same seed, same numbers.
+
+{SIMULATED_NOTE[0].upper() + SIMULATED_NOTE[1:]}.
+The seed is written below, so anyone with this file can recompute the noise and
+subtract it: publish nothing this script prints. To publish, use the view's
+Publish section in the app (fresh secure noise, charged to the publication log), or:
+    python -m dpx_publish publish plan.json data.csv --out release.zip
 
 Needs the dp-explorer package (dpcore and explorer): pip install -e <the repository>.
 """
 '''
+
+#: The first line every snippet prints: what follows is simulated, not private (as every simulated file says).
+_SAY_SIMULATED = "print('#', SIMULATED_NOTE)  # the first line printed: what follows is a simulation\n"
 
 
 def _imports() -> str:
@@ -138,13 +154,15 @@ def _build(ds: Dataset, prepare: str, function, call: str, show: str) -> str:
         _HEADER
         + _imports()
         + "from explorer.columns import condition_mask, encode_categories, numeric_values, parse_dates, period_codes\n"
-        + "from explorer.dataset import load_csv, load_demo\n\n\n"
+        + "from explorer.dataset import load_csv, load_demo\n"
+        + "from explorer.export import SIMULATED_NOTE\n\n\n"
         + "\n\n".join(inspect.getsource(f) for f in functions)
         + "\n\n"
         + _load(ds)
         + "\n"
         + prepare
         + f"release = {call}\n"
+        + _SAY_SIMULATED
         + show
         + "\n"
     )
@@ -244,7 +262,7 @@ def compare_quantiles(ds: Dataset, column: str, q, lower, upper, bins, mechanism
 def count_matching(
     ds: Dataset, column: str, condition: str, value, epsilon: float, seed, noise, delta, second=None
 ) -> str:
-    """The snippet of :func:`explorer.releases.count_matching` (prints the published count); with ``second`` (a
+    """The snippet of :func:`explorer.releases.count_matching` (prints the simulated count); with ``second`` (a
     second condition: its column, condition and value), of :func:`explorer.releases.count_matching_all`."""
     if second is not None:
         other, other_condition, other_value = second
@@ -266,7 +284,7 @@ def count_matching(
 
 
 def category_counts(ds: Dataset, column: str, epsilon: float, seed, noise, delta) -> str:
-    """The snippet of :func:`explorer.releases.category_counts` (prints the published counts)."""
+    """The snippet of :func:`explorer.releases.category_counts` (prints the simulated counts)."""
     return _build(
         ds,
         f"codes, labels, _ = encode_categories({_column(column)})\n",
@@ -341,7 +359,7 @@ def clipping_bound(ds: Dataset, column: str, largest: float, n_candidates: int, 
 
 
 def automatic_mean(ds: Dataset, column: str, largest: float, n_candidates: int, epsilon: float, seed) -> str:
-    """The snippet of :func:`explorer.releases.automatic_mean` (prints the published mean and the bound it chose)."""
+    """The snippet of :func:`explorer.releases.automatic_mean` (prints the simulated mean and the bound it chose)."""
     return _build(
         ds,
         f"values, dropped = numeric_values({_column(column)})\n",

@@ -55,12 +55,18 @@ def chart_values(y) -> np.ndarray:
     return np.asarray(y, dtype=float)
 
 
+#: The first line every snippet prints: what follows is simulated, not private (explorer.export's one sentence).
+SAYS_SIMULATED = f"# {SIMULATED_NOTE}\n"
+
+
 def run_snippet(code: str, tmp_path) -> str:
+    """What ``code`` prints after its first line, which must say that the release is simulated, not private."""
     path = tmp_path / "snippet.py"
     path.write_text(code, encoding="utf-8")
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
+    assert done.stdout.startswith(SAYS_SIMULATED), done.stdout[:200]
+    return done.stdout.removeprefix(SAYS_SIMULATED)
 
 
 LABEL = ("mechanism", "epsilon", "delta", "neighbouring_relation", "unit_of_privacy")
@@ -202,7 +208,8 @@ def test_quantile_snippet_prints_the_value_the_page_released_and_carries_no_secr
     assert printed == page["released"][0]  # the same draw, to the last bit
     assert metric(at, "Released (simulated, not private)") in (f"{printed:,.0f}", f"{printed:.4g}")
     # a simulation's seed and the view's settings only: no publication, no secure noise, no session or log
-    assert "quantile(values, 0.9, " in code and "SecureGenerator" not in code and "publish" not in code
+    body = code.split('"""', 2)[2]  # past the header, which says how to publish instead
+    assert "quantile(values, 0.9, " in code and "SecureGenerator" not in code and "publish" not in body
     assert "session" not in code and "DPX_DATA_DIR" not in code
 
 
@@ -507,6 +514,19 @@ def test_every_snippet_builder_meets_the_hostile_upload():
     assert {name.split(" ")[0] for name in HOSTILE_CASES} == set(snippets.__all__)
 
 
+def test_every_snippet_says_it_reproduces_a_simulated_release_and_how_to_publish_instead(hostile):
+    """Every builder (HOSTILE_CASES covers snippets.__all__, above); each case runs in the test below and prints
+    SAYS_SIMULATED first. Builds only: about 0.1 s."""
+    _, ds = hostile
+    for case, (build, _) in HOSTILE_CASES.items():
+        code = build(ds)
+        header = ast.get_docstring(ast.parse(code))
+        assert header.startswith("Reproduce a SIMULATED DP Explorer release"), case
+        assert SIMULATED_NOTE[1:] in header and "not private" in header, case  # explorer.export's one sentence
+        assert "Publish section" in header and "python -m dpx_publish publish plan.json data.csv" in header, case
+        assert code.count("print('#', SIMULATED_NOTE)") == 1, case
+
+
 @pytest.mark.parametrize("case", HOSTILE_CASES)
 def test_a_snippet_on_a_hostile_upload_prints_the_release_and_runs_nothing_else(case, hostile, tmp_path):
     raw, ds = hostile
@@ -515,7 +535,7 @@ def test_a_snippet_on_a_hostile_upload_prints_the_release_and_runs_nothing_else(
     done, created = run_sandboxed(code, raw, FILE_NAME, tmp_path)
     assert not created, created  # no marker file, nor anything else
     assert done.returncode == 0, done.stderr.decode()[-2000:]
-    assert done.stdout.decode("utf-8") == printed(ds)  # the release, exactly, and nothing more
+    assert done.stdout.decode("utf-8") == SAYS_SIMULATED + printed(ds)  # simulated: the release, and nothing more
     for char in "\r\x0c\u2028\u2029":  # every line break but the snippet's own \n is escaped in a literal
         assert char not in code
     calls = [n.func.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
