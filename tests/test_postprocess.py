@@ -50,6 +50,22 @@ def test_release_step_is_whole_units_for_a_count_and_a_decade_below_a_tenth_of_t
     assert release_step(float("nan")) is None and release_step(0.0) is None
 
 
+def test_error_step_follows_the_smallest_stated_error():
+    """A number stated with several errors (a mean at its planned n and at its released count) is rounded for the
+    smallest: the Adult mean stated ±1.48 at the page's planned 1,000 and ±0.0455 at 32,561 is rounded to 0.001
+    (at most 1.1% of the smaller error), not to the 0.1 the planned one alone gives (more than its whole noise)."""
+    from dpcore.postprocess import error_step, round_release
+
+    for errors in ((1.48, 0.0455), (0.0455, 1.48), (5.99,), (0.1, 0.1), (1e-7, None, float("nan")), (3e5, 2e4)):
+        step = error_step(*errors)
+        smallest = min(e for e in errors if e is not None and np.isfinite(e))
+        assert step <= smallest / 10 < 10 * step  # the largest power of ten at most a tenth of the smallest
+        assert np.log10(step) == round(np.log10(step))
+        assert abs(round_release(38.56156208201108, step) - 38.56156208201108) <= step / 2 <= smallest / 20
+    assert error_step(1.48, 0.0455) == 0.001 and error_step(1.48) == 0.1
+    assert error_step() is None and error_step(None, 0.0, float("nan"), -1.0) is None
+
+
 def test_rounding_costs_at_most_a_small_share_of_the_noise_variance():
     from dpcore import Laplace
     from dpcore.postprocess import release_step, round_release
