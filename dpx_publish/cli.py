@@ -6,7 +6,10 @@ so that the app and the command line charge the same budget for the same file), 
 over every row in DuckDB (each person's rows bounded with a fresh secret seed; memory follows the number of labels,
 not of rows), charges the persistent publication log (``--log``, default
 :func:`explorer.publication_log.default_path`) all or nothing, and writes the package (:mod:`dpx_publish.package`).
-``plan`` shows the split of a plan without reading any data.
+``plan`` shows the split of a plan without reading any data. ``budget`` sets a data file's publication budget
+(``python -m dpx_publish budget data.csv --epsilon 8 --reason "..."``): the operator's act, raising included, which
+the app's page does not offer (it may only lower); the file is fingerprinted as the app does
+(:func:`explorer.dataset.file_fingerprint`), so the budget set is the one the app charges.
 
 Anything wrong with the plan, the data, the budget, the log or the output is said in one sentence on standard error,
 with exit code 2 and no traceback; nothing is charged and no file is written. The output is claimed before the log is
@@ -24,6 +27,7 @@ import sys
 import tempfile
 
 from dpcore.plan import Plan, PlanError, allocate, plan_from_dict
+from dpcore.validation import check_epsilon, check_probability
 
 __all__ = ["read_plan", "main", "EXIT_REFUSED"]
 
@@ -73,6 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     pub.add_argument("--log", default=None, help="the publication log (SQLite); default: the app's")
     show = sub.add_parser("plan", help="show how a plan splits its budget (reads no data)")
     show.add_argument("plan", help="the plan file (JSON)")
+    budget = sub.add_parser("budget", help="set a data file's publication budget (the operator's act: raise or lower)")
+    budget.add_argument("data", help="the data file, fingerprinted as the app does (any format, any size)")
+    budget.add_argument("--epsilon", required=True, help="the new budget's ε, above 0")
+    budget.add_argument("--delta", default=None, help="the new budget's δ, in [0, 1); default: the budget's δ now")
+    budget.add_argument("--reason", required=True, help="why, kept in the log with the change")
+    budget.add_argument("--log", default=None, help="the publication log (SQLite); default: the app's")
     return parser
 
 
@@ -91,7 +101,6 @@ def _show(plan: Plan) -> str:
 def _publish(args) -> str:
     from dpx_publish.package import publish_package
     from dpx_publish.source import open_file
-    from explorer.publication_log import DATA_DIR_VARIABLE, PublicationLog, default_path
 
     plan = read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace"))
     allocate(plan)  # a plan refused before the data is read
@@ -101,13 +110,7 @@ def _publish(args) -> str:
         raise _Refused(f"the folder of --out {str(out)!r} does not exist")
     if out.is_dir():
         raise _Refused(f"--out {str(out)!r} is a folder: name the zip file to write")
-    try:
-        log_path = args.log if args.log else default_path()
-    except OSError as exc:
-        raise _Refused(
-            f"the folder of the publication log (${DATA_DIR_VARIABLE}) cannot be created ({exc.strerror or exc})"
-        ) from None
-    log = PublicationLog(log_path)
+    log = _log(args.log)
     claim = _claim(out)  # before the charge: an output that cannot be written costs nothing
     try:
         package = publish_package(plan, source, log=log, fingerprint=source.fingerprint, dataset=source.name)
@@ -120,6 +123,54 @@ def _publish(args) -> str:
     return (
         f"published {len(a.shares)} statistics at ε = {a.epsilon:.6g}, δ = {a.delta:.3g} (charged to {log.path}); "
         f"package written to {out}"
+    )
+
+
+def _number(text: str, option: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise _Refused(f"{option} must be a number, got {text!r}") from None
+
+
+def _log(path):
+    """The publication log at ``path``, or the app's (:func:`explorer.publication_log.default_path`)."""
+    from explorer.publication_log import DATA_DIR_VARIABLE, PublicationLog, default_path
+
+    try:
+        path = path if path else default_path()
+    except OSError as exc:
+        raise _Refused(
+            f"the folder of the publication log (${DATA_DIR_VARIABLE}) cannot be created ({exc.strerror or exc})"
+        ) from None
+    return PublicationLog(path)
+
+
+def _words(budget) -> str:
+    return f"ε = {budget[0]:.6g}, δ = {budget[1]:.3g}"
+
+
+def _budget(args) -> str:
+    """Set the budget of the data file ``args.data`` in the log: its fingerprint is the app's, of the file's bytes."""
+    from explorer.dataset import file_fingerprint
+
+    # refused before the file is read and before the log is opened: dpcore's rules, in one sentence
+    epsilon = check_epsilon(_number(args.epsilon, "--epsilon"), "--epsilon")
+    delta = None if args.delta is None else _number(args.delta, "--delta")
+    if delta is not None:
+        check_probability(delta, "--delta", low_open=False)
+    if not args.reason.strip():
+        raise _Refused("--reason must say why the budget changes (the log keeps it with the change), got ''")
+    try:
+        fingerprint = file_fingerprint(pathlib.Path(args.data))
+    except OSError as exc:
+        raise _Refused(f"the data file {args.data!r} cannot be read ({exc.strerror or exc})") from None
+    log = _log(args.log)
+    old = log.budget(fingerprint)
+    new = log.set_budget(fingerprint, epsilon, old.delta if delta is None else delta, reason=args.reason.strip())
+    return (
+        f"the publication budget of {args.data} was {_words(old)} and is now {_words(new)}; "
+        f"spent so far {_words(log.spent(fingerprint))} (log: {log.path})"
     )
 
 
@@ -140,11 +191,12 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit code (0, or 2 with one sentence on standard error)."""
     args = _parser().parse_args(argv)
     try:
-        message = (
-            _show(read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace")))
-            if (args.command == "plan")
-            else _publish(args)
-        )
+        if args.command == "plan":
+            message = _show(read_plan(_read_file(args.plan, "plan file").decode("utf-8", errors="replace")))
+        elif args.command == "budget":
+            message = _budget(args)
+        else:
+            message = _publish(args)
     except (_Refused, ValueError, TypeError, OSError) as exc:
         print(_sentence(exc), file=sys.stderr)
         return EXIT_REFUSED

@@ -14,7 +14,9 @@ Rules of the log
   δ = :data:`DEFAULT_DELTA` = 10⁻⁵ (the session ledger's default, so the two tell the same story
   until someone decides otherwise). :meth:`PublicationLog.set_budget` changes it deliberately: it may
   be raised, or lowered, never below what was already spent; every change, the first one included,
-  is kept with its time and reason and exported with the log.
+  is kept with its time and reason and exported with the log. Raising is the operator's act: the app's
+  page asks ``lower_only`` (anyone on a shared server can reach it), the command line
+  ``python -m dpx_publish budget`` (shell access to the server) may raise.
 - **Basic composition.** What was spent is the sum of the ε's and the sum of the δ's of every
   release stored (Dwork & Roth 2014, Theorem 3.16). It holds for any mix of mechanisms, which is
   why the log uses it: the session ledger charges the tightest of several accountants, for
@@ -80,6 +82,7 @@ __all__ = [
     "BUSY_TIMEOUT_SECONDS",
     "FILE_NAME",
     "PublicationBudgetError",
+    "RaiseRefusedError",
     "LogUnavailableError",
     "PublicationLog",
     "cost_under",
@@ -177,6 +180,21 @@ class PublicationBudgetError(BudgetError):
             f"this publication would bring what was spent on this data to {_words(total)}, over its budget of "
             f"{_words(budget)} (spent so far {_words(spent)}, this publication {_words(asked)}); "
             "nothing was drawn and nothing was charged",
+        )
+
+
+class RaiseRefusedError(ValueError):
+    """A budget change asked with ``lower_only`` (the page's) that would raise ε or δ: nothing was changed.
+
+    ``budget`` is the budget now, ``asked`` the one refused (:class:`~dpcore.accounting.Budget`). Raising a budget is
+    the operator's act, on the server: ``python -m dpx_publish budget`` (:mod:`dpx_publish.cli`).
+    """
+
+    def __init__(self, *, budget: Budget, asked: Budget):
+        self.budget, self.asked = budget, asked
+        super().__init__(
+            f"the budget of this data can only be lowered here, from {_words(budget)}, not raised to {_words(asked)}: "
+            "raising it is done by whoever runs the server (python -m dpx_publish budget)"
         )
 
 
@@ -458,12 +476,16 @@ class PublicationLog:
         with self._write() as conn:
             return self._ensure_budget(conn, fingerprint)
 
-    def set_budget(self, fingerprint: str, epsilon: float, delta: float, *, reason: str = "") -> Budget:
+    def set_budget(
+        self, fingerprint: str, epsilon: float, delta: float, *, reason: str = "", lower_only: bool = False
+    ) -> Budget:
         """Set the (ε, δ) budget of the data with this fingerprint, and keep the change with its time and reason.
 
         A budget may be raised (a decision, kept in the log's history and its exports) or lowered,
         but never below what was already spent on the data: the publications are out, and a
-        budget under them would say the data has more left than it has.
+        budget under them would say the data has more left than it has. With ``lower_only`` (the
+        app's page: whoever opens it may ask), a raise of ε or δ is refused inside the same
+        transaction; the operator raises with the command line (``python -m dpx_publish budget``).
 
         Parameters
         ----------
@@ -474,6 +496,8 @@ class PublicationLog:
             In [0, 1).
         reason : str, default ""
             Why the budget is what it is, kept with the change.
+        lower_only : bool, default False
+            Refuse a new budget above the current one (in ε or δ); a dataset never seen has the default budget.
 
         Returns
         -------
@@ -484,12 +508,16 @@ class PublicationLog:
         ------
         ValueError
             If the new budget is below what was spent (in ε or in δ); the budget is unchanged.
+        RaiseRefusedError
+            (A ``ValueError``.) With ``lower_only``, if the new budget is above the current one; unchanged.
         """
         fingerprint = _check_text(fingerprint, "fingerprint", _MAX_FINGERPRINT, empty=False)
         new = _check_budget(epsilon, delta, "budget")
         reason = _check_text(reason, "reason", _MAX_TEXT)
         with self._write() as conn:
-            old = self._budget_row(conn, fingerprint)
+            old = self._ensure_budget(conn, fingerprint) if lower_only else self._budget_row(conn, fingerprint)
+            if lower_only and (new.epsilon > old.epsilon or new.delta > old.delta):
+                raise RaiseRefusedError(budget=old, asked=new)
             if old is None:
                 return self._new_budget(conn, fingerprint, new, reason or "set before the first publication")
             spent = self._spent(conn, fingerprint)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from collections.abc import Callable
 
 import pandas as pd
@@ -23,8 +24,9 @@ from dpcore.release import Release
 from explorer import state
 from explorer.export import published_label, published_table, rounded, to_safe_csv
 from explorer.markup import md, plain_sentence
+from explorer.publication_log import RaiseRefusedError
 
-__all__ = ["section", "action", "publication_log", "log_summary", "over_budget"]
+__all__ = ["section", "action", "publication_log", "log_summary", "over_budget", "budget_command", "raise_refusal"]
 
 _SHOWN = "_published_"
 
@@ -214,8 +216,8 @@ def _number(v: float) -> str:
 def log_view() -> None:
     """The publication log of the active data: what was published, what it cost, its files and its budget.
 
-    Nothing here deletes: a publication is out, and its charge stays. The budget may be changed (never below what
-    was spent), with a reason the log keeps.
+    Nothing here deletes: a publication is out, and its charge stays. The budget may be lowered (never below what
+    was spent), with a reason the log keeps; raising it is the operator's act (:func:`budget_command`).
     """
     ds = state.dataset()
     fingerprint = ds.fingerprint or ds.identity
@@ -276,23 +278,65 @@ def log_view() -> None:
         mime="application/json",
         help="The budget and its changes, what was spent, and every release with its privacy label.",
     )
-    with st.expander("Change this data's publication budget"):
+    _lower_budget(ds, fingerprint, log)
+
+
+def budget_command(ds, epsilon: float) -> str:
+    """The command whoever runs the server types to set this data's budget to ``epsilon``: ``python -m dpx_publish
+    budget`` on the data file (a data-folder file by its path, a demo table by its file in the repository's
+    ``data/``, an upload by its name: the operator needs the same bytes), shell-quoted; the reason is left to them."""
+    if ds.path:
+        file = ds.path
+    elif ds.demo is not None:
+        file = f"data/{ds.name}"
+    else:
+        file = ds.name
+    return f"python -m dpx_publish budget {shlex.quote(file)} --epsilon {epsilon:.10g} --reason '...'"
+
+
+def raise_refusal(ds, current: float, epsilon: float) -> str:
+    """The one sentence refusing a raise of the budget on the page, with the operator's exact command."""
+    return (
+        f"This page can only lower the budget (ε = {current:g} now): raising it to ε = {epsilon:.10g} is done by "
+        f"whoever runs the server, with {budget_command(ds, epsilon)} on the same file."
+    )
+
+
+def _lower_budget(ds, fingerprint: str, log) -> None:
+    """The expander that lowers this data's budget, with a reason the log keeps; a raise is the operator's act.
+
+    Anyone who opens the page on a shared server reaches this, so the log is asked ``lower_only``: a raise is
+    refused there, in the same transaction, and here in one sentence naming the command line that does it.
+    """
+    with st.expander("Lower this data's publication budget", icon=":material/lock:"):
+        current = log.budget(fingerprint)
+        st.caption(
+            "Lowering is kept in the log with its reason, and never goes below what was spent. Raising a budget is "
+            "done by whoever runs the server, on the command line."
+        )
         c1, c2 = st.columns(2)
         epsilon = c1.number_input(
-            "Budget ε",
-            min_value=0.01,
-            max_value=100.0,
-            value=float(log.budget(fingerprint)[0]),
-            key="pub_budget_epsilon",
+            "New budget ε (lower only)", min_value=0.01, value=float(current.epsilon), key="pub_budget_epsilon"
         )
         reason = c2.text_input("Why (kept in the log)", max_chars=200, key="pub_budget_reason")
-        if st.button("Set the publication budget", key="pub_set_budget"):
-            try:
-                log.set_budget(fingerprint, epsilon, log.budget(fingerprint)[1], reason=reason)
-            except ValueError as exc:
-                st.warning(f"Not changed: {md(plain_sentence(exc))}")
-            else:
-                st.rerun()
+        raising = epsilon > current.epsilon
+        if raising:
+            st.info(md(raise_refusal(ds, current.epsilon, epsilon)))
+        if not st.button(
+            "Lower the publication budget", key="pub_set_budget", disabled=raising or epsilon == current.epsilon
+        ):
+            return
+        if not reason.strip():
+            st.warning("Not changed: say why in “Why (kept in the log)”, which the log keeps with the change.")
+            return
+        try:
+            log.set_budget(fingerprint, epsilon, current.delta, reason=reason.strip(), lower_only=True)
+        except RaiseRefusedError:  # raised meanwhile by the operator, or a click on a disabled button
+            st.warning(md(raise_refusal(ds, log.budget(fingerprint).epsilon, epsilon)))
+        except ValueError as exc:
+            st.warning(f"Not changed: {md(plain_sentence(exc))}")
+        else:
+            st.rerun()
 
 
 def sidebar_line() -> None:

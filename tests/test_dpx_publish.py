@@ -321,3 +321,75 @@ def test_a_plan_whose_source_says_a_fact_was_read_from_the_data_is_not_published
     if (tmp_path / "log.db").exists():  # opened, never charged
         with sqlite3.connect(tmp_path / "log.db") as conn:
             assert conn.execute("SELECT COUNT(*) FROM publications").fetchone()[0] == 0
+
+
+# --------------------------------------------------------------------------- the budget command (issue 18)
+# Raising a dataset's publication budget is the operator's act, on the server: `python -m dpx_publish budget`.
+# The app's page may only lower it (tests/test_page_publication_budget.py). Each test below takes about 0.1 s.
+
+
+def _budget(data, *options, log=None) -> int:
+    return main(["budget", str(data), *options, *(["--log", str(log)] if log else [])])
+
+
+def test_budget_command_sets_the_budget_the_app_charges_and_says_the_old_and_the_new(files, capsys, monkeypatch):
+    from explorer.dataset import load_csv
+    from explorer.publication_log import DEFAULT_DELTA, DEFAULT_EPSILON, FILE_NAME
+
+    tmp_path, _, data = files
+    monkeypatch.setenv("DPX_DATA_DIR", str(tmp_path / "server"))  # no --log: the log in the app's data folder
+    assert _budget(data, "--epsilon", "8", "--reason", "a second release round") == 0
+    said = capsys.readouterr().out
+    old = f"ε = {DEFAULT_EPSILON:.6g}, δ = {DEFAULT_DELTA:.3g}"
+    assert f"was {old} and is now ε = 8, δ = {DEFAULT_DELTA:.3g}" in said
+    log = PublicationLog(tmp_path / "server" / FILE_NAME)
+    fingerprint = load_csv(data.read_bytes(), data.name).fingerprint  # the key the app keeps an upload's budget under
+    assert tuple(log.budget(fingerprint)) == (8.0, DEFAULT_DELTA)
+    change = json.loads(log.to_json(fingerprint))["budget_changes"][-1]
+    assert (change["reason"], change["previous_epsilon"], change["epsilon"]) == (
+        "a second release round",
+        DEFAULT_EPSILON,
+        8.0,
+    )
+    assert _budget(data, "--epsilon", "2", "--delta", "1e-6", "--reason", "lowered") == 0  # and lowered, δ too
+    assert tuple(log.budget(fingerprint)) == (2.0, 1e-6)
+    assert "is now ε = 2, δ = 1e-06" in capsys.readouterr().out
+
+
+def test_budget_command_never_goes_below_what_was_spent(files, capsys):
+    tmp_path, plan, data = files
+    assert _publish(tmp_path, plan, data) == 0  # the plan spends ε = 1
+    assert _budget(data, "--epsilon", "0.5", "--reason", "r", log=tmp_path / "log.db") == EXIT_REFUSED
+    assert "already spent" in capsys.readouterr().err
+    assert _spent(tmp_path, data) == pytest.approx((1.0, 0.0))
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        (("--epsilon", "0"), "--epsilon must be in (0, inf), got 0.0."),
+        (("--epsilon", "-1"), "--epsilon must be in (0, inf), got -1.0."),
+        (("--epsilon", "nan"), "--epsilon must be in (0, inf), got nan."),
+        (("--epsilon", "lots"), "--epsilon must be a number, got 'lots'."),
+        (("--epsilon", "3", "--delta", "1"), "--delta must be in [0, 1), got 1.0."),
+    ],
+    ids=["zero", "negative", "nan", "text", "delta 1"],
+)
+def test_budget_command_refuses_bad_numbers_in_one_sentence_with_exit_code_2(options, said, files, capsys):
+    tmp_path, _, data = files
+    assert _budget(data, *options, "--reason", "r", log=tmp_path / "log.db") == EXIT_REFUSED
+    err = capsys.readouterr().err
+    assert err == said + "\n"  # one sentence, no traceback
+    assert not (tmp_path / "log.db").exists()  # refused before the log was opened
+
+
+def test_budget_command_refuses_a_missing_file_or_reason_in_one_sentence_with_exit_code_2(files, capsys):
+    tmp_path, _, data = files
+    for target, reason, said in [
+        (tmp_path / "nope.csv", "r", "The data file '{}' cannot be read (No such file or directory)."),
+        (tmp_path, "r", "The data file '{}' cannot be read (Is a directory)."),
+        (data, "  ", "--reason must say why the budget changes (the log keeps it with the change), got ''."),
+    ]:
+        assert _budget(target, "--epsilon", "3", "--reason", reason, log=tmp_path / "log.db") == EXIT_REFUSED
+        assert capsys.readouterr().err == said.format(target) + "\n"
+    assert not (tmp_path / "log.db").exists()
