@@ -632,3 +632,133 @@ def test_a_declared_category_named_like_the_catch_all_is_refused(field):
         plan_from_dict({"total": {"epsilon": 1.0}, "statistics": [stat]})
     stat["other"] = False  # without the catch-all, "(other)" is an ordinary declared category
     assert plan_from_dict({"total": {"epsilon": 1.0}, "statistics": [stat]}).statistics[0].labels == ("a", "(other)")
+
+
+# ---------------------------------------------------------------------------------------------- 9. every publication
+
+
+def _fixed_stream(key: bytes):
+    """An ``os.urandom`` stand-in: SHAKE-256 of a key and a counter, the same bytes for the same key."""
+    counter = iter(range(1 << 62))
+    return lambda n: hashlib.shake_256(key + next(counter).to_bytes(8, "little")).digest(n)
+
+
+def _all_publication_functions() -> dict[str, object]:
+    """Every public ``publish*`` function of every dpcore module, by qualified name (found by walking the package)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dpcore
+
+    found = {}
+    for info in pkgutil.walk_packages(dpcore.__path__, "dpcore."):
+        module = importlib.import_module(info.name)
+        for name, f in inspect.getmembers(module, inspect.isfunction):
+            if name.startswith("publish") and f.__module__ == module.__name__:
+                found[f"{module.__name__}.{name}"] = f
+    return found
+
+
+def _small_plan(kinds=("count", "counts")):
+    plan = _plan()
+    plan["statistics"] = [s for s in plan["statistics"] if s["kind"] in kinds and "by" not in s]
+    return allocate(plan_from_dict(plan))
+
+
+_X = np.arange(200.0) / 3
+_CODES = np.arange(300) % 4
+#: One call per publication function: small inputs, every number drawn from secure bits. A new publish* function
+#: fails test_every_publication_function_has_a_call until it gets one here.
+PUBLICATION_CALLS = {
+    "dpcore.publish.publish": lambda f: f(__import__("dpcore").dp_count(_X, 1.0, 0)),
+    "dpcore.publish.publish_count": lambda f: f(_X, 1.0),
+    "dpcore.publish.publish_sum": lambda f: f(_X, 0, 50, 1.0, mechanism="gaussian", delta=1e-6),
+    "dpcore.publish.publish_mean": lambda f: f(_X, 0, 50, 1.0),
+    "dpcore.publish.publish_histogram": lambda f: f(_X, 10, 0, 100, 1.0),
+    "dpcore.publish.publish_count_matching": lambda f: f(_X > 20, "x > 20", 1.0),
+    "dpcore.publish.publish_category_counts": lambda f: f(_CODES, "abc", 1.0, other=True),
+    "dpcore.publish.publish_two_way_table": lambda f: f(_CODES % 2, _CODES // 2, ["a", "b"], ["x", "y"], 1.0),
+    "dpcore.publish.publish_most_common": lambda f: f(_CODES, "abcd", 0.01),
+    "dpcore.publish.publish_local_counts": lambda f: f(_CODES, "abc", "OUE", 1.0),
+    "dpcore.publish.publish_local_mean": lambda f: f(_X, 0, 70, 1.0),
+    "dpcore.publish.publish_clipping_bound": lambda f: f(_X, 100.0, 1_000, 0.01),
+    "dpcore.publish.publish_automatic_mean": lambda f: f(_X, 100.0, 20, 1.0),
+    "dpcore.publish.publish_range_counts": lambda f: f(_X, [[0, 30], [30, 70]], 10, 2, 1.0),
+    "dpcore.publish.publish_quantile": lambda f: f(_X, 0.5, 0, 100, 1.0),
+    "dpcore.publish.publish_logistic_regression": lambda f: f(
+        np.eye(4)[:, :2], np.array([0.0, 1.0, 0.0, 1.0]), ["a", "b"], epsilon=1.0, delta=1e-5, iterations=2, clip=1.0
+    ),
+    "dpcore.groupby.publish_group_by": lambda f: f(["a", "b", "a", "c"] * 30, 1.0, keys=["a", "b"], other=True),
+    "dpcore.bound_tradeoff.publish_private_bound": lambda f: f(np.repeat(np.arange(60), 3), 0.1, max_bound=50),
+    "dpcore.plan_release.publish_plan": lambda f: f(_small_plan(("count", "counts", "mean")), _rows()),
+    "dpcore.plan_release.publish_from_aggregates": lambda f: f(
+        _small_plan(), [pd.DataFrame({"rows": [600.0]}), pd.DataFrame({"rows": [120.0] * 5 + [1.0]})]
+    ),
+}
+
+
+def _published_numbers(out) -> tuple:
+    """What a publication shows: a release's values (numbers, or a chosen label), or those of every release of a plan."""
+    if hasattr(out, "releases"):
+        return tuple(v for r in out.releases for v in r.values)
+    return tuple(out.values)
+
+
+def _os_bits_verdict(call, monkeypatch) -> str | None:
+    """Why ``call`` is not a function of its inputs and the operating system's bits alone (None when it is).
+
+    With ``os.urandom`` replaced by one fixed stream, two runs under different numpy and Python global seeds must
+    be equal (nothing else enters); with the real bits, runs must differ. Outputs with few possible values (a
+    chosen bound, a most common category) are drawn again until two differ: at most 40 runs, and each of these
+    publications' most likely output has probability at most 0.6 (in 300 runs of the calls below: 0.27 for the
+    most common category, 0.33 for the clipping bound, 0.04 for the private bound), so 40 equal runs have
+    probability below 0.6³⁹ ≈ 2e-9 for a correct publication.
+    """
+    runs = []
+    with monkeypatch.context() as m:
+        for seed in (1, 2):
+            m.setattr(os, "urandom", _fixed_stream(b"the same bits"))
+            np.random.seed(seed)
+            random.seed(seed)
+            runs.append(_published_numbers(call()))
+    if runs[0] != runs[1]:
+        return "differs under the same operating-system bits: something else (a global generator?) enters it"
+    first = _published_numbers(call())
+    for _ in range(40):
+        if _published_numbers(call()) != first:
+            return None
+    return "the same numbers from fresh operating-system bits: a seed or a fixed state decides them"
+
+
+def test_every_publication_function_has_a_call():
+    found = set(_all_publication_functions())
+    assert found == set(PUBLICATION_CALLS), (found - set(PUBLICATION_CALLS), set(PUBLICATION_CALLS) - found)
+
+
+@pytest.mark.parametrize("name", sorted(PUBLICATION_CALLS))
+def test_every_publication_is_a_function_of_its_inputs_and_the_operating_systems_bits_alone(name, monkeypatch):
+    f = _all_publication_functions()[name]
+    release = PUBLICATION_CALLS[name](f)
+    combined = release.combined if hasattr(release, "combined") else release
+    assert combined.randomness is Randomness.PUBLICATION
+    assert _os_bits_verdict(lambda: PUBLICATION_CALLS[name](f), monkeypatch) is None
+
+
+def test_the_os_bits_check_catches_seeded_and_global_state_publications(monkeypatch):
+    from dpcore import publish
+
+    def seeded(values, epsilon):  # the old release: noise from a seed anyone can read
+        return publish.publish_count(values, epsilon).__class__.__name__, np.random.default_rng(2017).laplace(0, 1)
+
+    def global_state(values, epsilon):  # noise from numpy's global generator, which a page may have seeded
+        return np.random.laplace(0, 1 / epsilon)
+
+    class Out:
+        def __init__(self, v):
+            self.values = (v,)
+
+    verdict = _os_bits_verdict(lambda: Out(seeded(_X, 1.0)[1]), monkeypatch)
+    assert verdict is not None and "a seed" in verdict
+    verdict = _os_bits_verdict(lambda: Out(global_state(_X, 1.0)), monkeypatch)
+    assert verdict is not None and "global generator" in verdict
