@@ -13,7 +13,15 @@ family:
 * :meth:`Family.noise` — the additive noise of one query of a given
   sensitivity (central families);
 * :meth:`Family.epsilon_for_accuracy` — "±X at 95 % needs which ε?";
-* :meth:`Family.privacy` — the (ε, δ) a release of the family is charged.
+* :meth:`Family.privacy` — the (ε, δ) a release of the family is charged;
+* :meth:`Family.describe` and :meth:`Family.noise_parameter` — a release of
+  the family in words, and the parameter that sets its noise's spread (b, σ);
+* :attr:`Family.lattice` — the exact noise a publication draws on a lattice
+  (:mod:`dpcore.lattice` asks it), None when the family is not published.
+
+:func:`family_of` finds the family of a mechanism object (by the class it
+registered, :attr:`Family.kind`), so code holding a mechanism asks the registry
+instead of testing its class.
 
 Nothing outside this module decides what a family *is* by its name: a new
 family is one entry in :data:`FAMILIES` (its mathematics lives in its own
@@ -44,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,9 +65,29 @@ from dpcore.staircase import Staircase
 from dpcore.unary_encoding import OUE, SUE, UnaryEncoding
 from dpcore.validation import check_category_values, check_delta, check_int, check_probability
 
-__all__ = ["Counts", "Family", "FAMILIES", "family", "central", "local", "keys", "labelled", "lowest_variance_local"]
+__all__ = [
+    "Counts",
+    "Family",
+    "FAMILIES",
+    "NoiseParameter",
+    "family",
+    "family_of",
+    "central",
+    "local",
+    "keys",
+    "labelled",
+    "lowest_variance_local",
+]
 
 CENTRAL, LOCAL = "central", "local"
+
+
+class NoiseParameter(NamedTuple):
+    """The parameter that sets an additive noise's spread, as a reader sees it."""
+
+    words: str  # in a sentence: "scale b", "σ"
+    symbol: str  # in a formula: "b", "σ"
+    value: float
 
 
 @dataclass(frozen=True)
@@ -148,9 +177,15 @@ class Family:
         The sensitivity that calibrates an additive family (None for a local one).
     audit : str
         Its audit in :data:`dpcore.audit.CATALOGUE` (a count's worst-case neighbouring pair).
+    kind : type
+        The class of its mechanism objects (what ``build`` returns): how :func:`family_of` finds a mechanism's family.
     lattice : str or None
-        The exact noise that publishes an additive family on a lattice (:mod:`dpcore.lattice`), e.g.
-        ``"discrete Laplace"``; None when the family is simulated here but not published.
+        The publication hook: the exact noise that publishes an additive family on a lattice, a key of
+        :data:`dpcore.lattice.SAMPLERS` (``"discrete Laplace"``), which :func:`dpcore.lattice.lattice_mechanism`
+        asks; None when the family is simulated here but not published.
+    parameter : callable or None
+        ``parameter(mechanism)``: the :class:`NoiseParameter` that sets an additive family's spread (Laplace's
+        scale b, the Gaussian's σ); None when no one parameter does (the staircase, an oracle).
     build : callable
         ``build(epsilon, sensitivity, delta)`` for an additive family (its noise);
         ``build(epsilon, k)`` for a local one (its oracle).
@@ -168,9 +203,11 @@ class Family:
     build: Callable
     accuracy: Callable
     audit: str
+    kind: type
     takes_delta: bool = False
     norm: str | None = None
     lattice: str | None = None
+    parameter: Callable | None = None
 
     # ------------------------------------------------------------------ construction
     def noise(self, epsilon: float, sensitivity: float, delta: float | None = None):
@@ -198,6 +235,29 @@ class Family:
             return Counts(self, self.build(epsilon, k), k, REPLACE_ONE)
         relation = check_relation(relation)
         return Counts(self, self.noise(epsilon, self.histogram_sensitivity(relation), delta), k, relation)
+
+    # ------------------------------------------------------------------ display
+    def _own(self, mechanism):
+        if not isinstance(mechanism, self.kind):
+            raise TypeError(f"mechanism must be a {self.name} mechanism, got {type(mechanism).__name__}")
+        return mechanism
+
+    def noise_parameter(self, mechanism) -> NoiseParameter | None:
+        """The parameter that sets the spread of ``mechanism``'s noise (scale b, σ), or None when no one does."""
+        self._own(mechanism)
+        return None if self.parameter is None else self.parameter(mechanism)
+
+    def describe(self, mechanism) -> str:
+        """A release of this family in a few words, for tables and sentences.
+
+        ``"Laplace, b = 2"`` (an additive noise with a parameter), ``"GRR, ε = 1, 5 categories"`` (an oracle),
+        ``"Staircase, ε = 1"`` (otherwise).
+        """
+        if (spread := self.noise_parameter(mechanism)) is not None:
+            return f"{self.name}, {spread.symbol} = {spread.value:.4g}"
+        if self.model == LOCAL:
+            return f"{self.name}, ε = {mechanism.epsilon:g}, {mechanism.k} categories"
+        return f"{self.name}, ε = {mechanism.epsilon:g}"
 
     # ------------------------------------------------------------------ privacy
     def _delta(self, delta: float | None) -> float | None:
@@ -251,6 +311,7 @@ FAMILIES: dict[str, Family] = {
             colour="#e8590c",
             source="Wang, Blocki, Li, Jha (2017), Section 4.1",
             audit="grr",
+            kind=GRR,
             build=GRR,
             accuracy=lambda a, c, true, value: GRR.epsilon_for_accuracy(a, true, c, value),
         ),
@@ -262,6 +323,7 @@ FAMILIES: dict[str, Family] = {
             colour="#7048e8",
             source="Wang, Blocki, Li, Jha (2017), Section 4.3",
             audit="sue",
+            kind=SUE,
             build=SUE,
             accuracy=lambda a, c, true, value: SUE.epsilon_for_accuracy(a, true, c, value),
         ),
@@ -273,6 +335,7 @@ FAMILIES: dict[str, Family] = {
             colour="#2b8a3e",
             source="Wang, Blocki, Li, Jha (2017), Section 4.4",
             audit="oue",
+            kind=OUE,
             build=OUE,
             accuracy=lambda a, c, true, value: OUE.epsilon_for_accuracy(a, true, c, value),
         ),
@@ -284,10 +347,12 @@ FAMILIES: dict[str, Family] = {
             colour="#3b5bdb",
             source="Dwork, McSherry, Nissim, Smith (2006); Dwork & Roth (2014), Theorem 3.6",
             audit="laplace_count",
+            kind=Laplace,
             build=lambda eps, sens, _delta: Laplace.from_epsilon(eps, sens),
             accuracy=lambda a, c, sens, _delta: Laplace.epsilon_for_accuracy(a, c, sens),
             norm="L1",
             lattice="discrete Laplace",
+            parameter=lambda m: NoiseParameter("scale b", "b", m.scale),
         ),
         Family(
             key="gaussian",
@@ -297,11 +362,13 @@ FAMILIES: dict[str, Family] = {
             colour="#c2255c",
             source="Balle & Wang (2018), Theorem 8 (the analytic Gaussian mechanism)",
             audit="gaussian_count",
+            kind=Gaussian,
             build=lambda eps, sens, delta: Gaussian.from_epsilon_delta(eps, delta, sens),
             accuracy=lambda a, c, sens, delta: Gaussian.epsilon_for_accuracy(a, c, delta=delta, sensitivity=sens),
             takes_delta=True,
             norm="L2",
             lattice="discrete Gaussian",
+            parameter=lambda m: NoiseParameter("σ", "σ", m.sigma),
         ),
         Family(
             key="staircase",
@@ -311,6 +378,7 @@ FAMILIES: dict[str, Family] = {
             colour="#74b816",
             source="Geng & Viswanath (2014), Theorem 3 and Section IV",
             audit="staircase_count",
+            kind=Staircase,
             build=lambda eps, sens, _delta: Staircase.from_epsilon(eps, sens),
             accuracy=lambda a, c, sens, _delta: Staircase.epsilon_for_accuracy(a, c, sens),
             norm="L1",
@@ -341,6 +409,18 @@ def family(key) -> Family:
             if f.name == key:
                 return f
     raise ValueError(f"mechanism must be one of {', '.join(map(repr, FAMILIES))}, got {key!r}")
+
+
+def family_of(mechanism) -> Family | None:
+    """The family whose mechanism ``mechanism`` is (by its class, :attr:`Family.kind`), or None for any other object.
+
+    The most derived registered class wins, so a subclass registered as its own family is not taken for its parent.
+
+    >>> family_of(Laplace(2.0)).key, family_of(object())
+    ('laplace', None)
+    """
+    by_kind = {f.kind: f for f in FAMILIES.values()}
+    return next((by_kind[cls] for cls in type(mechanism).__mro__ if cls in by_kind), None)
 
 
 def labelled(suffix: str = "", model: str | None = None) -> dict[str, Family]:

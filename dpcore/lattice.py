@@ -59,17 +59,27 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
+from dpcore import families
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.gaussian import Gaussian
 from dpcore.laplace import Laplace
 from dpcore.validation import as_generator, check_numeric_array, check_trials
 
-__all__ = ["GRID_BITS", "LatticeMechanism", "LatticeDraw", "lattice_grid", "lattice_mechanism", "lattice_draw"]
+__all__ = [
+    "GRID_BITS",
+    "SAMPLERS",
+    "LatticeMechanism",
+    "LatticeDraw",
+    "lattice_grid",
+    "lattice_mechanism",
+    "lattice_draw",
+]
 
 #: Grid steps per unit of the smaller of sensitivity and noise scale: at least 2^10.
 GRID_BITS = 10
@@ -188,7 +198,7 @@ class LatticeMechanism:
         """What the lattice changes, in one sentence."""
         ratio = self.sensitivity_units / (self.source.sensitivity / self.grid)
         sens = "unchanged" if ratio == 1.0 else f"rounded up by a factor {ratio:.6f}"
-        if isinstance(self.noise, DiscreteLaplace):
+        if self.rho is None:  # pure ε-DP (discrete Laplace)
             claim = f"ε = {self.epsilon:.6g} (≤ the float mechanism's {self.source.epsilon:.6g}), δ = 0"
         elif self.epsilon is not None:
             claim = f"ε = {self.epsilon:.6g} with exact δ = {self.delta:.4g} (≤ {self.source.delta:.4g}); ρ = {self.rho:.6g}"
@@ -241,9 +251,45 @@ class LatticeMechanism:
         return self._integers(arr, as_generator(rng), (trials,) + shape).astype(np.float64) * self.grid
 
 
-def lattice_mechanism(mechanism: Laplace | Gaussian) -> LatticeMechanism:
-    """The lattice version of a :class:`~dpcore.laplace.Laplace` or :class:`~dpcore.gaussian.Gaussian` mechanism.
+def _laplace_on_lattice(mechanism: Laplace) -> LatticeMechanism:
+    """Laplace(b, Δ): discrete Laplace of scale ``t = ⌈Δ_g b/Δ⌉``, ε-DP with ``ε = Δ_g/t ≤ Δ/b`` (CKS 2020, Section 2.2)."""
+    b, d = mechanism.scale, mechanism.sensitivity
+    grid = lattice_grid(d, b)
+    units = math.ceil(Fraction(d) / Fraction(grid))
+    t = math.ceil(units * Fraction(b) / Fraction(d))
+    return LatticeMechanism(mechanism, grid, units, DiscreteLaplace(t), units / t, 0.0, None)
 
+
+def _gaussian_on_lattice(mechanism: Gaussian) -> LatticeMechanism:
+    """Gaussian(σ, Δ): discrete Gaussian with ``σ_g² ≥ (σ Δ_g/Δ)²`` (ρ kept, CKS 2020, Theorem 4), raised if needed
+    until its exact δ at the calibration's ε is at most the calibration's δ (CKS 2020, Theorem 7)."""
+    sigma, d = mechanism.sigma, mechanism.sensitivity
+    grid = lattice_grid(d, sigma, gaussian=True)
+    units = math.ceil(Fraction(d) / Fraction(grid))
+    start = math.ceil((Fraction(sigma) * units / Fraction(d)) ** 2)  # ρ kept: Δ_g²/(2N) ≤ Δ²/(2σ²)
+    eps, delta = mechanism.epsilon, mechanism.delta
+    if eps is not None and delta is not None:
+        n = _smallest_sigma2(eps, delta, units, start)
+        law = DiscreteGaussian(n)
+        return LatticeMechanism(
+            mechanism, grid, units, law, eps, law.delta_for_epsilon(eps, units), law.zcdp_rho(units)
+        )
+    law = DiscreteGaussian(start)
+    return LatticeMechanism(mechanism, grid, units, law, None, None, law.zcdp_rho(units))
+
+
+#: The lattice sampler of each exact noise, by the name a family publishes with (:attr:`dpcore.families.Family.lattice`,
+#: its publication hook): a family registers which one it uses, once, in :mod:`dpcore.families`.
+SAMPLERS: dict[str, Callable[[object], LatticeMechanism]] = {
+    "discrete Laplace": _laplace_on_lattice,
+    "discrete Gaussian": _gaussian_on_lattice,
+}
+
+
+def lattice_mechanism(mechanism: Laplace | Gaussian) -> LatticeMechanism:
+    """The lattice version of a mechanism of a family that publishes (:attr:`~dpcore.families.Family.lattice`).
+
+    The mechanism's family (:func:`dpcore.families.family_of`) names its sampler in :data:`SAMPLERS`:
     Laplace(b, Δ): discrete Laplace of scale ``t = ⌈Δ_g b/Δ⌉`` on grid
     :func:`lattice_grid`, ε-DP with ``ε = Δ_g/t ≤ Δ/b``. Gaussian(σ, Δ): discrete
     Gaussian with ``σ_g² ≥ (σ Δ_g/Δ)²`` (ρ kept), raised if needed until its
@@ -252,6 +298,12 @@ def lattice_mechanism(mechanism: Laplace | Gaussian) -> LatticeMechanism:
     Parameters
     ----------
     mechanism : Laplace or Gaussian
+        A mechanism of a family whose ``lattice`` is not None.
+
+    Raises
+    ------
+    TypeError
+        For any other object (a staircase, an oracle), naming the families that publish.
 
     Examples
     --------
@@ -259,27 +311,11 @@ def lattice_mechanism(mechanism: Laplace | Gaussian) -> LatticeMechanism:
     >>> lat.grid, lat.sensitivity_units, lat.noise.scale, lat.epsilon
     (0.0009765625, 1024, 1024, 1.0)
     """
-    if isinstance(mechanism, Laplace):
-        b, d = mechanism.scale, mechanism.sensitivity
-        grid = lattice_grid(d, b)
-        units = math.ceil(Fraction(d) / Fraction(grid))
-        t = math.ceil(units * Fraction(b) / Fraction(d))
-        return LatticeMechanism(mechanism, grid, units, DiscreteLaplace(t), units / t, 0.0, None)
-    if isinstance(mechanism, Gaussian):
-        sigma, d = mechanism.sigma, mechanism.sensitivity
-        grid = lattice_grid(d, sigma, gaussian=True)
-        units = math.ceil(Fraction(d) / Fraction(grid))
-        start = math.ceil((Fraction(sigma) * units / Fraction(d)) ** 2)  # ρ kept: Δ_g²/(2N) ≤ Δ²/(2σ²)
-        eps, delta = mechanism.epsilon, mechanism.delta
-        if eps is not None and delta is not None:
-            n = _smallest_sigma2(eps, delta, units, start)
-            law = DiscreteGaussian(n)
-            return LatticeMechanism(
-                mechanism, grid, units, law, eps, law.delta_for_epsilon(eps, units), law.zcdp_rho(units)
-            )
-        law = DiscreteGaussian(start)
-        return LatticeMechanism(mechanism, grid, units, law, None, None, law.zcdp_rho(units))
-    raise TypeError(f"mechanism must be a Laplace or Gaussian mechanism, got {type(mechanism).__name__}")
+    family = families.family_of(mechanism)
+    if family is None or family.lattice is None:
+        published = [f.name for f in families.FAMILIES.values() if f.lattice is not None]
+        raise TypeError(f"mechanism must be a {' or '.join(published)} mechanism, got {type(mechanism).__name__}")
+    return SAMPLERS[family.lattice](mechanism)
 
 
 @dataclass(frozen=True, eq=False)

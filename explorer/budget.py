@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
 
-from dpcore import Gaussian, Laplace
+from dpcore import families
 from dpcore.accounting import BudgetError, BudgetLedger, Charge
+from dpcore.accounting.events import PoissonSampledGaussian
 from dpcore.accounting.ledger import CONVERSION_RULE, LedgerFullError
+from dpcore.accounting.per_release import METHOD_NAMES
+from dpcore.families import NoiseParameter
 from dpcore.neighbours import RelationError
 from explorer import state
 from explorer.markup import md, plain_sentence
 
 __all__ = [
-    "ACCOUNTING_WORDS",
+    "accounting_name",
     "record_release",
     "refusal_sentence",
     "charge_words",
@@ -31,18 +33,25 @@ __all__ = [
     "ledger_json",
 ]
 
-#: How each accounting is named to a reader.
-ACCOUNTING_WORDS = {
-    "basic": "basic composition (the ε's add up)",
-    "rdp": "RDP composition",
-    "zcdp": "zCDP composition",
-    "exact": "exact Gaussian composition (μ-GDP)",
-}
+
+def accounting_name(method: str, conversion: str | None = None) -> str:
+    """How an accounting method is named on every page: dpcore's one map, :data:`~dpcore.accounting.per_release.METHOD_NAMES`.
+
+    ``conversion="mironov"`` names RDP converted to (ε, δ) by Mironov's classic bound (Mironov 2017, Proposition 3),
+    beside the default, tighter one (Balle et al. 2020). ``""`` for no method (nothing charged).
+
+    >>> accounting_name("basic"), accounting_name("exact"), accounting_name("rdp", "mironov")
+    ('basic', 'exact (μ-GDP)', 'RDP, classic conversion')
+    """
+    if not method:
+        return ""
+    name = METHOD_NAMES[method]
+    return f"{name}, classic conversion" if conversion == "mironov" else name
 
 
 def charge_words(charge: Charge) -> str:
-    """Which accounting gave a charge, in words ("" when nothing is charged)."""
-    return ACCOUNTING_WORDS.get(charge.accounting, charge.accounting)
+    """Which accounting gave a charge, in words: "RDP composition" ("" when nothing is charged)."""
+    return f"{accounting_name(charge.accounting)} composition" if charge.accounting else ""
 
 
 def refusal_sentence(exc: BudgetError) -> str:
@@ -131,7 +140,7 @@ def ledger_summary() -> None:
     charge = led.charge()
     st.markdown("**Teaching ledger** (this tab, simulated releases)")
     st.progress(min(1.0, charge.epsilon / led.epsilon), text=f"ε spent {charge.epsilon:.3g} of {led.epsilon:g}")
-    how = f" · by {charge.accounting}" if charge.accounting else ""
+    how = f" · by {accounting_name(charge.accounting)}" if charge.accounting else ""
     st.caption(
         f"{len(led.entries)} simulated release(s) recorded{how} · δ = {small_number(charge.delta)} of "
         f"{small_number(led.delta)} · under "
@@ -139,31 +148,28 @@ def ledger_summary() -> None:
     )
 
 
-class NoiseParameter(NamedTuple):
-    """The parameter that sets an additive noise's spread, as a reader sees it."""
-
-    words: str  # in a sentence: "scale b", "σ"
-    symbol: str  # in a formula: "b", "σ"
-    value: float
+#: A release of no family (an accounting event) in a few words, by its class; a family's release says itself.
+_EVENT_WORDS = {
+    PoissonSampledGaussian: lambda run: (
+        f"DP-SGD run: σ = {run.noise_multiplier:g}, q = {run.sampling_rate:.3g}, T = {run.steps:,}"
+    ),
+}
 
 
 def noise_parameter(mechanism) -> NoiseParameter | None:
-    """The scale b of a Laplace noise or the σ of a Gaussian one (None for any other release)."""
-    if isinstance(mechanism, Laplace):
-        return NoiseParameter("scale b", "b", mechanism.scale)
-    if isinstance(mechanism, Gaussian):
-        return NoiseParameter("σ", "σ", mechanism.sigma)
-    return None
+    """The parameter that sets a release's noise (Laplace's scale b, the Gaussian's σ), as its family says; None for
+    a release whose family has none (an oracle, the staircase) or of no family (an event)."""
+    family = families.family_of(mechanism)
+    return None if family is None else family.noise_parameter(mechanism)
 
 
 def describe(mechanism) -> str:
-    """A release in a few words, for the ledger's table."""
-    if (parameter := noise_parameter(mechanism)) is not None:
-        return f"{type(mechanism).__name__}, {parameter.symbol} = {parameter.value:.4g}"
-    if hasattr(mechanism, "noise_multiplier"):
-        return f"DP-SGD run: σ = {mechanism.noise_multiplier:g}, q = {mechanism.sampling_rate:.3g}, T = {mechanism.steps:,}"
-    if hasattr(mechanism, "k"):
-        return f"{type(mechanism).__name__}, ε = {mechanism.epsilon:g}, {mechanism.k} categories"
+    """A release in a few words, for the ledger's table: its family's words (:meth:`dpcore.families.Family.describe`),
+    else an event's."""
+    if (family := families.family_of(mechanism)) is not None:
+        return family.describe(mechanism)
+    if (words := _EVENT_WORDS.get(type(mechanism))) is not None:
+        return words(mechanism)
     return f"{type(mechanism).__name__}, ε = {mechanism.epsilon:g}"
 
 
@@ -179,7 +185,7 @@ def _entry_columns(led: BudgetLedger) -> dict[str, list]:
         "converted": [f"k = {entry.conversion.group}" if entry.converted else "" for entry in entries],
         "ε on its own": [charge.epsilon for charge in own],
         "δ on its own": [charge.delta for charge in own],
-        "counted by": [charge.accounting for charge in own],
+        "counted by": [accounting_name(charge.accounting) for charge in own],
     }
 
 
@@ -199,7 +205,7 @@ def unit_totals(led: BudgetLedger) -> pd.DataFrame:
             "releases": [t.releases for t in totals],
             "ε together": [t.charge.epsilon for t in totals],
             "δ together": [t.charge.delta for t in totals],
-            "counted by": [t.charge.accounting for t in totals],
+            "counted by": [accounting_name(t.charge.accounting) for t in totals],
             "converted": [", ".join(f"k = {c.group}" for c in t.conversions) for t in totals],
         }
     )

@@ -63,10 +63,11 @@ MAX_PLAN_STEPS = 50_000
 MAX_TRAIN_STEPS = 2_000
 #: The epochs the page takes (the steps they make are bounded above, by the plan and the training).
 MIN_EPOCHS, MAX_EPOCHS = 0.01, 1_000.0
+#: The calibrations of DP-SGD's noise: the accounting's name (the one map's, :func:`budget.accounting_name`, and what a
+#: link carries) -> dpcore's method and RDP conversion.
 DPSGD_CALIBRATIONS = {
-    "PLD": ("pld", "balle"),
-    "RDP": ("rdp", "balle"),
-    "RDP, classic conversion": ("rdp", "mironov"),
+    budget.accounting_name(method, conversion): (method, conversion)
+    for method, conversion in (("pld", "balle"), ("rdp", "balle"), ("rdp", "mironov"))
 }
 
 
@@ -274,9 +275,9 @@ def sgd_planner(t: Task, s: SGDSettings, plan, people: People | None = None) -> 
     table = pd.DataFrame(
         {
             "accountant": [
-                "PLD (tightest)",
-                "RDP (Balle et al. 2020 conversion)",
-                "RDP, classic conversion (Mironov 2017)",
+                f"{budget.accounting_name('pld')} (tightest)",
+                f"{budget.accounting_name('rdp')} (Balle et al. 2020 conversion)",
+                f"{budget.accounting_name('rdp', 'mironov')} (Mironov 2017)",
             ],
             "ε for this σ": [
                 plan.epsilon_pld,
@@ -316,8 +317,9 @@ def sgd_planner(t: Task, s: SGDSettings, plan, people: People | None = None) -> 
     published = training.published_setting()
     right.caption(
         "To recognise a published figure: Abadi et al. (2016) report ε = 1.26 for q = 0.01, σ = 4, T = 10,000, "
-        f"δ = 1e-5 (moments accountant). RDP with the classic conversion gives {published['RDP, classic conversion']:.4g} "
-        f"there, with the modern conversion {published['RDP']:.4g}, and the PLD {published['PLD']:.4g}."
+        f"δ = 1e-5 (moments accountant). RDP with the classic conversion gives "
+        f"{published[budget.accounting_name('rdp', 'mironov')]:.4g} there, with the modern conversion "
+        f"{published[budget.accounting_name('rdp')]:.4g}, and the PLD {published[budget.accounting_name('pld')]:.4g}."
     )
 
 

@@ -31,7 +31,6 @@ __all__ = [
     "NGD_ITERATIONS",
     "NGD_PARTS",
     "NGD_SALT",
-    "COST_NAMES",
     "NGDSettings",
     "ngd_controls",
     "ngd_view",
@@ -200,7 +199,7 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
         delta_color="off",
         delta_arrow="off",
         help="T noisy gradient sums and one noisy count of the rows (the same μ = Δ/σ), calibrated by "
-        f"the {s.accounting} accounting.",
+        f"the {budget.accounting_name(s.accounting)} accounting.",
     )
 
     table, curve = training.ngd_costs(s.epsilon, s.delta, s.iterations, s.clip, s.accounting)
@@ -209,15 +208,17 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
     show_table(left, table, "{:,.4g}")
     left.caption(
         f"The same {noise.releases} Gaussian releases of sensitivity {noise.sensitivity:g} counted five ways. "
-        "Sequential composition adds the ε of each release; advanced composition (Dwork, Rothblum, Vadhan 2010) "
+        f"{BASIC.capitalize()} composition adds the ε of each release; advanced composition (Dwork, Rothblum, Vadhan 2010) "
         f"grows like √T but starts higher: {_advanced_against_sequential(curve, s.iterations)}; zCDP and RDP add "
         "curves; the exact accountant (Dong, Roth, Su 2019) is the tightest bound there is for Gaussian noise "
         "(a PLD would match it)."
     )
     cap = float(curve.loc[curve["method"] == "exact", "epsilon"].max()) * 30
+    pairs = curve[["method", "conversion"]].drop_duplicates().itertuples(index=False)
+    names = {(m, c): budget.accounting_name(m, c) for m, c in pairs}  # the one map's names, as on the Accountant
     right.plotly_chart(
         charts.xy_curves(
-            {COST_NAMES[m]: (g["k"] - 1, g["epsilon"]) for m, g in curve.groupby("method", sort=False)},
+            {names[key]: (g["k"] - 1, g["epsilon"]) for key, g in curve.groupby(["method", "conversion"], sort=False)},
             s.iterations,
             f"ε spent after each iteration at this σ (δ = {s.delta:.0e})",
             "iterations done (the noisy count is spent before the first)",
@@ -226,8 +227,8 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
             log_y=True,
             current_label=f"T = {s.iterations}",
             y_max=cap,
-            dashed=(COST_NAMES["exact"],),
-            colours={COST_NAMES[m]: charts.accounting_colour(m) for m in curve["method"].unique()},  # the Accountant's
+            dashed=(budget.accounting_name("exact"),),
+            colours={name: charts.accounting_colour(name) for name in names.values()},  # the Accountant's
         ),
         key="lrn_ngd_cost",
     )
@@ -260,16 +261,6 @@ def ngd_training(t: Task, s: NGDSettings, noise) -> None:
             label=f"Noisy GD, {s.clipping} clipping, T = {s.iterations}, ε = {s.epsilon:g} ({t.target})",
             key="lrn_ngd",
         )
-
-
-COST_NAMES = {
-    "basic": "sequential",
-    "advanced": "advanced",
-    "zcdp": "zCDP",
-    "rdp": "RDP",
-    "exact": "exact (μ-GDP)",
-    "rdp, classic conversion": "RDP, classic conversion",
-}
 
 
 def ngd_clipping(t: Task, s: NGDSettings, noise) -> None:
@@ -323,17 +314,21 @@ def ngd_clipping(t: Task, s: NGDSettings, noise) -> None:
     )
 
 
+#: Basic composition's name (the ε's add up), as every page names it.
+BASIC = budget.accounting_name("basic")
+
+
 def _advanced_against_sequential(curve, iterations: int) -> str:
-    """Where advanced composition drops below sequential on the chart, said from its numbers (issue 13: no trend
+    """Where advanced composition drops below basic composition on the chart, said from its numbers (issue 13: no trend
     stated that the chart contradicts)."""
     by = {m: g.set_index("k")["epsilon"] for m, g in curve.groupby("method")}
     below = by["advanced"] < by["basic"]
     if below.all():
-        return "here it is below sequential composition at every iteration"
+        return f"here it is below {BASIC} composition at every iteration"
     if not below.any():
-        return f"at this σ it stays above sequential composition for every T up to {iterations}"
+        return f"at this σ it stays above {BASIC} composition for every T up to {iterations}"
     first = int(below[below].index.min()) - 1  # k counts the noisy count as the first release
-    return f"here it drops below sequential composition from T = {first}"
+    return f"here it drops below {BASIC} composition from T = {first}"
 
 
 def ngd_sweep_part(t: Task, s: NGDSettings, noise) -> None:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from dpcore import learning
 from dpcore.accounting import OrderGridEdgeWarning, dpsgd_epsilon, epsilon_curve, plan_dpsgd
-from explorer import cache, jobs, releases
+from explorer import budget, cache, jobs, releases
 from explorer.columns import is_numeric
 from explorer.features import Features, prepare_features
 
@@ -37,6 +37,7 @@ __all__ = [
     "HISTORY_POINTS",
     "SWEEP_ITERATIONS",
     "FRONTIER_EPS",
+    "NGD_METHODS",
     "NGD_ACCOUNTINGS",
     "SGD_SIGMAS",
     "FED_SIGMAS",
@@ -77,8 +78,10 @@ __all__ = [
 SWEEP_ITERATIONS = (1, 2, 5, 10, 20, 50)
 #: The total ε of the noisy-gradient-descent frontier.
 FRONTIER_EPS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
-#: The accountings that can calibrate noisy gradient descent: the name a reader (and a link) sees -> dpcore's name.
-NGD_ACCOUNTINGS = {"exact": "exact", "RDP": "rdp", "zCDP": "zcdp", "advanced": "advanced", "sequential": "basic"}
+#: The accountings that can calibrate noisy gradient descent, in the chooser's order (dpcore's keys).
+NGD_METHODS = ("exact", "rdp", "zcdp", "advanced", "basic")
+#: Their names a reader (and a link) sees -> dpcore's key; the names are the one map's (:func:`budget.accounting_name`).
+NGD_ACCOUNTINGS = {budget.accounting_name(m): m for m in NGD_METHODS}
 #: Noise multipliers of the DP-SGD and DP-FedAvg frontiers (each point's ε is what the PLD gives for it).
 SGD_SIGMAS = (0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
 FED_SIGMAS = (0.5, 0.7, 1.0, 1.5, 2.5)
@@ -280,8 +283,14 @@ def _curve_steps(steps) -> np.ndarray:
 
 def _curves_table(steps, found) -> pd.DataFrame:
     pld, rdp, classic = found
+    name = budget.accounting_name
     return pd.DataFrame(
-        {"steps": _curve_steps(steps), "PLD": pld, "RDP": rdp, "RDP, classic conversion (Mironov 2017)": classic}
+        {
+            "steps": _curve_steps(steps),
+            name("pld"): pld,
+            name("rdp"): rdp,
+            f"{name('rdp', 'mironov')} (Mironov 2017)": classic,
+        }
     )
 
 
@@ -296,9 +305,10 @@ def published_setting() -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridEdgeWarning)
         return {
-            "RDP, classic conversion": dpsgd_epsilon(4.0, 0.01, 10_000, 1e-5, "rdp", conversion="mironov"),
-            "RDP": dpsgd_epsilon(4.0, 0.01, 10_000, 1e-5, "rdp"),
-            "PLD": dpsgd_epsilon(4.0, 0.01, 10_000, 1e-5, "pld"),
+            budget.accounting_name(method, conversion): dpsgd_epsilon(
+                4.0, 0.01, 10_000, 1e-5, method, conversion=conversion
+            )
+            for method, conversion in (("rdp", "mironov"), ("rdp", "balle"), ("pld", "balle"))
         }
 
 
@@ -401,7 +411,8 @@ def ngd_costs(epsilon, delta, iterations, clip, accounting) -> tuple[pd.DataFram
         methods = ["basic", "advanced", "zcdp", "rdp", "exact"]
         curve = epsilon_curve(noise.mechanism, ks, delta, methods)
         classic = epsilon_curve(noise.mechanism, ks, delta, ["rdp"], conversion="mironov")
-    curve = pd.concat([curve, classic.assign(method="rdp, classic conversion")], ignore_index=True)
+    # each row's RDP conversion (the one every accounting uses by default, and the classic one drawn beside RDP)
+    curve = pd.concat([curve.assign(conversion="balle"), classic.assign(conversion="mironov")], ignore_index=True)
     return table, curve
 
 

@@ -160,3 +160,31 @@ def test_the_local_families_answer_a_histogram_by_randomizing_each_value():
     one = m.release(codes, np.random.default_rng(0))
     assert one.shape == (3,) and not np.array_equal(one, [50, 30, 20])
     assert stats.describe(one).nobs == 3
+
+
+@pytest.mark.parametrize("f", FAMILIES, ids=IDS)
+def test_every_family_knows_its_own_mechanisms_and_says_them_in_words(f):
+    m = counts(f, epsilon=1.5).mechanism
+    assert isinstance(m, f.kind) and families.family_of(m) is f
+    spread = f.noise_parameter(m)
+    if spread is None:  # no one parameter sets the spread (an oracle, the staircase): its ε, and an oracle's values
+        values = f", {TRUE.size} categories" if f.model == families.LOCAL else ""
+        assert f.describe(m) == f"{f.name}, ε = 1.5{values}"
+    else:  # the parameter named is the textbook's: Laplace's std is √2·b (scale b), the Gaussian's is σ
+        assert f.describe(m) == f"{f.name}, {spread.symbol} = {spread.value:.4g}"
+        assert float(m.std) == pytest.approx({"b": math.sqrt(2), "σ": 1.0}[spread.symbol] * spread.value, rel=1e-12)
+        assert spread.words.endswith(spread.symbol)
+    other = counts(next(g for g in FAMILIES if g.kind is not f.kind)).mechanism
+    with pytest.raises(TypeError, match=f"^mechanism must be a {f.name} mechanism, got {type(other).__name__}$"):
+        f.describe(other)
+
+
+def test_a_mechanism_of_no_family_has_none_and_a_subclass_keeps_its_parents():
+    from dpcore.accounting.events import PureDP
+    from dpcore.laplace import Laplace
+
+    class Scaled(Laplace):  # a subclass not registered on its own: still Laplace noise
+        pass
+
+    assert families.family_of(PureDP(1.0)) is None and families.family_of("laplace") is None
+    assert families.family_of(Scaled(2.0)) is families.family("laplace")

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import Gaussian, Laplace, dp_count, gaussian_delta
+from dpcore import Gaussian, Laplace, dp_count, families, gaussian_delta
 from dpcore.discrete import DiscreteGaussian
-from dpcore.lattice import GRID_BITS, _round_to_grid, lattice_draw, lattice_grid, lattice_mechanism
+from dpcore.lattice import GRID_BITS, SAMPLERS, _round_to_grid, lattice_draw, lattice_grid, lattice_mechanism
 from tests.tolerances import Z
 
 
@@ -123,3 +123,43 @@ def test_lattice_epsilon_matches_the_float_one_on_the_audit():
     lat = lattice_mechanism(Gaussian.from_epsilon_delta(1.0, 1e-5))
     sigma_units = math.sqrt(lat.noise.sigma2)
     assert gaussian_delta(sigma_units, 1.0, lat.sensitivity_units) == pytest.approx(1e-5, rel=1e-2)
+
+
+# ---------------------------------------------------------------------- the publication hook (dpcore.families)
+
+
+def _a_release_of(f):
+    """One mechanism of family ``f`` (an oracle answers 3 values)."""
+    return f.counts(1.0, 3, delta=1e-5).mechanism
+
+
+@pytest.mark.parametrize("f", list(families.FAMILIES.values()), ids=list(families.FAMILIES))
+def test_each_family_publishes_with_the_sampler_it_registered_or_is_refused(f):
+    mech = _a_release_of(f)
+    if f.lattice is None:  # simulated here, not published: the house TypeError naming those that publish
+        published = " or ".join(g.name for g in families.FAMILIES.values() if g.lattice is not None)
+        with pytest.raises(TypeError, match=f"^mechanism must be a {published} mechanism, got {type(mech).__name__}$"):
+            lattice_mechanism(mech)
+        return
+    lat = lattice_mechanism(mech)
+    # the exact noise it names is the law it gets ("discrete Laplace" -> DiscreteLaplace), and the claim is kept
+    assert type(lat.noise).__name__ == f.lattice.title().replace(" ", "")
+    assert lat.source is mech and lat.epsilon <= mech.epsilon * (1 + 1e-12)
+    assert (lat.delta or 0.0) <= (f.delta(1e-5) or 0.0)
+
+
+def test_every_sampler_is_some_familys_and_every_hook_has_a_sampler():
+    hooks = {f.lattice for f in families.FAMILIES.values() if f.lattice is not None}
+    assert hooks == set(SAMPLERS)
+
+
+def test_the_lattice_path_asks_the_registry_not_the_mechanism_classes():
+    # lattice_mechanism found the noise with isinstance(Laplace/Gaussian); the family's hook says it now
+    import ast
+    import inspect
+
+    import dpcore.lattice
+
+    tree = ast.parse(inspect.getsource(dpcore.lattice))
+    calls = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    assert "isinstance" not in calls and "hasattr" not in calls

@@ -5,7 +5,8 @@ A privacy fact (a sensitivity, a noise scale, a stand-in mechanism) has one home
 (``explorer/<page>_<view>.py``) and reports:
 
 * a number literal passed as a sensitivity, scale, σ or noise multiplier to any public dpcore callable,
-  by keyword **or by position** (the position read from the callable's own signature);
+  by keyword **or by position** (the position read from the callable's own signature), instance methods
+  included, whatever the object is called (``families.family("laplace").noise(eps, 2.0)``);
 * ``sqrt`` of a literal (``np.sqrt(2)``: a sensitivity or a calibration written by hand);
 * a literal divided by an ε (``4 / eps``: a noise scale written by hand);
 * a randomized-response oracle built with a literal k (a stand-in for another mechanism's guarantee);
@@ -29,8 +30,27 @@ ORACLES = {"GRR", "SUE", "OUE"}
 HAND_NOISE = {("random", "laplace"), ("random", "normal"), ("random", "binomial"), ("np", "exp"), ("math", "exp")}
 
 
+def _positions(fn) -> dict[int, str]:
+    """``{index: name}`` of the privacy-fact parameters ``fn`` takes by position (``self``/``cls`` not counted)."""
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name not in ("self", "cls")]
+    except (TypeError, ValueError):
+        return {}
+    return {
+        i: p.name
+        for i, p in enumerate(params)
+        if p.name in FACT_PARAMETERS and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+
+
 def _fact_positions() -> dict[str, dict[int, str]]:
-    """``{"Laplace.from_epsilon": {1: "sensitivity"}, "Laplace": {0: "scale", 1: "sensitivity"}, ...}``."""
+    """``{"Laplace.from_epsilon": {1: "sensitivity"}, "Laplace": {0: "scale", 1: "sensitivity"}, "noise": {1: ...}}``.
+
+    Every public function, class, class and static method of dpcore's public modules, read from its signature; and
+    every public *instance* method of those classes (``Family.noise``), also under its bare name, since a call reaches
+    it through an object of any name (``families.family("laplace").noise(eps, 2.0)``, ``fam.noise(eps, 2.0)``). A
+    bare name two classes share takes the union of their positions (a literal in any of them is reported).
+    """
     names = ["dpcore", "dpcore.accounting"] + [
         info.name
         for info in pkgutil.walk_packages(dpcore.__path__, "dpcore.")
@@ -45,23 +65,16 @@ def _fact_positions() -> dict[str, dict[int, str]]:
                 callables.append((name, obj))
             elif inspect.isclass(obj):
                 callables.append((name, obj))
-                callables += [
-                    (f"{name}.{attr}", getattr(obj, attr))
-                    for attr, raw in vars(obj).items()
-                    if not attr.startswith("_") and isinstance(raw, (classmethod, staticmethod))
-                ]
+                for attr, raw in vars(obj).items():
+                    if attr.startswith("_"):
+                        continue
+                    if isinstance(raw, (classmethod, staticmethod)):
+                        callables.append((f"{name}.{attr}", getattr(obj, attr)))
+                    elif inspect.isfunction(raw):  # an instance method: its receiver is any expression
+                        callables += [(f"{name}.{attr}", raw), (attr, raw)]
             for key, fn in callables:
-                try:
-                    params = [p for p in inspect.signature(fn).parameters.values() if p.name not in ("self", "cls")]
-                except (TypeError, ValueError):
-                    continue
-                positions = {
-                    i: p.name
-                    for i, p in enumerate(params)
-                    if p.name in FACT_PARAMETERS and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                }
-                if positions:
-                    out[key] = positions
+                if positions := _positions(fn):
+                    out[key] = {**out.get(key, {}), **positions}
     return out
 
 
@@ -141,6 +154,17 @@ def test_the_guard_knows_where_dpcore_takes_a_sensitivity():
     assert POSITIONS["Laplace"] == {0: "scale", 1: "sensitivity"}
     assert 2 in POSITIONS["Gaussian.from_epsilon_delta"].keys()
     assert 1 in POSITIONS["noise_mechanism"].keys()
+    # instance methods, from their signatures: the registry's noise takes the sensitivity second
+    assert POSITIONS["Family.noise"] == POSITIONS["noise"] == {1: "sensitivity"}
+    assert "Family.epsilon_for_accuracy" not in POSITIONS  # its sensitivity is keyword-only: caught as a keyword
+
+
+def test_every_instance_method_taking_a_fact_by_position_is_known_by_its_bare_name():
+    from dpcore.families import Family
+
+    for attr, raw in vars(Family).items():
+        if not attr.startswith("_") and inspect.isfunction(raw) and _positions(raw):
+            assert POSITIONS[attr] == POSITIONS[f"Family.{attr}"] == _positions(raw), attr
 
 
 @pytest.mark.parametrize(
@@ -159,6 +183,10 @@ def test_the_guard_knows_where_dpcore_takes_a_sensitivity():
         "y = np.exp(eps)",
         "y = math.exp(-eps)",
         "d = dp_sum(v, 0, 1, eps, rng, scale=3)",
+        "m = fam.noise(eps, 2.0)",  # an instance method of the registry, positional
+        "m = families.family('laplace').noise(eps, 2.0, delta)",  # through a call: the pages' main one
+        "m = family.noise(eps, sensitivity=2.0)",
+        "a = fam.epsilon_for_accuracy(3.0, 0.95, sensitivity=2)",
     ],
 )
 def test_the_guard_sees_each_kind_of_fact(line):
@@ -170,6 +198,8 @@ def test_the_guard_sees_each_kind_of_fact(line):
     [
         "m = Laplace.from_epsilon(eps, REPLACE_ONE.histogram_l1_sensitivity)",
         "m = family.noise(eps, result.mechanism.sensitivity, delta)",
+        "m = fam.noise(eps, family.histogram_sensitivity(REPLACE_ONE), delta)",
+        "a = fam.epsilon_for_accuracy(3.0, 0.95, sensitivity=q.sensitivity)",
         "r = GRR(eps, k)",
         "x = total / n",
         "half = width / 2",
