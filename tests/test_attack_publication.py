@@ -762,3 +762,215 @@ def test_the_os_bits_check_catches_seeded_and_global_state_publications(monkeypa
     assert verdict is not None and "a seed" in verdict
     verdict = _os_bits_verdict(lambda: Out(global_state(_X, 1.0)), monkeypatch)
     assert verdict is not None and "global generator" in verdict
+
+
+# ---------------------------------------------------------------------------------------------- 10. the three attacks
+# on the local publications and on the sparse vector technique's answered counts
+#
+# Each recovered value is compared with the truth: its error must have the variance of independent noises of the
+# stated laws, checked two-sided by tests.test_publish.assert_variance (the mean of squares against its exact
+# standard error, skewness and kurtosis, from the law's cumulants). The local estimates' error is a sum of
+# independent centred Bernoulli reports, whose even cumulants are summed exactly below (their odd cumulants enter only
+# the Cornish–Fisher correction's higher terms, by O(1/n)); the sparse vector answers carry lattice Laplace noise.
+
+
+def _bernoulli_moments(pi, scale: float):
+    """Even cumulants of ``scale · Σ_i (B_i − π_i)``, ``B_i ~ Bernoulli(π_i)`` independent (κ_r adds over the terms).
+
+    A Bernoulli's raw moments are all ``π``; its cumulants follow from ``κ_n = m_n − Σ_{k<n} C(n−1, k−1) κ_k m_{n−k}``.
+    """
+    from tests.test_publish import Moments
+
+    pi = np.asarray(pi, dtype=np.float64)
+    kappa = {}
+    for n in range(1, 9):
+        kappa[n] = pi - sum(math.comb(n - 1, k - 1) * kappa[k] * pi for k in range(1, n))
+    return Moments(*(float(np.sum(kappa[r])) * scale**r for r in (2, 4, 6, 8)))
+
+
+def _local_count_moments(codes, k: int, epsilon: float, oracle: str) -> list:
+    """The error law of each category's published estimate: report v is set with probability p (code v) or q."""
+    from dpcore import families
+
+    mech = families.family(oracle).counts(epsilon, k).mechanism
+    counts = np.bincount(codes, minlength=k)
+    laws = [_bernoulli_moments(np.where(codes == v, mech.p, mech.q), 1.0 / mech.p_minus_q) for v in range(k)]
+    # the stated scale: the oracle's own variance formula (Wang et al. 2017), which the release's error bound reads
+    np.testing.assert_allclose([law.var for law in laws], mech.variance(counts), rtol=1e-9)
+    return laws
+
+
+def _local_mean_moments(values, lower: float, upper: float, epsilon: float):
+    from dpcore.ldp_mean import LDPMean
+
+    mech = LDPMean(epsilon, lower, upper)
+    t = (np.clip(values, lower, upper) - lower) / (upper - lower)
+    law = _bernoulli_moments(mech.rr.q + mech.rr.p_minus_q * t, (upper - lower) / (values.size * mech.rr.p_minus_q))
+    assert law.var == pytest.approx(mech.variance(values), rel=1e-9)  # the stated scale
+    return law
+
+
+_LOCAL_DOMAIN = ["a", "b", "c"]
+_LOCAL_CODES = np.repeat(np.arange(4), [600, 450, 300, 150])  # the domain then "(other)": 1,500 reports
+_LOCAL_OTHER = _LOCAL_CODES.copy()
+_LOCAL_OTHER[::10] = (_LOCAL_OTHER[::10] + 1) % 4  # a second column: every tenth person answers differently
+_LOCAL_VALUES = np.arange(1_500) % 71.0
+_LOCAL_VALUES_OTHER = np.where(np.arange(1_500) % 10 == 0, 70.0 - _LOCAL_VALUES, _LOCAL_VALUES)
+#: the seeds an attacker tries against the Local page: the default session seed with its salt, then small integers
+_LOCAL_SEEDS = [2017, [2017, sum(map(ord, "local"))], [0, sum(map(ord, "local"))], *range(1_000)]
+
+
+def _local_counts(codes, oracle, epsilon):
+    from dpcore import publish
+
+    return np.array(publish.publish_local_counts(codes, _LOCAL_DOMAIN, oracle, epsilon).values)
+
+
+def _local_mean(values, epsilon):
+    from dpcore import publish
+
+    return publish.publish_local_mean(values, 0.0, 70.0, epsilon).value
+
+
+@pytest.mark.parametrize("oracle", ["GRR", "OUE"])
+def test_local_counts_resist_the_three_attacks(oracle):
+    from explorer import releases
+    from tests.test_publish import assert_mean_zero, assert_variance
+
+    labels = [*_LOCAL_DOMAIN, "(other)"]
+    truth = np.bincount(_LOCAL_CODES, minlength=4).astype(float)
+    law = _local_count_moments(_LOCAL_CODES, 4, 1.0, oracle)
+    trials = 300
+
+    # (a) seed subtraction: the Local page's release rerun with each seed an attacker would try
+    def seeded(seed, codes=_LOCAL_CODES, epsilon=1.0):
+        return releases.local_counts(codes, labels, oracle, epsilon, seed)["noisy count"].to_numpy()
+
+    for seed in _LOCAL_SEEDS[:5]:  # negative control: a seeded release is reproduced exactly by its seed
+        assert np.array_equal(seeded(seed), seeded(seed))
+    published = np.array([_local_counts(_LOCAL_CODES, oracle, 1.0) for _ in range(trials)])
+    recovered = published - (np.array([seeded(s) for s in _LOCAL_SEEDS[:trials]]) - truth)
+    for v in range(4):
+        assert_mean_zero(published[:, v] - truth[v], law[v])
+        assert_variance(published[:, v] - truth[v], law[v])  # the publication: the stated spread
+        assert_variance(recovered[:, v] - truth[v], law[v] + law[v])  # the attack: two independent errors
+
+    # (b) ε-doubling: 2·r(ε) − r(ε/2)
+    half = _local_count_moments(_LOCAL_CODES, 4, 0.5, oracle)
+    r2 = np.array([_local_counts(_LOCAL_CODES, oracle, 0.5) for _ in range(trials)])
+    combo = 2 * published - r2 - truth
+    for v in range(4):
+        assert_mean_zero(combo[:, v], law[v].times(2) + half[v])
+        assert_variance(combo[:, v], law[v].times(2) + half[v])
+
+    # (c) shared noise: two columns published at the same ε; the difference of their estimates against the truth
+    other_truth = np.bincount(_LOCAL_OTHER, minlength=4).astype(float)
+    other_law = _local_count_moments(_LOCAL_OTHER, 4, 1.0, oracle)
+    other = np.array([_local_counts(_LOCAL_OTHER, oracle, 1.0) for _ in range(trials)])
+    gap = (published - other) - (truth - other_truth)
+    for v in range(4):
+        assert_variance(gap[:, v], law[v] + other_law[v])
+    # negative control: one seed for both columns (shared randomness) makes the gap far too precise, and it is caught
+    shared = np.array([seeded(s) - seeded(s, _LOCAL_OTHER) for s in _LOCAL_SEEDS[:trials]]) - (truth - other_truth)
+    with pytest.raises(AssertionError, match="mean square"):
+        assert_variance(shared[:, 0], law[0] + other_law[0])
+
+
+def test_the_local_mean_resists_the_three_attacks():
+    from dpcore.ldp_mean import LDPMean
+    from explorer import releases
+    from tests.test_publish import assert_mean_zero, assert_variance
+
+    truth = LDPMean(1.0, 0.0, 70.0).clipped_mean(_LOCAL_VALUES)
+    law = _local_mean_moments(_LOCAL_VALUES, 0.0, 70.0, 1.0)
+    trials = 600
+
+    def seeded(seed, values=_LOCAL_VALUES, epsilon=1.0):
+        return releases.local_mean(values, 0.0, 70.0, epsilon, seed)
+
+    assert all(seeded(s) == seeded(s) for s in _LOCAL_SEEDS[:5])  # negative control: reproduced by its seed
+    published = np.array([_local_mean(_LOCAL_VALUES, 1.0) for _ in range(trials)])
+    recovered = published - (np.array([seeded(s) for s in _LOCAL_SEEDS[:trials]]) - truth)
+    assert_mean_zero(published - truth, law)
+    assert_variance(published - truth, law)
+    assert_variance(recovered - truth, law + law)
+
+    r2 = np.array([_local_mean(_LOCAL_VALUES, 0.5) for _ in range(trials)])
+    assert_variance(2 * published - r2 - truth, law.times(2) + _local_mean_moments(_LOCAL_VALUES, 0.0, 70.0, 0.5))
+
+    other_truth = LDPMean(1.0, 0.0, 70.0).clipped_mean(_LOCAL_VALUES_OTHER)
+    other_law = _local_mean_moments(_LOCAL_VALUES_OTHER, 0.0, 70.0, 1.0)
+    other = np.array([_local_mean(_LOCAL_VALUES_OTHER, 1.0) for _ in range(trials)])
+    assert_variance((published - other) - (truth - other_truth), law + other_law)
+    shared = np.array([seeded(s) - seeded(s, _LOCAL_VALUES_OTHER) for s in _LOCAL_SEEDS[:trials]])
+    with pytest.raises(AssertionError, match="mean square"):  # negative control: one seed for both columns
+        assert_variance(shared - (truth - other_truth), law + other_law)
+
+
+_SVT_VALUES = np.arange(6_000) % 60.0
+_SVT_RANGES = [[0, 9], [10, 29], [30, 59]]  # 1,000, 2,000 and 3,000 rows, against a threshold of 100
+_SVT_SHIFTED = [[0, 19], [20, 39], [40, 59]]  # 2,000 each
+_SVT_SEEDS = [2017, [2017, sum(map(ord, "svt"))], [0, sum(map(ord, "svt"))], *range(1_000)]
+
+
+def _range_truth(ranges) -> np.ndarray:
+    return np.array([np.count_nonzero((_SVT_VALUES >= a) & (_SVT_VALUES <= b)) for a, b in ranges], dtype=float)
+
+
+def _range_counts(ranges, epsilon: float) -> np.ndarray:
+    from dpcore import publish
+
+    release = publish.publish_range_counts(_SVT_VALUES, ranges, 100, 3, epsilon)
+    # the counts lie 900 and more above the threshold, the comparison noise at ε = 0.5 has scale 48: every range is
+    # answered except with probability below 3e-8 a publication
+    assert len(release.values) == 3
+    return np.array(release.values)
+
+
+def test_range_counts_answered_by_the_sparse_vector_technique_resist_the_three_attacks():
+    from dpcore.laplace import Laplace
+    from dpcore.svt import naive_scale, range_query_svt
+    from tests.test_publish import (
+        assert_mean_zero,
+        assert_uncorrelated,
+        assert_variance,
+        coincidence_bound,
+        collision_probability,
+        law_moments,
+    )
+
+    def law_at(epsilon):  # the stated answer noise: Lap(2c/ε) on the lattice (range_query_svt's answers)
+        lattice = lattice_mechanism(Laplace(naive_scale(epsilon / 2, 3), 1.0))
+        return lattice, law_moments(lattice.noise, lattice.grid)
+
+    truth, trials = _range_truth(_SVT_RANGES), 300
+    lattice, law = law_at(1.0)
+
+    def seeded(seed, epsilon=1.0):  # the SVT page's release with a seed (explorer.releases.range_queries)
+        return np.array(
+            [v for _, v in range_query_svt(truth, 100, 3, epsilon, np.random.default_rng(seed), lattice=True)]
+        )
+
+    for seed in _SVT_SEEDS[:5]:  # negative control: the seeded answers are reproduced by their seed
+        assert np.array_equal(seeded(seed), seeded(seed))
+    published = np.array([_range_counts(_SVT_RANGES, 1.0) for _ in range(trials)])
+    simulated = np.array([seeded(s) for s in _SVT_SEEDS[:trials]])
+    recovered = published - (simulated - truth)
+    bound = coincidence_bound(published.size, collision_probability(lattice.noise))
+    assert np.count_nonzero(published == simulated) < bound
+    assert_mean_zero(published - truth, law)
+    assert_variance(published - truth, law)
+    assert_variance(recovered - truth, law + law)
+    assert_uncorrelated(published - truth, simulated - truth, law, law)
+
+    # (b) ε-doubling
+    _, half = law_at(0.5)
+    r2 = np.array([_range_counts(_SVT_RANGES, 0.5) for _ in range(trials)])
+    assert_mean_zero(2 * published - r2 - truth, law.times(2) + half)
+    assert_variance(2 * published - r2 - truth, law.times(2) + half)
+
+    # (c) shared noise: overlapping ranges published at the same ε; [0, 19] − [0, 9] is the count of [10, 19]
+    shifted = np.array([_range_counts(_SVT_SHIFTED, 1.0) for _ in range(trials)])
+    gap = (shifted[:, 0] - published[:, 0]) - (_range_truth(_SVT_SHIFTED)[0] - truth[0])
+    assert np.count_nonzero(gap == 0) < coincidence_bound(trials, collision_probability(lattice.noise))
+    assert_variance(gap, law + law)
