@@ -35,6 +35,7 @@ from explorer.publication_log import (
     LogUnavailableError,
     PublicationBudgetError,
     PublicationLog,
+    RaiseRefusedError,
     cost_under,
     default_path,
 )
@@ -115,6 +116,26 @@ def test_a_budget_can_be_raised_or_lowered_but_never_below_what_was_spent(log):
     ]
     log.set_budget(FP, spent, 0.0)  # no change, no history line
     assert len(json.loads(log.to_json(FP))["budget_changes"]) == 3
+
+
+def test_lower_only_refuses_a_raise_and_changes_nothing_the_operator_may_raise(log):
+    """The page asks lower_only (anyone on a shared server reaches it); the command line, the operator's, may raise.
+    About 0.1 s."""
+    for epsilon, delta in [(DEFAULT_EPSILON * 2, DEFAULT_DELTA), (DEFAULT_EPSILON, DEFAULT_DELTA * 2)]:
+        with pytest.raises(RaiseRefusedError, match=r"can only be lowered here.*python -m dpx_publish budget") as err:
+            log.set_budget(FP, epsilon, delta, reason="more, please", lower_only=True)  # never seen: the default
+        assert err.value.budget == (DEFAULT_EPSILON, DEFAULT_DELTA) and err.value.asked == (epsilon, delta)
+        assert isinstance(err.value, ValueError)
+    assert log.budget(FP) == (DEFAULT_EPSILON, DEFAULT_DELTA)
+    assert [c["reason"] for c in json.loads(log.to_json(FP))["budget_changes"]] == [
+        "the default budget, set on first use"
+    ]
+    lower = DEFAULT_EPSILON / 2
+    assert log.set_budget(FP, lower, DEFAULT_DELTA, reason="a smaller round", lower_only=True) == (lower, DEFAULT_DELTA)
+    last = json.loads(log.to_json(FP))["budget_changes"][-1]
+    assert (last["epsilon"], last["previous_epsilon"], last["reason"]) == (lower, DEFAULT_EPSILON, "a smaller round")
+    assert log.set_budget(FP, lower, DEFAULT_DELTA, lower_only=True) == (lower, DEFAULT_DELTA)  # the same: allowed
+    assert log.set_budget(FP, 8.0, DEFAULT_DELTA, reason="the operator") == (8.0, DEFAULT_DELTA)
 
 
 @pytest.mark.parametrize(
