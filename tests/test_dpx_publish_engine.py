@@ -280,3 +280,90 @@ def test_the_file_source_checks_the_plan_before_reading_a_row(tmp_path, cells, m
     with pytest.raises(ValueError, match="salary"):
         opened.prepare(allocate(plan_from_dict(plan)))
     assert not read
+
+
+def _new_kinds_plan() -> dict:
+    """A plan of the explorer's count where, two-way table, counts per period and most common value."""
+    return _person_plan(
+        statistics=[
+            {
+                "name": "older masters",
+                "kind": "count_where",
+                "where": [["age", ">=", 40], ["education", "is", "Masters"]],
+            },
+            {
+                "name": "education by half",
+                "kind": "two_way",
+                "column": "education",
+                "domain": EDU[:3],
+                "by": "half",
+                "keys": ["first", "second"],
+                "other": True,
+            },  # fmt: skip
+            {
+                "name": "per month",
+                "kind": "periods",
+                "column": "day",
+                "period": "month",
+                "first_year": 2021,
+                "last_year": 2022,
+            },  # fmt: skip
+            {"name": "top education", "kind": "most_common", "column": "education", "domain": EDU},
+        ],
+        unit={"identifier": "pid", "max_rows": 3, "max_groups": 2, "max_rows_per_group": 2},
+    )
+
+
+@pytest.mark.parametrize("form", ["csv", "csv read where it lies", "parquet, text columns"])
+def test_a_plan_of_the_new_kinds_is_published_from_the_file_as_the_engine_computes_it_on_the_apps_table(
+    tmp_path, monkeypatch, cells, form
+):
+    rng = np.random.default_rng(11)
+    days = pd.Timestamp("2020-11-01") + pd.to_timedelta(rng.integers(0, 800, len(cells)), unit="D")
+    day = pd.Series(days).dt.strftime("%Y-%m-%d").to_numpy(dtype=object)
+    day[rng.random(len(cells)) < 0.05] = "n/a"
+    frame = cells.assign(day=day, half=np.where(rng.random(len(cells)) < 0.5, "first", " second "))
+    path = _write(frame, tmp_path, form.replace(" read where it lies", ""))
+    if form != "csv":
+        monkeypatch.setattr(source, "MAX_UPLOAD_BYTES", 0)  # read where it lies, as a large file is
+    monkeypatch.setattr(engine_aggregates, "secret_seed", lambda: SEED)
+    captured = Captured(monkeypatch)
+    plan = _new_kinds_plan()
+    assert _publish(tmp_path, plan, path) == 0
+    table = load_csv(frame.to_csv(index=False).encode()).frame  # the app's table of the same rows
+    expected = duckdb_engine.aggregate_plan(engine_aggregates.plan_aggregates(plan_from_dict(plan), SEED), table)
+    (found,) = captured.found
+    for got, want in zip(found, expected):
+        pd.testing.assert_frame_equal(got, want)
+    assert all(f["rows"].sum() > 0 for f in found)
+    files = _unzip(tmp_path / "release.zip")
+    released = pd.read_csv(io.BytesIO(files["release.csv"]), encoding="utf-8-sig")
+    assert released["label"].iloc[0] == "age ≥ 40 and education is Masters"
+    assert released["statistic"].tolist().count("per month") == 24
+    assert released["released value"].iloc[-1] in EDU  # the most common value: a declared category
+    report = json.loads(files["report.json"])
+    assert [s["name"] for s in report["statistics"]] == [s["name"] for s in plan["statistics"]]
+    assert _entries(tmp_path, path) == 1
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            lambda p: p["statistics"][0]["where"][0].__setitem__(0, "education"),
+            "needs numbers in the column 'education'",
+        ),
+        (lambda p: p["statistics"][1].update(by="town"), "column 'town', which the data does not have"),
+        (lambda p: p["statistics"][3].pop("domain"), "declared domain"),
+        (lambda p: p["statistics"][2].pop("first_year"), "declared years"),
+    ],
+)
+def test_a_refused_plan_of_the_new_kinds_costs_nothing(tmp_path, capsys, cells, change, words):
+    frame = cells.assign(day="2021-05-01", half="first")
+    path = _write(frame, tmp_path, "parquet, text columns")
+    plan = _new_kinds_plan()
+    change(plan)
+    assert _publish(tmp_path, plan, path) == EXIT_REFUSED
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err and "Traceback" not in err
+    assert not (tmp_path / "release.zip").exists() and _entries(tmp_path, path) == 0

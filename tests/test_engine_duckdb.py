@@ -276,3 +276,103 @@ def test_a_quantile_is_refused_from_aggregates_in_one_sentence():
         publish_from_aggregates(allocation, [{"rows": [0.0]}] * len(allocation.shares))
     with pytest.raises(PlanError, match="aggregates must give one entry per statistic"):
         publish_from_aggregates(allocation, [])
+
+
+# ---------------------------------------------------------------------- the explorer's other central queries
+
+
+def _new_kinds_table(seed: int, rows: int = 400, persons: int = 50) -> pd.DataFrame:
+    """:func:`_table` with a second key (some missing), dates as text (some junk, a month 13, some missing, some
+    outside the declared years) and infinite values."""
+    t = _table(seed, rows, persons)
+    rng = np.random.default_rng(seed + 100)
+    side = rng.choice(["x", "y", "w"], rows).astype(object)
+    side[rng.random(rows) < 0.05] = None
+    t["side"] = side
+    days = pd.Timestamp("2019-10-01") + pd.to_timedelta(rng.integers(0, 800, rows), unit="D")
+    day = pd.Series(days).dt.strftime("%Y-%m-%d").to_numpy(dtype=object)
+    odd = rng.random(rows)
+    day[odd < 0.04] = "junk"
+    day[(odd >= 0.04) & (odd < 0.06)] = "2020-13-02"
+    day[(odd >= 0.06) & (odd < 0.09)] = None
+    t["day"] = day
+    t.loc[rng.random(rows) < 0.03, "value"] = np.inf
+    return t
+
+
+def _new_kinds_plan(bounds: ContributionBounds | None):
+    from dpcore.contributions import PrivacyUnit
+    from dpcore.plan import Plan, Statistic
+
+    stats = (
+        Statistic("where", "count_where", where=(("value", "≥", 1.5), ("key", "is not", "b"))),
+        Statistic("where one", "count_where", where=(("side", "is", "x"),)),
+        Statistic("table", "two_way", column="key", domain=("a", "b", "c"), by="side", keys=("x", "y")),
+        Statistic("table other", "two_way", column="key", domain=("a", "b"), by="side", keys=("x",), other=True),
+        Statistic("months", "periods", column="day", period="month", first_year=2020, last_year=2020),
+        Statistic("years", "periods", column="day", period="year", first_year=2019, last_year=2021),
+        Statistic("top key", "most_common", column="key", domain=("d", "a", "b", "c", "nowhere")),
+    )
+    unit = PrivacyUnit() if bounds is None else PrivacyUnit("pid", bounds)
+    return Plan(stats, unit=unit, epsilon=2.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_new_kinds_aggregates_are_dpcores_truths(seed):
+    # one row per person, and a person unit whose bounds bind no one: exact
+    from dpcore.plan import allocate
+    from dpcore.plan_release import _prepare  # noqa: PLC2701 (the most common value's scores are not released)
+
+    t = _new_kinds_table(seed)
+    most = int(t.groupby("pid").size().max())
+    for bounds in (None, ContributionBounds(max_groups=15, max_rows_per_group=most, max_rows=most)):
+        table = t if bounds is not None else t.drop(columns="pid")
+        allocation = allocate(_new_kinds_plan(bounds))
+        found = duckdb_engine.aggregate_plan(agg.plan_aggregates(allocation.plan, seed=seed), table)
+        prepared = _prepare(allocation, table, np.random.default_rng(seed))
+        for share, got, p in zip(allocation.shares, found, prepared):
+            stat = share.statistic
+            want = p.counts if stat.kind == "most_common" else p.parts[0][0]
+            assert got["rows"].tolist() == want.tolist(), stat.name
+            labels = stat.domain if stat.kind == "most_common" else stat.labels
+            assert got["key"].tolist() == (list(labels) if stat.grouped or stat.domain else [""]), stat.name
+        assert found[0]["rows"].iloc[0] > 0 and found[4]["rows"].sum() > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_new_kinds_binding_bounds_keep_what_every_uniform_sample_keeps(seed):
+    # min(rows meeting the conditions, m) per person; with L0 at least every person's cells, min(rows, L∞) per cell
+    t = _new_kinds_table(seed)
+    from dpcore.plan import allocate
+
+    m, per_cell = 2, 1
+    allocation = allocate(_new_kinds_plan(ContributionBounds(max_groups=15, max_rows_per_group=per_cell, max_rows=m)))
+    found = duckdb_engine.aggregate_plan(agg.plan_aggregates(allocation.plan, seed=seed), t)
+    meets = t["value"].between(1.5, np.inf, inclusive="left") & np.isfinite(t["value"]) & t["key"].notna()
+    meets &= t["key"] != "b"
+    assert found[0]["rows"].tolist() == [int(np.minimum(t[meets].groupby("pid").size(), m).sum())]
+    cells = t[t["key"].isin(["a", "b", "c"]) & t["side"].isin(["x", "y"])]
+    per = np.minimum(cells.groupby(["key", "side", "pid"]).size(), per_cell).groupby(level=[0, 1]).sum()
+    assert found[2]["rows"].tolist() == [int(per.get((k, s), 0)) for k in "abc" for s in "xy"]
+    top = t[t["key"].isin(["d", "a", "b", "c"])]
+    per = np.minimum(top.groupby(["key", "pid"]).size(), per_cell).groupby(level=0).sum()
+    assert found[6]["rows"].tolist() == [int(per.get(k, 0)) for k in ("d", "a", "b", "c")] + [0]
+
+
+def test_the_new_kinds_publish_from_aggregates_securely_and_simulate_seeded():
+    from dpcore.plan import allocate
+    from dpcore.plan_release import publish_from_aggregates, simulate_from_aggregates
+    from dpcore.randomness import Randomness
+
+    t = _new_kinds_table(4)
+    allocation = allocate(_new_kinds_plan(ContributionBounds(max_groups=3, max_rows_per_group=2, max_rows=2)))
+    found = duckdb_engine.aggregate_plan(agg.plan_aggregates(allocation.plan, seed=agg.secret_seed()), t)
+    one, two = (publish_from_aggregates(allocation, found) for _ in range(2))
+    assert one.combined.randomness is Randomness.PUBLICATION
+    numbers = [v for v in one.combined.values if not isinstance(v, str)]
+    assert numbers != [v for v in two.combined.values if not isinstance(v, str)]
+    assert [r.labels for r in one.releases] == [s.statistic.labels for s in allocation.shares]
+    assert one.releases[-1].value in ("d", "a", "b", "c", "nowhere") and "secure" in one.releases[-1].mechanism
+    runs = [simulate_from_aggregates(allocation, found, 9) for _ in range(2)]
+    assert runs[0].combined.values == runs[1].combined.values
+    assert runs[0].combined.randomness is Randomness.SIMULATION and "not private" in runs[0].releases[-1].mechanism

@@ -112,3 +112,18 @@ def test_spark_refuses_a_missing_person_in_one_sentence(spark):
     frame = spark.createDataFrame([("a", 1.0), (None, 2.0)], "pid string, value double")
     with pytest.raises(ValueError, match="person must name a person on every row, got 1 row"):
         spark_engine.aggregate(agg.count(person="pid", bounds=ContributionBounds()), frame)
+
+
+def test_the_new_kinds_give_identical_aggregates_in_spark_and_duckdb(spark):
+    # the explorer's count where, two-way table, counts per period and most common value: the same SQL in both
+    from tests.test_engine_duckdb import _new_kinds_plan, _new_kinds_table
+
+    table = _new_kinds_table(7)
+    for bounds in (None, ContributionBounds(max_groups=2, max_rows_per_group=2, max_rows=3)):
+        frame = table.drop(columns="pid") if bounds is None else table
+        queries = agg.plan_aggregates(_new_kinds_plan(bounds), "a seed")
+        wants = duckdb_engine.aggregate_plan(queries, frame)
+        gots = spark_engine.aggregate_plan(queries, spark.createDataFrame(frame))
+        for query, got, want in zip(queries, gots, wants):
+            pd.testing.assert_frame_equal(got, want, check_exact=True, obj=repr(query)[:200])
+        assert all(w["rows"].sum() > 0 for w in wants)
