@@ -541,6 +541,9 @@ class SimulatedPlan:
         Per statistic, shape ``(trials, numbers)``: the simulated released numbers (a quantile: its value).
     randomness : Randomness
         Always SIMULATION.
+    counts : tuple
+        Per statistic, a mean's simulated noisy counts, shape ``(trials, numbers)`` (None for any other statistic):
+        its table rounds each draw for its error at its count, as a publication's does.
     """
 
     allocation: Allocation
@@ -548,6 +551,7 @@ class SimulatedPlan:
     draws: tuple[np.ndarray, ...]
     values: tuple[np.ndarray, ...]
     randomness: Randomness = Randomness.SIMULATION
+    counts: tuple = ()
 
     def errors(self) -> tuple[np.ndarray, ...]:
         """Per statistic, ``|draw − truth|`` of every number, shape ``(trials, numbers)`` (a quantile: in ranks)."""
@@ -563,9 +567,16 @@ class SimulatedPlan:
         shows a publication), expected error, and on every row that it is simulated, not private.
         """
         rows = []
-        for share, draw in zip(self.allocation.shares, self.values):
-            step = rounding_step(share) if rounded else None
-            for label, value in zip(share.statistic.labels, draw[trial]):
+        plan = self.allocation.plan
+        for share, draw, counts in zip(self.allocation.shares, self.values, self.counts or (None,) * len(self.values)):
+            for i, (label, value) in enumerate(zip(share.statistic.labels, draw[trial])):
+                at_count = None
+                if rounded and counts is not None:  # the error at this draw's count (post-processing)
+                    n = max(1, int(round(counts[trial][i])))
+                    at_count = expected_error(
+                        replace(share.statistic, planned_n=n), plan.unit, share.budget, plan.confidence
+                    )
+                step = rounding_step(share, at_count) if rounded else None
                 rows.append(
                     {
                         "statistic": share.statistic.name,
@@ -587,9 +598,10 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
     """
     rng = as_generator(rng)
     prepared = _prepare(allocation, table, rng)
-    truths, draws, values_out = [], [], []
+    truths, draws, values_out, counts = [], [], [], []
     for p in prepared:
         stat = p.share.statistic
+        counts.append(None)
         if stat.kind == "quantile":
             values = p.quantile_values[~np.isnan(p.quantile_values)]
             mech = ExponentialQuantile(p.share.budget, stat.lower, stat.upper, stat.q, ADD_REMOVE)
@@ -618,7 +630,11 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
             truths.append(exact[0])
         draws.append(_finish(stat, noisy))
         values_out.append(draws[-1])
-    return SimulatedPlan(allocation, tuple(truths), tuple(draws), tuple(values_out))
+        if stat.kind == "mean" and len(noisy) == 2:
+            counts[-1] = np.maximum(noisy[1], 1.0)
+    return SimulatedPlan(
+        allocation, tuple(truths), tuple(draws), tuple(values_out), Randomness.SIMULATION, tuple(counts)
+    )
 
 
 def _checked_truths(allocation: Allocation, aggregates) -> list[list[np.ndarray]]:

@@ -106,8 +106,8 @@ def error_sentence(stat, error: float | None, confidence: float, at_count=None, 
     if error is None:
         return None
     level = f"{confidence:.0%}"
-    if stat.kind == "quantile":
-        return f"rank shortfall at most {error:.3g} ranks at {level}"
+    if stat.error_unit:  # a selection (a quantile, the most common value): a bound on its shortfall
+        return f"shortfall at most {error:.3g} {stat.error_unit} at {level}"
     if stat.kind != "mean":
         return f"each number within ±{error:.3g} of its true value at {level}"
     where = (

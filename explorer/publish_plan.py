@@ -320,6 +320,10 @@ def plan_state(plan: Plan) -> dict:
         values.update(pub_id=plan.unit.identifier, pub_max_rows=float(b.max_rows), pub_max_groups=float(b.max_groups))
         values["pub_max_rpg"] = float(b.max_rows_per_group)
     for i, s in enumerate(stats):
+        if s.kind not in KINDS:
+            raise PlanError(
+                f"statistic {s.name!r} is a {s.kind}, which this page does not lay out: publish it with the command line"
+            )
         if s.n_public is not None or s.split != 0.5 or (gaussian and s.pure and s.kind != "quantile"):
             raise PlanError(
                 f"statistic {s.name!r} uses a public n, a split of its mean or a noise of its own, which this page "

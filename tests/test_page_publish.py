@@ -334,6 +334,7 @@ def test_gaussian_plan_charges_its_delta_and_names_the_accountant():
         ),
         ({"total": {"epsilon": 1, "delta": 0}, "policy": "wrong"}, "policy"),
         # the page would show (and Publish charge) another ε: 0.01, 10 or 1.235
+        ({"statistics": [{"name": "top", "kind": "most_common", "column": "sex", "domain": ["a", "b"]}]}, "command"),
         ({"total": {"epsilon": 0.005, "delta": 0}}, "total ε is from"),
         ({"total": {"epsilon": 20, "delta": 0}}, "plan's is 20"),
         ({"total": {"epsilon": 1.23456, "delta": 0}}, "at most 4 significant digits"),
