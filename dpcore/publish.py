@@ -34,16 +34,17 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from dpcore import families
 from dpcore.clipping import auto_mean, choose_clipping_bound, evenly_spaced_candidates
-from dpcore.exponential import exponential_mechanism
+from dpcore.exact_choice import exact_choice, nearest_grid_index, quantile_exponents
 from dpcore.lattice import lattice_mechanism
 from dpcore.ldp_mean import LDPMean
 from dpcore.learning.published import lattice_gradient_descent
-from dpcore.neighbours import REPLACE_ONE
+from dpcore.neighbours import ADD_REMOVE, REPLACE_ONE
 from dpcore.postprocess import project_to_histogram
 from dpcore.queries import (
     RELATION,
@@ -317,22 +318,29 @@ def publish_two_way_table(
 def publish_most_common(codes, domain, epsilon) -> Release:
     """Publish the most common value of a declared ``domain`` by the exponential mechanism (score: the count).
 
-    Under add/remove one record one count moves by 1: the score's sensitivity is 1. The
-    selection samples the mechanism's probabilities with 53 secure bits (a selection, not a
-    numeric answer: no lattice is needed for it).
+    Under add/remove one record one count moves by 1: the score's sensitivity is 1, and value ``k`` is chosen with
+    probability ∝ ``exp(−ε (max count − count_k)/2)`` (McSherry & Talwar 2007). The choice is drawn from that law
+    exactly (:func:`~dpcore.exact_choice.exact_choice`: ε read as the exact rational it is, a lazily drawn secure
+    uniform, a float pass with rigorous error bounds and :mod:`decimal` where they cannot decide): pure ε-DP with no
+    floating-point caveat, no value of the domain left with probability 0. A selection, not a numeric answer: no
+    lattice is needed for it.
     """
     domain = tuple(str(d) for d in domain)
     if not domain:
         raise ValueError("domain must list at least one category, got none")
     epsilon = check_epsilon(epsilon)
     codes = check_category_values(codes, len(domain), "codes")
-    counts = np.bincount(codes, minlength=len(domain)).astype(np.float64)
-    chosen = exponential_mechanism(counts, epsilon, 1.0, SecureGenerator())
+    counts = np.bincount(codes, minlength=len(domain)).astype(np.int64)
+    gaps = counts.max() - counts  # c_k = (ε/2)·(max count − count_k), exactly
+    chosen = exact_choice(np.ones(len(domain), dtype=np.int64), gaps, (Fraction(epsilon) / 2,), SecureGenerator())
     return _published(
         query="most common",
         value=domain[chosen],
         labels=("most common value",),
-        mechanism="exponential mechanism over the declared domain (score: the count, sensitivity 1)",
+        mechanism=(
+            "exponential mechanism over the declared domain (score: the count, sensitivity 1), its law sampled "
+            "exactly from secure bits"
+        ),
         epsilon=epsilon,
         public=_domain_facts(domain, False),
     )
@@ -613,18 +621,20 @@ def publish_quantile(values, q, lower, upper, epsilon, *, grid=None, source="dec
     ones left out), an interval between consecutive sorted values chosen with probability ∝ length ·
     ``exp(ε u / (2Δu))``, ``u = −|rank − q·n|``, ``Δu = max(q, 1 − q)``; ε-DP under add/remove one record.
 
-    How it is drawn, and the limits of floating point:
+    How it is drawn, exactly (pure ε-DP, no floating-point caveat):
 
-    * **the interval**: inverse CDF on one uniform of 53 secure bits (:meth:`SecureGenerator.random`) against the
-      cumulative sums of the probabilities (``softmax`` of the log-weights, computed by log-sum-exp). The law drawn
-      differs from the exact one only by the rounding of those sums and the 2⁻⁵³ grid of the uniform: by at most
-      about ``(m + 1)·2⁻⁵²`` in total variation for ``m ≤ n + 1`` intervals. An interval whose probability is below
-      2⁻⁵³ may be drawn with probability 0 where a neighbour's is 2⁻⁵³: the guarantee is pure ε-DP up to an additive
-      δ ≤ (1 + e^ε)(m + 1)·2⁻⁵² (3·10⁻¹¹ at ε = 1 for the 32,561 rows of UCI Adult), which the release does not charge;
-    * **the point**: a second secure 53-bit uniform places it in the interval, and it is rounded to the nearest
-      point of the declared ``grid`` (``lower + j·grid``, post-processing: free). The published number is a function
-      of ``j`` and declared facts only, so its floating-point digits cannot tell the interval's ends (the order
-      statistics) the way an unrounded ``left + U·(right − left)`` could (Mironov 2012's attack on noise digits).
+    * **the interval**: :func:`~dpcore.exact_choice.exact_choice` draws ``k`` with probability exactly
+      ∝ ``(right_k − left_k)·exp(−ε (|r_k − q·n| − min_j |r_j − q·n|)/(2Δu))``, every quantity read as the exact
+      rational it is (ε and q as floats, ``Δu = max(q, 1 − q)`` computed exactly, the lengths as exact differences
+      of the sorted values): a lazily drawn secure uniform, a float pass with rigorous error bounds, and
+      :mod:`decimal` at growing precision on the rare draws those bounds cannot decide. No interval has probability
+      0, however small its weight (the float inverse CDF used before gave an uncharged δ ≤ (1 + e^ε)(m + 1)·2⁻⁵²);
+    * **the point**: a point uniform in the interval, rounded to the nearest point of the declared ``grid``
+      (``lower + j·grid``; post-processing: free), drawn as ``j`` itself, exactly
+      (:func:`~dpcore.exact_choice.nearest_grid_index`: rational arithmetic on lazily drawn secure bits). The
+      published number is a function of ``j`` and declared facts only, so its floating-point digits cannot tell the
+      interval's ends (the order statistics) the way an unrounded ``left + U·(right − left)`` could (Mironov 2012's
+      attack on noise digits).
 
     Parameters
     ----------
@@ -654,11 +664,15 @@ def publish_quantile(values, q, lower, upper, epsilon, *, grid=None, source="dec
             f"grid must be in [{width / _QUANTILE_MAX_STEPS:g}, {width:g}] (the range's width), got {grid:g}"
         )
     law = mechanism.intervals(values, nan="drop")
+    q = Fraction(mechanism.q)
+    sensitivity = max(q, 1 - q) if mechanism.relation is ADD_REMOVE else Fraction(1)  # Δu exactly (module notes)
+    coefficients, bases = quantile_exponents(
+        law.ranks, mechanism.q, law.n, Fraction(mechanism.epsilon) / (2 * sensitivity)
+    )
     rng = SecureGenerator()
-    k = law.sample_index(rng)
-    point = law.left[k] + rng.random() * (law.right[k] - law.left[k])
+    k = exact_choice(None, coefficients, bases, rng, left=law.left, right=law.right)
     steps = round(width / grid)
-    j = min(max(round((point - mechanism.lower) / grid), 0), steps)
+    j = min(max(nearest_grid_index(law.left[k], law.right[k], mechanism.lower, grid, rng), 0), steps)
     value = min(mechanism.lower + j * grid, mechanism.upper)
     label = "median" if mechanism.q == 0.5 else f"{mechanism.q:g}-quantile"
     facts = (
@@ -674,8 +688,8 @@ def publish_quantile(values, q, lower, upper, epsilon, *, grid=None, source="dec
         labels=(label,),
         mechanism=(
             f"exponential mechanism over the intervals between the sorted clipped values (Smith 2011), score "
-            f"−|rank − q·n| with Δu = {mechanism.sensitivity:g}; the interval by inverse CDF on a 53-bit secure "
-            "uniform, then a secure uniform point rounded to the grid"
+            f"−|rank − q·n| with Δu = {mechanism.sensitivity:g}; the interval and the grid point, a uniform point of "
+            "it rounded to the grid, sampled exactly from secure bits"
         ),
         epsilon=mechanism.epsilon,
         public=facts,
