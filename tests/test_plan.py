@@ -165,7 +165,7 @@ def _total_array(plan, budgets):
     b = np.atleast_2d(budgets)
     eps = b[:, pure].sum(axis=1)
     if pure.all():
-        return eps
+        return eps if plan.delta == 0 else np.minimum(eps, zcdp_to_dp((b**2 / 2).sum(axis=1), plan.delta))
     rho_g = b[:, ~pure].sum(axis=1)
     by_zcdp = zcdp_to_dp(rho_g + (b[:, pure] ** 2 / 2).sum(axis=1), plan.delta)
     if not pure.any():
@@ -753,3 +753,71 @@ def test_new_kinds_plan_file_round_trip():
     import json
 
     assert plan_from_dict(json.loads(json.dumps(data))) == plan
+
+
+# ---------------------------------------------------------------------------------------------- pure statistics at δ
+
+
+#: Pure plans with a declared δ: many small ε's (zCDP wins), a few large ones (the sum wins), a mix.
+PURE_WITH_DELTA = [([0.1] * 100, 1e-6), ([0.05] * 400, 1e-8), ([1.0, 2.0], 1e-6), ([0.3] * 20 + [2.0], 1e-5),
+                   ([0.01] * 1000, 1e-6), ([0.5] * 8, 1e-3)]  # fmt: skip
+
+
+def _cks_by_grid(rho: float, delta: float) -> float:
+    """Canonne, Kamath & Steinke (2020), Corollary 13, minimised over a fine grid of α (not dpcore's solver)."""
+    alpha = 1.0 + np.geomspace(1e-6, 1e5, 400_001)
+    eps = alpha * rho + (math.log(1 / delta) - np.log(alpha)) / (alpha - 1) + np.log1p(-1 / alpha)
+    return float(max(eps.min(), 0.0))
+
+
+@pytest.mark.parametrize("eps, delta", PURE_WITH_DELTA)
+def test_pure_statistics_at_a_declared_delta_take_the_smaller_of_the_sum_and_zcdp(eps, delta):
+    ours = compose(eps, [], delta)
+    by_grid = _cks_by_grid(sum(e * e / 2 for e in eps), delta)  # Bun & Steinke 2016, Prop 1.4, then the conversion
+    assert ours.epsilon == pytest.approx(min(sum(eps), by_grid), rel=1e-6)
+    assert ours.epsilon <= sum(eps) * (1 + 1e-12)
+    assert ours.delta == (delta if ours.epsilon < sum(eps) else 0.0)
+    assert ("zCDP" in ours.accountant) == (ours.delta > 0)
+    # valid: never below the tight PLD of the worst case (each statistic binary randomized response at its ε;
+    # composed up to 100 of them, the PLD's time)
+    if len(eps) <= 100:
+        assert ours.epsilon >= _pld_epsilon(eps, [], delta, pessimistic=False) * (1 - 1e-9)
+    assert compose(eps, [], 0.0).epsilon == pytest.approx(sum(eps))  # no δ declared: the sum
+
+
+def test_the_brief_figure_100_counts_at_delta_1e_6():
+    assert compose([0.1] * 100, [], 0.0).epsilon == pytest.approx(10.0)
+    assert compose([0.1] * 100, [], 1e-6).epsilon == pytest.approx(5.2215, abs=1e-4)
+
+
+@pytest.mark.parametrize("policy", ["equal", "accuracy"])
+def test_pure_plan_at_a_declared_delta_spends_its_total_and_beats_a_grid_of_splits(policy):
+    # 60 counts of two targets (30 of each) at δ = 1e-6 and total ε = 3: zCDP composition binds. Brute force over
+    # splits that give each half one ε (a, b) on a fine grid: none that fits the total has a smaller worst ratio
+    # (accuracy) and ours spends the total (equal and accuracy)
+    stats = tuple(Statistic(f"s{i}", "count", target=40.0 if i < 30 else 80.0) for i in range(60))
+    plan = Plan(stats, epsilon=3.0, delta=1e-6, policy=policy)
+    a = allocate(plan)
+    budgets = np.array([s.budget for s in a.shares])
+    assert a.epsilon == pytest.approx(3.0, rel=1e-9) and a.delta == 1e-6
+    assert budgets.sum() > 3.0 * 1.3  # the sum of the ε's is well above the total: zCDP pays for them
+    if policy == "equal":
+        assert np.ptp(budgets) == pytest.approx(0.0, abs=1e-12)
+        return
+    c = _coefficients(plan)
+    ours = _ratio_array(plan, budgets, c).max()
+    grid = np.geomspace(0.01, 1.0, 400)
+    a_, b_ = np.meshgrid(grid, grid)
+    splits = np.hstack([np.repeat(a_.reshape(-1, 1), 30, axis=1), np.repeat(b_.reshape(-1, 1), 30, axis=1)])
+    fits = _total_array(plan, splits) <= 3.0
+    best = _ratio_array(plan, splits[fits], c).max(axis=1).min()
+    assert ours <= best * (1 + 1e-9)
+    assert best <= ours * 1.02  # the grid comes within its step of ours
+    needed = allocate(replace_total(plan, None)).epsilon
+    assert needed == pytest.approx(compose(c / np.array([s.target for s in stats]), [], 1e-6).epsilon, rel=1e-9)
+
+
+def replace_total(plan, epsilon):
+    from dataclasses import replace
+
+    return replace(plan, epsilon=epsilon)
