@@ -161,10 +161,11 @@ def _prefix_sums(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``u Σ |partial sums|`` (Higham 2002, eq. 4.4), and the final ``block offset + partial`` adds ``u·|S|``.
     """
     m = x.size
-    blocks = -(-m // _BLOCK)
-    padded = np.zeros(blocks * _BLOCK)
+    size = min(_BLOCK, m)
+    blocks = -(-m // size)
+    padded = np.zeros(blocks * size)
     padded[:m] = x
-    within = np.cumsum(padded.reshape(blocks, _BLOCK), axis=1)
+    within = np.cumsum(padded.reshape(blocks, size), axis=1)
     within_err = _U * np.cumsum(within, axis=1)
     totals = np.cumsum(within[:, -1])
     totals_err = _U * np.cumsum(totals) + np.cumsum(within_err[:, -1])
