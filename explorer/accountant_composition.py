@@ -170,7 +170,9 @@ def rdp_orders(mech, delta, k, conversion):
 def vectorised(kind, vec: pd.DataFrame | None, k):
     if vec is None:
         offered = " or ".join(f.name for f in ADDITIVE)
-        st.info(f"This comparison is about noise added to numeric queries: pick {offered} above.")
+        st.info(
+            f"This comparison is drawn for the noise whose k-vector dpcore accounts in closed form: pick {offered} above."
+        )
         return
     family = families.family(kind)
     series, colours = {}, {}

@@ -35,16 +35,14 @@ K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000)
 #: How each accounting method is named on the page (dpcore's one map).
 NAMES = METHOD_NAMES
 #: How the pickers name each of dpcore's RDP → (ε, δ) conversions; the link carries dpcore's key ("balle").
-CONVERSION_NAMES = {"balle": "Balle et al. 2020 (tighter)", "mironov": "Mironov 2017, Prop. 3 (classic)"}
+CONVERSION_NAMES = {"balle": "Balle et al. 2020 (tighter)", "mironov": "Mironov 2017 (classic)"}
 #: How the pickers name each of dpcore's zCDP → (ε, δ) conversions; the link carries dpcore's key ("cks").
 ZCDP_CONVERSION_NAMES = {
-    "cks": "Canonne, Kamath, Steinke 2020 (tighter)",
+    "cks": "Canonne et al. 2020 (tighter)",
     "bun-steinke": "Bun & Steinke 2016 (classic)",
 }
 #: How the ledger's accounting picker names each of dpcore's ledger methods; the link carries dpcore's key.
-LEDGER_METHOD_NAMES = {
-    m: "best: the smallest of all" if m == "best" else METHOD_NAMES[m] for m in accounting.LEDGER_METHODS
-}
+LEDGER_METHOD_NAMES = {m: "Best (smallest ε)" if m == "best" else METHOD_NAMES[m] for m in accounting.LEDGER_METHODS}
 
 
 def one_release(family, eps: float, delta: float, categories: int):

@@ -15,6 +15,11 @@ every value of :data:`VALUES`:
   says so in one notice per parameter, which is what is checked;
 - the values its widget accepts reach the page's computations, so each is set alone, in a link of its own.
 
+Every view opened is also read for the options its pickers show (selectboxes, radios, multiselects, select
+sliders, as displayed, after their ``format_func``): none may be one of dpcore's keys in code's form (``balle``,
+``bun-steinke``, ``laplace_count``, ``zcdp``; :func:`option_problems`), where a person reads a plain name and the
+link may still carry the key.
+
 Parameters that only differ by the column they are about (``cen_lower_age``, ``lrn_pub_lower_hours-per-week``) are
 swept on the first column. The other parameters (choices, toggles, text) get one link per view, all set to the empty
 string. Each link is a new session opened directly on its page.
@@ -22,6 +27,7 @@ string. Each link is a new session opened directly on its page.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -48,9 +54,11 @@ VIEWS = [
     ("learning", {"lrn_view": "DP-SGD", "lrn_sgd_part": SGD_PARTS[2]}),
     *[("learning", {"lrn_view": "Federated averaging", "lrn_fed_part": part}) for part in FED_PARTS[1:]],
 ]
-#: The switches between views: tabs are containers, not widgets, so the discovery does not see them; nor the Audit
-#: page's pickers, which show plain names and write their key into the link themselves (audit_layout.keyed_select).
+#: The switches between views: tabs are containers, not widgets, so the discovery does not see them; nor the pickers
+#: that show plain names and write their key into the link themselves (audit_layout.keyed_select: the Audit's, the
+#: Accountant's conversions and ledger accounting).
 SWITCHES = {
+    "accountant": ("acc_conversion", "acc_zcdp_conversion", "acc_budget_method"),
     "local": ("ldp_view",),
     "svt": ("svt_view",),
     "audit": ("aud_view", "aud_mechanism", "aud_broken"),
@@ -164,6 +172,84 @@ def test_a_non_finite_value_the_user_typed_may_be_repeated():
     assert not word_problems(text, ("inf",)) and word_problems(text, ("0",))
 
 
+# --------------------------------------------------------------------------- the options a picker shows
+
+#: A lowercase name in code's form, words joined by "_" or "-": laplace_count, bun-steinke.
+_CODE_FORM = re.compile(r"^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+$")
+
+
+@functools.cache
+def internal_keys() -> frozenset[str]:
+    """dpcore's keys of accounting methods, conversions and mechanism families that are not their own plain name
+    (``basic`` is; ``rdp``, ``balle``, ``laplace`` are not). Keys in code's form are caught by their form."""
+    from dpcore import accounting, families
+    from dpcore.accounting.per_release import METHOD_NAMES
+
+    keys = {
+        *accounting.CONVERSIONS,
+        *accounting.ZCDP_CONVERSIONS,
+        *accounting.LEDGER_METHODS,
+        *METHOD_NAMES,
+        *families.FAMILIES,
+    }
+    return frozenset(keys - set(METHOD_NAMES.values()))
+
+
+@functools.cache
+def data_columns() -> frozenset[str]:
+    """The columns of the demo tables: a picker of columns shows the data's own names, hyphens and all."""
+    from explorer.dataset import DEMO_DATASETS, load_demo
+
+    return frozenset(str(c) for name in DEMO_DATASETS for c in load_demo(name).frame.columns) | DEMO_COLUMNS
+
+
+def option_problems(options) -> list[str]:
+    """The options, as a picker displays them, that are internal keys rather than plain names."""
+    internal, columns = internal_keys(), data_columns()
+    return [
+        f"option {o!r} is an internal key"
+        for o in map(str, options)
+        if o in internal or (_CODE_FORM.match(o) and o not in columns)
+    ]
+
+
+#: The pickers whose options the sweep reads.
+PICKERS = ("selectbox", "radio", "multiselect", "select_slider")
+
+
+def shown_options(at: AppTest) -> list[str]:
+    """Every option every picker of the page shows, as displayed (after its format_func)."""
+    return [str(o) for kind in PICKERS for w in at.get(kind) for o in w.proto.options]
+
+
+def test_the_options_check_catches_internal_keys_and_lets_plain_names_through():
+    # negative controls: what the Accountant showed (issue 24), and keys in code's form
+    for bad in (
+        "balle",
+        "mironov",
+        "cks",
+        "bun-steinke",
+        "best",
+        "rdp",
+        "zcdp",
+        "laplace_count",
+        "laplace",
+        "no_cutoff",
+    ):
+        assert option_problems([bad]), bad
+    # positive controls: plain names, a demo column, numbers
+    good = [
+        "Balle et al. 2020 (tighter)",
+        "Bun & Steinke 2016 (classic)",
+        "basic",
+        "RDP",
+        "Laplace",
+        "age_group",
+        "0.5",
+    ]
+    assert not option_problems(good), option_problems(good)
+
+
 # --------------------------------------------------------------------------- the sweep
 
 
@@ -225,8 +311,9 @@ def _group(key: str, columns) -> str:
     return key
 
 
-def _links(page: str) -> list[tuple[dict, tuple[str, ...]]]:
-    """Every link the sweep opens on ``page``, with the values it carries; the views' own runs first."""
+def _links(page: str, options: list[str] | None = None) -> list[tuple[dict, tuple[str, ...]]]:
+    """Every link the sweep opens on ``page``, with the values it carries; the views' own runs first. The problems of
+    the options each view's pickers show are added to ``options``."""
     links, seen, groups = [], set(SIDEBAR if page != "home" else ()), set()
     from explorer.dataset import load_demo
 
@@ -236,6 +323,8 @@ def _links(page: str) -> list[tuple[dict, tuple[str, ...]]]:
             continue
         at = _open(page, view)
         links.append((view, tuple(view.values()), _messages(at)))
+        if options is not None:
+            options.extend(f"{view} -> {problem}" for problem in option_problems(shown_options(at)))
         first = not any(p == page for p, _ in VIEWS[:n])  # its link's own switches are swept here, once
         numeric = {k: v for k, v in _widgets(at, NUMERIC).items() if k not in seen and k not in view}
         other = [k for k in _widgets(at, OTHER) if k not in seen and (first or k not in view)]
@@ -272,8 +361,8 @@ KNOWN: dict[str, str] = {}
     "page", [pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN[p], strict=True)) if p in KNOWN else p for p in PAGES]
 )
 def test_every_sentence_a_link_can_bring_about_is_in_plain_words(page):
-    failures = []
-    for link, typed, shown in _links(page):
+    failures: list[str] = []
+    for link, typed, shown in _links(page, failures):
         messages = shown if shown is not None else _messages(_open(page, link))
         for text in messages:
             if problems := word_problems(text, typed):
