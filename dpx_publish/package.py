@@ -46,6 +46,7 @@ __all__ = [
     "PLANNED_DEFAULT",
     "PLANNED_FACT",
     "error_sentence",
+    "released_error_sentence",
     "Package",
     "software_version",
     "report_dict",
@@ -99,10 +100,10 @@ def _fact(stat, fact) -> dict:
     }
 
 
-def error_sentence(stat, error: float | None, confidence: float, at_count=None, counts=None) -> str | None:
-    """What a statistic's stated error means, in one sentence (None without one): a mean's is a worst case over every
-    table within its declared bounds (at its planned number of records and, once published, at its released noisy
-    count, ``at_count`` with the released ``counts``); any other's holds for each number at the confidence."""
+def error_sentence(stat, error: float | None, confidence: float) -> str | None:
+    """What a statistic's stated error means, in one sentence (None without one), from the plan alone: a mean's is a
+    worst case over every table within its declared bounds, at its planned (or public) number of records; a
+    selection's bounds its shortfall; any other's holds for each number at the confidence."""
     if error is None:
         return None
     level = f"{confidence:.0%}"
@@ -113,14 +114,26 @@ def error_sentence(stat, error: float | None, confidence: float, at_count=None, 
     where = (
         f"the public n {stat.n_public:,}" if stat.n_public is not None else f"the planned {stat.planned_n:,} records"
     )
-    words = f"at most ±{error:.3g} at {level} at {where}"
-    if at_count:
-        low, high = min(at_count), max(at_count)
-        if len(at_count) == 1:
-            words += f"; at most ±{high:.3g} at the released count of {round(counts[0]):,} records (post-processing)"
-        else:
-            words += f"; at most ±{low:.3g} to ±{high:.3g} at the released counts of each group (post-processing)"
-    return words + "; whatever the values within the declared bounds"
+    return f"at most ±{error:.3g} at {level} at {where}, whatever the values within the declared bounds"
+
+
+def released_error_sentence(at_count, counts, confidence: float) -> str | None:
+    """A mean's error at its released noisy counts (:meth:`dpcore.plan_release.PlanRelease.released_errors`), in one
+    sentence (None for a statistic without one): the same worst case, with the count released in place of the
+    planned n (post-processing, free)."""
+    if not at_count:
+        return None
+    level = f"{confidence:.0%}"
+    if len(at_count) == 1:
+        where = f"the released count of {round(counts[0]):,} records"
+        return (
+            f"at most ±{at_count[0]:.3g} at {level} at {where} (post-processing), whatever the values within the bounds"
+        )
+    low, high = min(at_count), max(at_count)
+    return (
+        f"at most ±{low:.3g} to ±{high:.3g} at {level} at each group's released count (post-processing), whatever "
+        "the values within the bounds"
+    )
 
 
 def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "", log: str = "") -> dict:
@@ -150,9 +163,10 @@ def report_dict(release: PlanRelease, *, dataset: str = "", publication: str = "
                 "noise": list(share.noise),
                 "noise_std": _num(r.noise_std),
                 "expected_error": share.expected_error,
-                "expected_error_in_words": error_sentence(s, share.expected_error, plan.confidence, at_count, counts),
+                "expected_error_in_words": error_sentence(s, share.expected_error, plan.confidence),
                 "released_count": None if counts is None else [round(c) for c in counts],
                 "error_at_released_count": None if at_count is None else list(at_count),
+                "error_at_released_count_in_words": released_error_sentence(at_count, counts, plan.confidence),
                 "error_unit": s.error_unit or "the statistic's own unit",
                 "target": s.target,
                 "weight": s.weight,
@@ -235,7 +249,7 @@ def _table(header, rows, numeric=()) -> str:
 
 
 def _error_words(s: dict) -> str | None:
-    return s["expected_error_in_words"]
+    return "; ".join(w for w in (s["expected_error_in_words"], s["error_at_released_count_in_words"]) if w) or None
 
 
 def report_html(report: dict, table: pd.DataFrame) -> str:

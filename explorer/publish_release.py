@@ -18,7 +18,7 @@ import streamlit as st
 from dpcore.accounting import BudgetError
 from dpcore.plan import BUDGET_RANGE, Allocation, Plan, allocate, error_curve, plan_to_dict
 from dpcore.plan_release import check_columns
-from dpx_publish.package import FILES, error_sentence, publish_package
+from dpx_publish.package import FILES, error_sentence, publish_package, released_error_sentence
 from dpx_publish.source import needs_rows, open_file
 from explorer import charts, publishing, state
 from explorer.markup import md, plain_sentence
@@ -219,9 +219,9 @@ def _show(package) -> None:
             rows.insert(3, "error at the released count (±)", [float(f"{e:.3g}") for e in at_count[i]])
             rows = rows.rename(columns={"expected error (±)": "expected error at the planned n (±)"})
         st.dataframe(rows, hide_index=True, key=f"pub_published_{i}", height=height)
-        said = error_sentence(share.statistic, share.expected_error, confidence, at_count[i], counts[i])
-        if share.statistic.kind == "mean" and said:
-            st.caption(md(f"Error: {said}."))
+        if at_count[i] is not None:
+            planned = error_sentence(share.statistic, share.expected_error, confidence)
+            st.caption(md(f"Error: {planned}; {released_error_sentence(at_count[i], counts[i], confidence)}."))
     st.download_button(
         "Download the package (release.zip)",
         package.zip_bytes,

@@ -135,7 +135,7 @@ def test_report_states_every_parameter(files):
     mean = report["statistics"][1]
     (count,) = mean["released_count"]  # the mean's denominator, released with it (2,000 rows)
     assert abs(count - 2_000) < 100 and mean["error_at_released_count"][0] > 0
-    assert f"at the released count of {count:,} records" in mean["expected_error_in_words"]
+    assert f"at the released count of {count:,} records" in mean["error_at_released_count_in_words"]
 
 
 #: Simulated publications of a plan, and the tolerance of a 95% coverage over them: 4 binomial standard deviations
