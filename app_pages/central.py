@@ -4,7 +4,8 @@ Shows count, clipped sum, mean and histogram released with the noise of any cent
 ``dpcore.families`` (Laplace, the analytic Gaussian, the staircase), Laplace against the analytic and
 classic Gaussian at the same ε (``dpcore.gaussian``), and the exponential mechanism choosing the most
 common category (``dpcore.exponential``). Neighbouring relation: add/remove one record, or add/remove one person
-when a person unit is declared (``explorer.unit``: count, sum, mean and histogram bound each person's rows first).
+when a person unit is declared (``explorer.unit``: count, sum, mean, histogram, count where… and category counts
+bound each person's rows first).
 Only the chosen query is computed, so a slider move stays fast. On a large file opened by path (a seeded sample),
 count, sum, mean, histogram, count where…, category counts and most common value take their true answers from
 DuckDB over every row of the file (``explorer.full_file``, cached per query: an ε move scans nothing); the others
@@ -37,7 +38,7 @@ from explorer import (
 from explorer.markup import md
 
 #: The queries that honour a person unit (each person's rows bounded first); the others protect one row only.
-PERSON_QUERIES = ("Count", "Sum", "Mean", "Histogram")
+PERSON_QUERIES = ("Count", "Sum", "Mean", "Histogram", "Count where…", "Category counts")
 
 #: The switch between the views: each query, by the label a link carries, to the view that lays it out.
 VIEWS = {

@@ -4,18 +4,28 @@ at once (``cen_where_and``, ``cen_where2_*``), and the count of every category o
 
 Their releases are :func:`explorer.releases.count_matching` and :func:`explorer.releases.category_counts` (on a
 lattice) for a family dpcore publishes; their rows of :data:`explorer.central_layout.QUERIES` say which dpcore
-function answers them otherwise.
+function answers them otherwise. Under a declared person unit (at most m rows per person) both bound each person's
+rows first, by dpcore's rules (:func:`person_query`): a count where is dpcore's person count of the rows meeting the
+condition, category counts a histogram with at most m of each person's rows in any bins.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
-from explorer import central_publish, domains, full_file, releases, snippets, state, widgets
+from dpcore import families
+from dpcore.contributions import ContributionBounds
+from dpcore.groupby import dp_person_count
+from dpcore.neighbours import ADD_REMOVE
+from dpcore.queries import QueryResult, noise_mechanism
+from explorer import central_publish, domains, full_file, releases, snippets, state, unit, widgets
 from explorer.central_layout import (
     QUERIES,
     SALT,
+    Query,
     accuracy_popover,
     compare,
     compared_releases,
@@ -35,7 +45,66 @@ from explorer.columns import (
 )
 from explorer.markup import md
 
-__all__ = ["condition_view", "categories_view"]
+__all__ = ["condition_view", "categories_view", "person_count_matching", "person_category_counts", "person_query"]
+
+
+def person_count_matching(mask, persons, max_rows, epsilon, rng, mechanism="laplace", delta=None) -> QueryResult:
+    """How many rows meet a condition, under add/remove one person: dpcore's person count
+    (:func:`dpcore.groupby.dp_person_count`) of the rows that meet it, each person keeping at most m = ``max_rows`` of
+    them (sampled uniformly from ``rng``), so a person moves the count by at most m (its sensitivity)."""
+    mask = np.asarray(mask, dtype=bool)
+    bounds = ContributionBounds(max_rows=max_rows)
+    result = dp_person_count(persons[mask], epsilon, rng, bounds=bounds, mechanism=mechanism, delta=delta)
+    return replace(result, query="count_matching")
+
+
+def person_category_counts(codes, k, persons, max_rows, epsilon, rng, mechanism="laplace", delta=None) -> QueryResult:
+    """The count of every category (``codes`` in [0, k)) under add/remove one person: a histogram of at most m =
+    ``max_rows`` of each person's rows, in any categories (:func:`explorer.releases.person_histogram`), with the noise
+    of its sensitivity m in ℓ1 and ℓ2 (:meth:`dpcore.contributions.ContributionBounds.rows_histogram_sensitivity`),
+    as the histogram under a person unit."""
+    table, counts = releases.person_histogram(persons, np.asarray(codes), k, max_rows, rng)
+    sensitivity = releases.person_histogram_sensitivity(max_rows).norm(families.family(mechanism).norm)
+    noise = noise_mechanism(epsilon, sensitivity, mechanism, delta)
+    true = counts.astype(np.float64)
+    return QueryResult("category_counts", true, noise.simulate(true, rng), noise, table.rows_kept)
+
+
+def person_query(q: Query, persons: np.ndarray, max_rows: int) -> Query:
+    """``q`` (a count where, or category counts) under add/remove one person: its draw bounds each person's rows to
+    ``max_rows`` first (:func:`person_count_matching`, :func:`person_category_counts`)."""
+
+    def draw(data, epsilon, rng, mechanism="laplace", delta=None, k=None):
+        if q.key == "count_matching":
+            return person_count_matching(data, persons, max_rows, epsilon, rng, mechanism, delta)
+        return person_category_counts(data, k, persons, max_rows, epsilon, rng, mechanism, delta)
+
+    return replace(q, draw=draw, plan=None)
+
+
+def _person(q: Query, what: str, moves: str):
+    """Under a declared person unit: ``(q bounded per person, the unit, the persons)`` after one caption saying the
+    rule; ``(q, None, None)`` under one row; None when the column cannot name the persons (said in one sentence)."""
+    u = unit.current()
+    if u.identifier is None:
+        return q, None, None
+    codes = unit.persons(u)
+    if codes is None:
+        return None
+    st.caption(
+        f"Unit: {unit.short_words(u)}. Each person keeps at most m of their rows{what}, chosen at random, so a person "
+        f"moves {moves} by at most m ({md(ADD_REMOVE.words(u.unit))}). The sampling is seeded here; a publication "
+        "draws it securely."
+    )
+    return person_query(q, codes, u.bounds.max_rows), u, codes
+
+
+def _on_lattice(q: Query, data, epsilon, seed, family, delta, **settings):
+    """The person-level release drawn from the seed, on a lattice as a publication's is (central_person_query's
+    rule)."""
+    rng = np.random.default_rng(seed)
+    result = q.draw(data, epsilon, rng, mechanism=family.key, delta=family.delta(delta), **settings)
+    return result.on_lattice(rng)
 
 
 def _condition(frame_, columns: list[str], prefix: str, first: bool):
@@ -103,8 +172,14 @@ def condition_view(label: str, controls) -> None:
         words += f" and {second[0]} {second[2]} {second[3]}"
     mask = np.logical_and.reduce(masks)
     seed = state.seed_words(SALT)
+    personal = _person(q, " meeting the condition", "the count")
+    if personal is None:
+        return
+    q, u, _ = personal
 
     def released():  # the snippet's function: one condition, or every one of them
+        if u is not None:  # no snippet under a person unit: the release is drawn as the page's person rule says
+            return _on_lattice(q, mask, eps, seed, family, delta)
         if second:
             return releases.count_matching_all(masks, eps, seed, family.key, delta)
         return releases.count_matching(mask, eps, seed, family.key, delta)
@@ -112,7 +187,11 @@ def condition_view(label: str, controls) -> None:
     result = simulated_release(q, family, released, mask, eps, delta, seed)
     ds = state.dataset()
     conditions = [(column, condition, value)] + ([(second[0], second[2], second[3])] if second else [])
-    whole = full_file.whole_matching(ds, conditions) if ds.sampled else None
+    whole = None
+    if ds.sampled and u is not None:
+        st.caption(full_file.sample_words(ds, "under a person unit each person's rows are bounded on the sample"))
+    elif ds.sampled:
+        whole = full_file.whole_matching(ds, conditions)
     if isinstance(whole, str):
         st.caption(full_file.sample_words(ds, whole))
         whole = None
@@ -124,11 +203,11 @@ def condition_view(label: str, controls) -> None:
     words_of = (second[0], second[2], second[3]) if second else None
     code = (  # a snippet redraws the release from a table in memory: none for the count over the whole file
         snippets.count_matching(ds, column, condition, value, eps, seed, family.key, delta, words_of)
-        if family.lattice and not whole
+        if family.lattice and not whole and u is None
         else None
     )
-    show_release(q, family, words, result, code, reference=reference_release(q, family, mask, delta))
-    central_publish.condition_count(column, series, condition, family, eps, delta, second=second)
+    show_release(q, family, words, result, code, reference=reference_release(q, family, mask, delta), unit=u)
+    central_publish.condition_count(column, series, condition, family, eps, delta, second=second, unit=u, frame=frame_)
     compared = compared_releases(q, family, result, mask, eps, delta)
     compare(q, eps, delta, compared, error_curves(q, compared, None, delta))
 
@@ -151,10 +230,18 @@ def categories_view(label: str, controls) -> None:
     if note:
         st.caption(md(note))
     seed = state.seed_words(SALT)
+    personal = _person(q, ", in any categories", "the counts in all")
+    if personal is None:
+        return
+    q, u, _ = personal
     result = simulated_release(
         q,
         family,
-        lambda: releases.category_counts(codes, labels, eps, seed, family.key, delta),
+        lambda: (
+            _on_lattice(q, codes, eps, seed, family, delta, k=len(labels))
+            if u is not None
+            else releases.category_counts(codes, labels, eps, seed, family.key, delta)
+        ),
         codes,
         eps,
         delta,
@@ -162,7 +249,11 @@ def categories_view(label: str, controls) -> None:
         k=len(labels),
     )
     ds = state.dataset()
-    whole = full_file.whole_categories(ds, column, labels) if ds.sampled else None
+    whole = None
+    if ds.sampled and u is not None:
+        st.caption(full_file.sample_words(ds, "under a person unit each person's rows are bounded on the sample"))
+    elif ds.sampled:
+        whole = full_file.whole_categories(ds, column, labels)
     if isinstance(whole, str):
         st.caption(full_file.sample_words(ds, whole))
         whole = None
@@ -176,9 +267,10 @@ def categories_view(label: str, controls) -> None:
         "them side by side at one ε."
     )
     # a snippet redraws the release from a table in memory: none for the counts over the whole file
-    code = snippets.category_counts(ds, column, eps, seed, family.key, delta) if family.lattice and not whole else None
+    offered = family.lattice and not whole and u is None
+    code = snippets.category_counts(ds, column, eps, seed, family.key, delta) if offered else None
     reference = reference_release(q, family, codes, delta, k=len(labels))
-    show_release(q, family, column, result, code, labels=labels, reference=reference)
-    central_publish.category_counts(column, state.dataset().frame[column], family, eps, delta)
+    show_release(q, family, column, result, code, labels=labels, reference=reference, unit=u)
+    central_publish.category_counts(column, ds.frame[column], family, eps, delta, unit=u, frame=ds.frame)
     compared = compared_releases(q, family, result, codes, eps, delta, k=len(labels))
     compare(q, eps, delta, compared, error_curves(q, compared, None, delta))

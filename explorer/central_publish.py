@@ -10,6 +10,8 @@ a family without one (``Family.lattice`` is None: the staircase) is simulated on
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -17,6 +19,7 @@ from dpcore import families, publish
 from dpcore.families import Family
 from dpcore.plan import Plan, Statistic, allocate
 from dpcore.plan_release import publish_plan
+from dpcore.release import PublicFact
 from explorer import domains, publishing, widgets
 from explorer.columns import condition_mask, is_numeric, numeric_values, period_codes
 from explorer.markup import md, plain_sentence
@@ -135,6 +138,22 @@ def person_query(q, column: str, frame, unit, family: Family, eps: float, delta:
         publishing.action("cen_pub", what, cost, draw, missing, unit.relation, unit.unit)
 
 
+def _person_plan(statistic, unit, family: Family, eps: float, delta: float):
+    """``(allocation, sentence)``: the plan of one statistic under the person ``unit`` (:func:`dpcore.plan.allocate`),
+    or None and the one sentence saying why it cannot be made."""
+    try:
+        return allocate(Plan((statistic(),), unit, eps, family.delta(delta) or 0.0)), None
+    except ValueError as exc:
+        return None, plain_sentence(exc)
+
+
+def _person_caption() -> None:
+    st.caption(
+        "Each person's rows are bounded by a secure draw (never the seed), so the published numbers differ from the "
+        "simulation above by the sampling as well as the noise."
+    )
+
+
 def _plan_mean(column: str, declared: dict, family: Family, delta: float, split: float, eps: float) -> None:
     """ε for the accuracy a published mean needs, from the declared bounds and a declared planned size."""
     st.caption(
@@ -199,10 +218,17 @@ def _declared_value(column: str, series, key: str, label: str):
     )
 
 
-def condition_count(column: str, series, condition: str, family: Family, eps: float, delta: float, second=None) -> None:
+def condition_count(
+    column: str, series, condition: str, family: Family, eps: float, delta: float, second=None, unit=None, frame=None
+) -> None:
     """Publish how many rows meet a condition whose value is declared (typed, not picked from the file); with
     ``second`` (its column, the column's values, its condition, and the simulation's value, not used), how many meet
-    both: one count of sensitivity 1, whatever the number of conditions."""
+    both: one count of sensitivity 1, whatever the number of conditions.
+
+    Under a person ``unit`` (with the whole ``frame``): a plan of one count (:func:`dpcore.plan_release.publish_plan`)
+    over the rows that meet the conditions, each person keeping at most m of them by a secure draw (sensitivity m,
+    add/remove one person: keeping the rows that meet a declared condition maps neighbouring tables to neighbouring
+    tables), the conditions stated among the release's facts."""
     what = f"the count where {column} {condition} …" + (f" and {second[0]} {second[2]} …" if second else "")
     with publishing.section(what):
         if _not_published(family, what):
@@ -218,6 +244,10 @@ def condition_count(column: str, series, condition: str, family: Family, eps: fl
             )
             masks.append(lambda: condition_mask(other_series, other_condition, declared["second_value"]))
             words += f" and {other} {other_condition} {declared['second_value']}"
+        missing = domains.missing_declarations(**declared)
+        if unit is not None and unit.identifier is not None:
+            _person_count_where(words, masks, frame, unit, family, eps, delta, missing)
+            return
         draw = lambda: publish.publish_count_matching(  # noqa: E731
             np.logical_and.reduce([m() for m in masks]),
             words,
@@ -225,13 +255,26 @@ def condition_count(column: str, series, condition: str, family: Family, eps: fl
             mechanism=family.key,
             delta=family.delta(delta),
         )
-        publishing.action(
-            "cen_pub_where",
-            f"the count where {words}",
-            family.privacy(eps, delta),
-            draw,
-            domains.missing_declarations(**declared),
-        )
+        publishing.action("cen_pub_where", f"the count where {words}", family.privacy(eps, delta), draw, missing)
+
+
+def _person_count_where(words: str, masks, frame, unit, family: Family, eps: float, delta: float, missing) -> None:
+    """The count where, published under a person unit: a plan's count over the rows meeting the conditions."""
+    allocation = None
+    if missing is None:
+        statistic = lambda: Statistic(name=f"count where {words}", kind="count", mechanism=family.key)  # noqa: E731
+        allocation, missing = _person_plan(statistic, unit, family, eps, delta)
+    _person_caption()
+    cost = (allocation.epsilon, allocation.delta) if allocation is not None else family.privacy(eps, delta)
+    condition = PublicFact("statistic", f"count of rows where {words}", "declared")
+
+    def draw():  # the persons' rows meeting the conditions, each person bounded to m of them, one count
+        rows = frame.loc[np.logical_and.reduce([m() for m in masks])]
+        released = publish_plan(allocation, rows).releases
+        return [replace(r, public=tuple(condition if f.name == "statistic" else f for f in r.public)) for r in released]
+
+    what = f"the count where {words} per person"
+    publishing.action("cen_pub_where", what, cost, draw, missing, unit.relation, unit.unit)
 
 
 def _domain(key: str, label: str = "Declared categories (public), one per line") -> list[str] | None:
@@ -249,9 +292,14 @@ def _domain(key: str, label: str = "Declared categories (public), one per line")
         return None
 
 
-def category_counts(column: str, series, family: Family, eps: float, delta: float) -> None:
-    """Publish the count of every declared category of a column."""
-    what = f"the counts of {column}"
+def category_counts(column: str, series, family: Family, eps: float, delta: float, unit=None, frame=None) -> None:
+    """Publish the count of every declared category of a column.
+
+    Under a person ``unit`` (with the whole ``frame``): a plan of one statistic, category counts over the declared
+    domain (:func:`dpcore.plan_release.publish_plan`: each person keeps one category of at most m rows, by a secure
+    draw; sensitivity m, add/remove one person), as the histogram under a person unit is published."""
+    person = unit is not None and unit.identifier is not None
+    what = f"the counts of {column}" + (" per person" if person else "")
     with publishing.section(what):
         if _not_published(family, what):
             return
@@ -263,6 +311,20 @@ def category_counts(column: str, series, family: Family, eps: float, delta: floa
             bind="query-params",
             help="Declared before the data is read; otherwise they are left out. No count decides it.",
         )
+        missing = domains.missing_declarations(domain=domain)
+        if person:
+            allocation = None
+            if missing is None:
+                statistic = lambda: Statistic(  # noqa: E731
+                    name=f"counts of {column}", kind="counts", column=column, domain=tuple(domain), other=other,
+                    mechanism=family.key,
+                )  # fmt: skip
+                allocation, missing = _person_plan(statistic, unit, family, eps, delta)
+            _person_caption()
+            cost = (allocation.epsilon, allocation.delta) if allocation is not None else family.privacy(eps, delta)
+            draw = lambda: list(publish_plan(allocation, frame).releases)  # noqa: E731
+            publishing.action("cen_pub_counts", what, cost, draw, missing, unit.relation, unit.unit)
+            return
         draw = lambda: publish.publish_category_counts(  # noqa: E731
             domains.encode_in_domain(series, domain, other),
             domain,
@@ -271,9 +333,7 @@ def category_counts(column: str, series, family: Family, eps: float, delta: floa
             mechanism=family.key,
             delta=family.delta(delta),
         )
-        publishing.action(
-            "cen_pub_counts", what, family.privacy(eps, delta), draw, domains.missing_declarations(domain=domain)
-        )
+        publishing.action("cen_pub_counts", what, family.privacy(eps, delta), draw, missing)
 
 
 def two_way_table(rows: str, columns: str, frame, family: Family, eps: float, delta: float) -> None:

@@ -325,3 +325,82 @@ def test_counts_per_month_publish_every_month_of_the_declared_years():
     at.number_input(key="cen_pub_last_year_when").set_value(2024).run()
     table = _published_table(_publish(at))
     assert table["label"].tolist() == [f"{y}-{m:02d}" for y in (2023, 2024) for m in range(1, 13)]
+
+
+# ---------------------------------------------- count where and category counts under a person unit (issue 20, h5)
+
+
+def _person_page(query: str, m: int = 5, **widgets):
+    """Central DP on the visits demo under a person unit (patient_id, at most m rows each), ε = 0.5."""
+    from tests.test_unit import _central
+
+    at = _central(m, query=query)
+    for key, value in widgets.items():  # the view's choices first, then what its Publish section declares
+        if not key.startswith("cen_pub_"):
+            at.selectbox(key=key).set_value(value).run()
+    for key, value in widgets.items():
+        if key.startswith("cen_pub_"):
+            (at.text_area if "domain" in key else at.number_input)(key=key).set_value(value)
+    at.select_slider(key="cen_epsilon").set_value(0.5).run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    return at
+
+
+def _visits_rows_meeting(m: int, at_least: float) -> float:
+    """Σ over persons of min(their visits of at least ``at_least`` minutes, m): what a bounded count where keeps."""
+    frame = load_demo("visits").frame
+    meeting = frame.loc[frame["minutes"] >= at_least, "patient_id"].value_counts().to_numpy()
+    return float(np.minimum(meeting, m).sum())
+
+
+def test_a_count_where_under_a_person_unit_counts_at_most_m_rows_each_with_noise_for_m():
+    # 6 s: the simulation keeps min(rows meeting, m) of each person, with Laplace scale m/ε (sensitivity m)
+    from dpcore import Laplace
+
+    at = _person_page("Count where…", cen_where_column="minutes", cen_where_condition="≥")
+    value = at.number_input(key="cen_where_value_minutes").value
+    assert [m.value for m in at.metric if m.label == "True answer"] == [f"{_visits_rows_meeting(5, value):,.0f}"]
+    assert [m.value for m in at.metric if m.label == "Theoretical std of the error"] == [f"{Laplace(10.0).std:.4g}"]
+    shown = " ".join(m.value for m in at.markdown)
+    assert "sensitivity Δ = 5" in shown and "unit=person" in shown and "add/remove one person" in shown
+    assert not any("protects one row only" in i.value for i in at.info)
+    assert not [b for b in at.get("download_button") if b.proto.label == "Python snippet"]  # the snippet is row-level
+
+
+def test_category_counts_under_a_person_unit_have_the_histogram_s_noise_for_m():
+    at = _person_page("Category counts", m=7, cen_category_column="clinic")
+    shown = " ".join(m.value for m in at.markdown)
+    assert "sensitivity Δ = 7" in shown and "unit=person" in shown
+    assert [m.value for m in at.metric if m.label == "Laplace noise std"] == [f"{np.sqrt(2) * 7 / 0.5:.4g}"]
+
+
+def test_a_count_where_is_published_per_person_charged_first_with_its_condition_stated():
+    from dpcore.neighbours import UNIT_PERSON
+
+    at = _person_page("Count where…", cen_where_column="minutes", cen_where_condition="≥", cen_pub_value_minutes=30.0)
+    before = _spent(at)
+    _publish(at)
+    dataset = at.session_state[state.DATASET]
+    release = publishing.publication_log().releases(dataset.fingerprint or dataset.identity)[-1]
+    assert release.unit == UNIT_PERSON and release.relation.words(release.unit) == "add/remove one person"
+    assert _spent(at) == pytest.approx(before + 0.5)
+    facts = {f.name: f.value for f in release.public}
+    assert facts["statistic"] == "count of rows where minutes ≥ 30.0"
+    assert facts["contribution bounds"].startswith("at most 5 row(s) per person")
+    # the count of the bounded rows meeting the condition (the same whatever rows are sampled), Laplace scale 10:
+    # |noise| > 10 ln 10⁶ with probability 10⁻⁶
+    assert abs(float(release.values[0]) - _visits_rows_meeting(5, 30.0)) < 10 * np.log(1e6)
+
+
+def test_category_counts_are_published_per_person_over_the_declared_domain():
+    from dpcore.neighbours import UNIT_PERSON
+
+    domain = "Airport\nHarbour\nAtlantis"
+    at = _person_page("Category counts", cen_category_column="clinic", cen_pub_domain_clinic=domain)
+    before = _spent(at)
+    table = _published_table(_publish(at))
+    assert table["label"].tolist() == ["Airport", "Harbour", "Atlantis"]  # declared, an absent one included
+    dataset = at.session_state[state.DATASET]
+    release = publishing.publication_log().releases(dataset.fingerprint or dataset.identity)[-1]
+    assert release.unit == UNIT_PERSON and _spent(at) == pytest.approx(before + 0.5)
+    assert abs(float(release.values[2])) < 10 * np.log(1e6)  # Atlantis holds nobody: a noisy zero of scale m/ε = 10

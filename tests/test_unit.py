@@ -225,3 +225,63 @@ def test_an_identifier_with_missing_values_gets_one_sentence_and_no_release(page
     warnings = [w.value for w in at.warning if "cannot name the persons" in w.value]
     assert len(warnings) == 1 and "1,844 rows have no value in it" in warnings[0]
     assert not [m for m in at.metric if m.label.startswith(("Noisy answer", "One LDP estimate"))]
+
+
+# ------------------------------------------------------------------ count where and category counts under a person
+
+
+def _count_where_rows(table, rows):
+    return np.array([float(len(rows))])
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_the_count_where_rule_keeps_an_allowed_outcome_and_its_noise_is_the_brute_force_sensitivity(m):
+    # a count where under a person unit: each person keeps at most m of the rows meeting the condition (value ≥ 10)
+    from explorer.central_counts import person_count_matching
+
+    persons = np.array([p for p, _, _ in TABLE])
+    mask = np.array([v >= 10.0 for _, _, v in TABLE])
+    meeting = [row for row, keep in zip(TABLE, mask, strict=True) if keep]
+    outcomes = [sorted(o) for o in _row_outcomes(meeting, m)]
+    worst = _largest_moves(meeting, outcomes, _count_where_rows)
+    truths = {float(len(o)) for o in outcomes}
+    for key, delta in (("laplace", None), ("gaussian", 1e-6)):
+        for seed in range(4):
+            result = person_count_matching(mask, persons, m, 1.0, seed, key, delta)
+            assert result.mechanism.sensitivity == worst[0] == ContributionBounds(max_rows=m).count_sensitivity().l1
+            assert result.true_value in truths and result.query == "count_matching"
+    assert person_count_matching(mask, persons, m, 0.5, 0).mechanism.scale == m / 0.5  # Laplace scale m/ε
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_the_category_counts_rule_is_the_histogram_s_with_the_brute_force_sensitivity(m):
+    from explorer.central_counts import person_category_counts
+
+    persons = np.array([p for p, _, _ in TABLE])
+    codes = np.array([GROUPS.index(g) for _, g, _ in TABLE])
+    outcomes = [sorted(o) for o in _row_outcomes(TABLE, m)]
+    worst = _largest_moves(TABLE, outcomes, _group_counts)
+    stated = ContributionBounds(max_rows=m).rows_histogram_sensitivity()
+    truths = [_group_counts(TABLE, o).tolist() for o in outcomes]
+    for key, delta in (("laplace", None), ("gaussian", 1e-6)):  # ℓ1 and ℓ2: both m
+        for seed in range(4):
+            result = person_category_counts(codes, 3, persons, m, 1.0, seed, key, delta)
+            assert result.mechanism.sensitivity == worst[0] == worst[1] == stated.l1 == stated.l2
+            assert result.true_value.tolist() in truths and result.query == "category_counts"
+
+
+def test_a_person_with_1000_rows_moves_a_count_where_and_the_category_counts_by_at_most_m():
+    from explorer.central_counts import person_category_counts, person_count_matching
+
+    persons = np.array([0] * 1_000 + list(range(1, 51)))
+    meets = np.arange(persons.size) % 3 != 0  # 667 of the heavy person's rows meet the condition
+    codes = np.arange(persons.size) % 4
+    keep = persons != 0
+    for m in (1, 7):
+        for seed in range(3):
+            full = person_count_matching(meets, persons, m, 1.0, seed)
+            without = person_count_matching(meets[keep], persons[keep], m, 1.0, seed)
+            assert full.true_value - without.true_value == m
+            full = person_category_counts(codes, 4, persons, m, 1.0, seed)
+            without = person_category_counts(codes[keep], 4, persons[keep], m, 1.0, seed)
+            assert np.abs(full.true_value - without.true_value).sum() == m  # the heavy person's m rows, in any bins
