@@ -299,7 +299,7 @@ def report_html(report: dict, table: pd.DataFrame) -> str:
         ),
         "<h2>Published numbers</h2>",
         _table(list(table.columns), table.itertuples(index=False, name=None), numeric=(2, 3)),
-        "<h2>Declared public facts</h2>",
+        "<h2>Public facts (declared, fixed by the software, or a page default)</h2>",
         _table(
             ("statistic", "fact", "value", "source", "where it came from"),
             [
