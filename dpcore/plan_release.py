@@ -35,12 +35,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from dpcore.contributions import bound_contributions
-from dpcore.exponential import exponential_mechanism  # the selection dpcore.publish.publish_most_common draws with
+from dpcore.exact_choice import exact_choice  # the selection dpcore.publish.publish_most_common draws with
 from dpcore.lattice import LatticeMechanism, lattice_mechanism
 from dpcore.neighbours import ADD_REMOVE
 from dpcore.plan import (
@@ -447,9 +448,7 @@ def publish_plan(allocation: Allocation, table) -> PlanRelease:
             releases.append((replace(drawn, query=stat.name, public=(*_facts(stat, plan), *drawn.public[3:])), None))
             continue
         if stat.kind == "most_common":
-            releases.append(
-                _selection_release(share, plan, p.counts, secure, "secure randomness", Randomness.PUBLICATION)
-            )
+            releases.append(_selection_release(share, plan, p.counts, secure, "secure bits", Randomness.PUBLICATION))
             continue
         releases.append(_lattice_release(share, plan, p.parts, secure, "secure noise", Randomness.PUBLICATION))
     return _plan_release(allocation, releases, Randomness.PUBLICATION)
@@ -479,17 +478,27 @@ def _lattice_release(share, plan, parts, rng, how: str, randomness, source: str 
     ), counts
 
 
+def _most_common(counts, epsilon: float, sensitivity: float, rng) -> int:
+    """The index chosen with probability ∝ ``exp(−ε (max count − count_k) / (2Δu))``, drawn from that law exactly by
+    :func:`dpcore.exact_choice.exact_choice` (ε and Δu read as the exact rationals they are), as
+    :func:`dpcore.publish.publish_most_common` draws it (there Δu = 1)."""
+    counts = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
+    gaps = counts.max() - counts
+    base = Fraction(epsilon) / (2 * Fraction(sensitivity))
+    return exact_choice(np.ones(counts.size, dtype=np.int64), gaps, (base,), rng)
+
+
 def _selection_release(share, plan, counts, rng, how: str, randomness, source: str = ""):
     """The most common value: the exponential mechanism over the declared domain on the bounded ``counts`` (score:
     the count, sensitivity :func:`dpcore.plan.selection_sensitivity`), the selection publish_most_common draws with.
     Returns the release and None (no released counts)."""
     stat = share.statistic
-    chosen = exponential_mechanism(counts, share.budget, selection_sensitivity(plan.unit), rng)
+    chosen = _most_common(counts, share.budget, selection_sensitivity(plan.unit), rng)
     release = Release(
         query=stat.name,
         value=stat.domain[chosen],
         labels=stat.labels,
-        mechanism="; ".join(share.noise) + f"; drawn with {how}" + source,
+        mechanism="; ".join(share.noise) + f"; its law sampled exactly from {how}" + source,
         noise_std=math.nan,
         epsilon=share.epsilon,
         delta=share.delta,
@@ -613,8 +622,9 @@ def simulate_plan(allocation: Allocation, table, rng, trials: int) -> SimulatedP
             draws.append((law.utility.max() - law.utility[k]).astype(np.float64).reshape(-1, 1))
             continue
         if stat.kind == "most_common":  # the chosen count's shortfall below the top count (what its error bounds)
-            k = exponential_mechanism(
-                p.counts, p.share.budget, selection_sensitivity(allocation.plan.unit), rng, trials
+            sensitivity = selection_sensitivity(allocation.plan.unit)  # each trial the publication's exact draw
+            k = np.array(
+                [_most_common(p.counts, p.share.budget, sensitivity, rng) for _ in range(check_trials(trials))]
             )
             truths.append(np.zeros(1))
             draws.append((p.counts.max() - p.counts[k]).reshape(-1, 1))
@@ -676,7 +686,7 @@ def _from_aggregates(allocation: Allocation, all_truths, rng, randomness) -> Pla
     releases = []
     for share, truths in zip(allocation.shares, all_truths):
         if share.statistic.kind == "most_common":
-            words = "secure randomness" if secure else "a seeded generator (simulated, not private)"
+            words = "secure bits" if secure else "seeded bits (simulated, not private)"
             source = ", on counts computed by a data engine"
             releases.append(_selection_release(share, plan, truths[0], rng, words, randomness, source))
             continue

@@ -821,3 +821,26 @@ def replace_total(plan, epsilon):
     from dataclasses import replace
 
     return replace(plan, epsilon=epsilon)
+
+
+def test_most_common_draws_with_publish_most_commons_exact_selection_and_its_law():
+    # the same function as dpcore.publish.publish_most_common (dpcore.exact_choice), with Δu = L∞ under a person unit:
+    # 20,000 seeded draws of the plan's simulation match exp(ε u / (2Δu)) normalised within 4.5 standard errors
+    from dpcore import plan_release, publish
+    from dpcore.exponential import exponential_probabilities
+
+    assert plan_release.exact_choice is publish.exact_choice
+    table = _table(3_000)
+    table.loc[:400, "edu"] = "Masters"
+    unit = PrivacyUnit("pid", ContributionBounds(max_groups=1, max_rows_per_group=2))
+    stat = Statistic("top", "most_common", column="edu", domain=EDU)
+    a = allocate(Plan((stat,), unit=unit, epsilon=0.02))
+    trials = 20_000
+    sim = simulate_plan(a, table, 5, trials)
+    from dpcore.plan_release import _prepare  # noqa: PLC2701 (the scores, with the simulation's bounding)
+
+    counts = _prepare(a, table, np.random.default_rng(5))[0].counts
+    p = exponential_probabilities(counts, 0.02, 2.0)
+    seen = pd.Series(sim.values[0].ravel()).value_counts().reindex(EDU, fill_value=0).to_numpy() / trials
+    assert np.all(np.abs(seen - p) <= 4.5 * np.sqrt(p * (1 - p) / trials)), (seen, p)
+    assert "sampled exactly" in publish_plan(a, table).releases[0].mechanism
