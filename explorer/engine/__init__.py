@@ -6,7 +6,8 @@
 * :mod:`~explorer.engine.spark_engine` computes the same aggregates on a Spark DataFrame (PySpark, imported only
   there: the explorer runs without it).
 * :mod:`~explorer.engine.aggregates` is the common interface: the frozen query specifications (a count, a clipped
-  sum, a histogram over a declared domain, a group-by with per-person contribution bounding) and the SQL both
+  sum, a histogram over a declared domain, a group-by with per-person contribution bounding; a count where, a two-way
+  table and counts per period of a column of dates) and the SQL both
   backends run, so that they agree exactly; ``plan_aggregates`` maps a ``dpcore.plan.Plan`` to them, and
   ``dpcore.plan_release.publish_from_aggregates`` publishes the plan from what an engine returns (memory follows the
   number of labels, not of rows).

@@ -2,7 +2,10 @@
 
 A release plan needs exact aggregates of the data (the truth dpcore adds noise to): a **count** of rows, a **clipped
 sum** of a column, a **histogram** of a column over a declared domain, and a **group-by** (count, clipped sum and
-distinct persons per declared key). With a person column, each person's contribution is bounded first
+distinct persons per declared key); the same with declared **conditions** on the rows (a count where), over the pairs
+of **two** declared domains (a two-way table), or over the declared **periods** of a column of dates (its text's
+``YYYY-MM``, the same regular expression in both engines and in dpcore). The most common value's scores are a
+histogram over its declared domain (dpcore draws the selection). With a person column, each person's contribution is bounded first
 (:class:`dpcore.contributions.ContributionBounds`): at most m rows ungrouped, at most L₀ keys and L∞ rows per key in
 a group-by, chosen by window functions, so memory follows the number of keys, not the number of rows.
 
