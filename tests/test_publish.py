@@ -618,3 +618,48 @@ def test_the_mean_plan_reads_declared_facts_only_and_is_conservative_for_any_dat
     assert plan_mean_epsilon(1.0, 0.0, 100.0, 50_000) < eps  # a larger planned size needs less ε
     with pytest.raises(ValueError, match=r"^planned_n must be"):
         plan_mean_epsilon(1.0, 0.0, 100.0, 0)
+
+
+# -- the exponential mechanism's publications, drawn exactly (dpcore.exact_choice) ------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_most_common_publications_follow_the_exact_law(epsilon):
+    # counts (5, 3, 0, 4): value k with probability ∝ exp(ε count_k / 2); 3,000 secure publications, χ² at P_FLOOR
+    codes = [0] * 5 + [1] * 3 + [3] * 4
+    domain = ("a", "b", "c", "d")
+    drawn = [publish.publish_most_common(codes, domain, epsilon).value for _ in range(3_000)]
+    counts = np.array([drawn.count(d) for d in domain])
+    w = np.exp(epsilon * np.array([5.0, 3.0, 0.0, 4.0]) / 2)
+    assert chi2_pvalue(counts, w / w.sum()) > P_FLOOR
+
+
+def test_a_quantile_publication_away_from_the_median_follows_the_exact_law():
+    # q = 0.3 (q·n = 1.2: the fractional target of dpcore.exact_choice.quantile_exponents), ε = 3, grid 0.25: each
+    # grid point gets the probabilities of the intervals it overlaps, shared by length; 3,000 publications
+    from dpcore.quantiles import ExponentialQuantile
+
+    values, grid = [0.2, 0.2, 0.5, 0.9], 0.25
+    law = ExponentialQuantile(3.0, 0.0, 1.0, 0.3).intervals(values)
+    centres = grid * np.arange(5)
+    lo, hi = np.maximum(centres - grid / 2, 0.0), np.minimum(centres + grid / 2, 1.0)
+    overlap = np.clip(np.minimum(hi[:, None], law.right) - np.maximum(lo[:, None], law.left), 0, None)
+    p = overlap @ (law.probabilities() / (law.right - law.left))
+    drawn = np.array([publish.publish_quantile(values, 0.3, 0.0, 1.0, 3.0, grid=grid).value for _ in range(3_000)])
+    counts = np.array([np.count_nonzero(drawn == c) for c in centres])
+    assert counts.sum() == drawn.size
+    assert chi2_pvalue(counts, p) > P_FLOOR
+
+
+def test_the_exponential_publications_use_no_float_uniform(monkeypatch):
+    # the old draws took SecureGenerator.random (53-bit float uniforms); the exact ones take raw words only
+    def refuse(*args, **kwargs):
+        raise AssertionError("a float uniform was drawn")
+
+    monkeypatch.setattr(SecureGenerator, "random", refuse)
+    x = np.random.default_rng(1).normal(40, 10, 1_000)
+    most_common = publish.publish_most_common((x > 40).astype(int), ["no", "yes"], 1.0)
+    quantile = publish.publish_quantile(x, 0.5, 0.0, 100.0, 1.0)
+    for release in (most_common, quantile):
+        assert "sampled exactly from secure bits" in release.mechanism and "53-bit" not in release.mechanism
+        assert release.delta == 0.0
