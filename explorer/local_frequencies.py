@@ -66,8 +66,13 @@ def mechanism_picker(k: int, n: int, eps: float) -> Family:
     if CHOSEN not in st.session_state:  # the first draw in this session: a link's oracle is the sender's choice
         linked = st.query_params.get(MECHANISM)
         st.session_state[CHOSEN] = linked in [f.name for f in options] and linked != best.name
+    default = {"index": options.index(best)}
     if not st.session_state[CHOSEN] and _key(st.session_state.get(MECHANISM, best)) != best.key:
-        del st.session_state[MECHANISM]  # drawn anew at its default: dpcore's choice for this column and ε
+        # set, not deleted: a deleted key redraws the server's value at the new default while the browser's picker
+        # keeps showing the old oracle (its link then left out an oracle the screen contradicted); a value set
+        # through the session state is sent to the browser, and a widget given one takes no default this run
+        st.session_state[MECHANISM] = best
+        default = {}
     return widgets.select(
         "Mechanism",
         options,
@@ -76,9 +81,9 @@ def mechanism_picker(k: int, n: int, eps: float) -> Family:
         "a perturbed bit per value. OUE: optimised unary encoding, the lowest variance for many values. "
         f"Preselected: {why}.",
         format_func=_name,
-        index=options.index(best),
         on_change=_picked,
         args=(best.key,),
+        **default,
     )
 
 

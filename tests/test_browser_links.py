@@ -17,27 +17,43 @@ import re
 
 import pytest
 
+from tests.apptest import ROOT
 from tests.browser import NAV_LINK, require_browser_or_skip
+from tests.test_default_views import VIEWS
 
 require_browser_or_skip()
 
 pytestmark = pytest.mark.browser
 
-#: Every page of app.py by its URL path, with the switch between its views the walk uses: None (the page has no
-#: views), "tab" (the second tab of the page's first row of tabs), ("radio", label) (that option of the page's radio
-#: switch) or ("select", key) (the second option of the selectbox ``key``).
+#: Every page of app.py by its URL path, with every view the walk visits: None (the page's default view), ("tab", i)
+#: (the i-th tab of the page's first row of tabs), ("radio", key, label) (that option of the radio switch ``key``) or
+#: ("select", key, i) (the i-th option of the selectbox ``key``). Every view of tests/test_default_views.VIEWS is
+#: here (Learning's parts excepted: each of its three tabs opens on its first part), checked below.
+CENTRAL_QUERIES = (
+    "Sum",
+    "Mean",
+    "Histogram",
+    "Quantile",
+    "Count where…",
+    "Category counts",
+    "Two-way table",
+    "Per year or month",
+    "Most common value",
+)
 PAGES = {
-    "": None,
-    "data": None,
-    "local": "tab",
-    "central": ("radio", "Category counts"),  # the issue's walk
-    "svt": "tab",
-    "accountant": None,
-    "compare": ("select", "cmp_query"),
-    "audit": "tab",
-    "learning": "tab",
-    "publish": None,
+    "": [None],
+    "data": [None],
+    "local": [None, ("tab", 1)],
+    "central": [None] + [("radio", "cen_query", q) for q in CENTRAL_QUERIES],
+    "svt": [None, ("tab", 1), ("tab", 2)],
+    "accountant": [None],
+    "compare": [None, ("select", "cmp_query", 1), ("select", "cmp_query", 2)],
+    "audit": [None, ("tab", 1)],
+    "people": [None, ("tab", 1)],
+    "learning": [None, ("tab", 1), ("tab", 2)],
+    "publish": [None],
 }
+WALKS = [(path, view) for path, views in PAGES.items() for view in views]
 TIMEOUT = 120_000
 
 #: The page is drawn: no stale element or skeleton, every chart drawn, no background job of the page unfinished.
@@ -162,13 +178,13 @@ def press(thumb, key: str):
 
 def switch_view(p, how) -> None:
     main = p.locator('[data-testid="stMain"]')
-    if how == "tab":
-        act(p, main.locator('[role="tablist"]').first.locator('[role="tab"]').nth(1).click)
+    if how[0] == "tab":
+        act(p, main.locator('[role="tablist"]').first.locator('[role="tab"]').nth(how[1]).click)
     elif how[0] == "radio":
-        act(p, main.get_by_text(how[1], exact=True).first.click)
+        act(p, main.locator(f".st-key-{how[1]}").get_by_text(how[2], exact=True).first.click)
     else:
         main.locator(f".st-key-{how[1]} [data-testid='stSelectbox']").click()
-        act(p, p.locator('[role="option"]').nth(1).click)
+        act(p, p.locator('[role="option"]').nth(how[2]).click)
 
 
 def snapshot(p) -> dict:
@@ -183,11 +199,26 @@ def query(url: str) -> dict:
     return {k: v for k, _, v in pairs if k != "tab"}
 
 
-@pytest.mark.parametrize("path", list(PAGES), ids=[p or "home" for p in PAGES])
-def test_the_link_after_view_switches_and_slider_moves_reproduces_the_page(browser, app_url, path):
+def test_the_walks_cover_every_page_and_every_view():
+    """A page or a view added to the app is walked, or this fails (the People page once went unwalked)."""
+    app = (ROOT / "app.py").read_text()
+    assert set(PAGES) == {""} | set(re.findall(r'url_path="(\w+)"', app))
+    for path, views in PAGES.items():
+        page = {"": "home"}.get(path, path)
+        switches = {next(iter(v.values()), None) for v in VIEWS.get(page, [{}])} if page != "learning" else {0, 1, 2}
+        assert len(views) == len(switches), (path, views, VIEWS[page])
+
+
+def _walk_id(walk) -> str:
+    path, view = walk
+    return (path or "home") + ("" if view is None else "-" + str(view[-1]).replace(" ", "_").rstrip("…"))
+
+
+@pytest.mark.parametrize("walk", WALKS, ids=[_walk_id(w) for w in WALKS])
+def test_the_link_after_view_switches_and_slider_moves_reproduces_the_page(browser, app_url, walk):
+    path, view = walk
     sender = new_page(browser)
     open_url(sender, f"{app_url}/{path}?trials=100")  # the fewest simulated trials: a quick walk
-    view = PAGES[path]
     if epsilon_thumb(sender).count():
         act(sender, press(epsilon_thumb(sender), "ArrowLeft"))
     else:
@@ -197,7 +228,7 @@ def test_the_link_after_view_switches_and_slider_moves_reproduces_the_page(brows
         switch_view(sender, view)
         if epsilon_thumb(sender).count():
             act(sender, press(epsilon_thumb(sender), "ArrowLeft"))
-    if path == "central":  # the issue's walk: ε one step left, "Category counts", ε one step left again
+    if view == ("radio", "cen_query", "Category counts"):  # the issue's walk: ε left, "Category counts", ε left
         assert epsilon_thumb(sender).get_attribute("aria-valuetext") == "0.6"
         assert query(sender.url)["cen_epsilon"] == "0.6", sender.url  # was 0.8: the link lagged behind the screen
     shown = snapshot(sender)
