@@ -16,7 +16,11 @@ module computes it exactly for the table at hand, for every bound on a grid, so 
   bounds fix whatever ``m`` is;
 * **noise**: the family's noise (:meth:`dpcore.families.Family.noise`) at the sensitivity of
   :class:`dpcore.contributions.ContributionBounds` with ``max_rows = m`` (``m`` for a count, ``m·max(|L|, |U|)`` for a
-  sum), independent of the sampling.
+  sum), independent of the sampling;
+* **mean** (a noisy sum over a noisy count, the budget split as :func:`dpcore.queries.split_mean_budget`): the rows
+  kept ``C = Σ min(r_p, m)`` do not depend on the sampling, so the bias ``E[S]/C − mean`` and the sampling spread
+  ``√Var[S]/C`` are exact; the noise is the ratio's first-order (delta-method) std (Casella & Berger 2002,
+  Section 5.5.4), see :func:`mean_tradeoff`.
 
 The root-mean-square error is ``√(bias² + sampling variance + noise variance)``, exact for every ``m``; its minimum
 over every whole bound is marked. Past ``MAX_CURVE_POINTS`` bounds the curve is drawn on a geometric grid, and the
@@ -35,6 +39,8 @@ References
   Differential Privacy", ICML, Sections 2–3. https://proceedings.mlr.press/v97/amin19a.html
 - Cochran (1977), "Sampling Techniques", 3rd ed., Wiley, Theorem 2.2 (variance of the mean of a simple random sample
   drawn without replacement: ``(σ²/k)·(r − k)/(r − 1)`` with σ² the population variance, divisor r). ISBN 0-471-16240-X
+- Casella & Berger (2002), "Statistical Inference", 2nd ed., Duxbury, Section 5.5.4 (the delta method: the
+  first-order variance of a ratio of two independent noisy releases, as :attr:`dpcore.queries.MeanResult.approx_std`).
 - Smith (2011), "Privacy-preserving statistical estimation with optimal convergence rates", STOC (the exponential
   mechanism for quantiles). https://doi.org/10.1145/1993636.1993743
 """
@@ -52,11 +58,19 @@ from dpcore.limits import MAX_CURVE_POINTS, MAX_TABLE_ROWS
 from dpcore.neighbours import UNIT_PERSON
 from dpcore.publish import publish_quantile
 from dpcore.quantiles import ExponentialQuantile
+from dpcore.queries import split_mean_budget
 from dpcore.randomness import SecureGenerator
 from dpcore.release import PublicFact, Release
 from dpcore.validation import as_generator, check_bounds, check_elements, check_int, check_probability
 
-__all__ = ["BoundTradeoff", "count_tradeoff", "sum_tradeoff", "private_bound", "publish_private_bound"]
+__all__ = [
+    "BoundTradeoff",
+    "count_tradeoff",
+    "sum_tradeoff",
+    "mean_tradeoff",
+    "private_bound",
+    "publish_private_bound",
+]
 
 
 @dataclass(frozen=True)
@@ -74,7 +88,7 @@ class BoundTradeoff:
     noise_std : numpy.ndarray
         The standard deviation of the noise calibrated to each bound.
     query : str
-        ``"count"`` or ``"sum"``.
+        ``"count"``, ``"sum"`` or ``"mean"``.
     """
 
     bounds: np.ndarray
@@ -206,6 +220,74 @@ def count_tradeoff(persons, epsilon: float, *, bounds=None, mechanism: str = "la
     return BoundTradeoff(grid, bias, np.zeros(grid.size), grid * unit_noise, "count")
 
 
+@dataclass(frozen=True)
+class _ClippedSums:
+    """Per distinct number of rows per person r (increasing), the sums that give the bounded sum's moments and the
+    rows kept at any bound m by a suffix over the persons with more than m rows (module notes)."""
+
+    distinct: np.ndarray
+    kept_whole: np.ndarray  # Σ S_p over the persons with r ≤ distinct[j − 1] (index j), S_p their clipped sum
+    share: np.ndarray  # Σ S_p / r_p over the persons with r ≥ distinct[j]
+    spread: np.ndarray  # Σ r σ²_p / (r − 1) over them (r > 1)
+    shrink: np.ndarray  # Σ σ²_p / (r − 1) over them (r > 1)
+    rows_above: np.ndarray  # Σ r over them
+    persons_above: np.ndarray  # their number
+    rows: int
+    truth: float  # the sum of the unclipped values
+
+    @classmethod
+    def of(cls, persons, values, lower: float, upper: float) -> tuple[_ClippedSums, float, float]:
+        """The table's sums, and the checked bounds."""
+        check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
+        lower, upper = check_bounds(lower, upper)
+        x = np.asarray(values, dtype=float).ravel()
+        if x.size != np.size(persons):
+            raise ValueError(f"values must have one entry per row ({np.size(persons):,}), got {x.size:,}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("values must be finite numbers, got a missing or infinite value")
+        codes, labels = person_codes(persons)
+        clipped = np.clip(x, lower, upper)
+        rows = np.bincount(codes, minlength=labels.size)
+        totals = np.bincount(codes, weights=clipped, minlength=labels.size)
+        squares = np.bincount(codes, weights=clipped**2, minlength=labels.size)
+        variances = np.maximum(squares / rows - (totals / rows) ** 2, 0.0)  # population variance, divisor r
+        distinct, where, how_many = np.unique(rows, return_inverse=True, return_counts=True)
+        r = distinct.astype(float)
+        total_by_r = np.bincount(where, weights=totals)
+        variance_by_r = np.bincount(where, weights=variances)
+        above_one = np.maximum(r - 1, 1)
+        sums = cls(
+            distinct=distinct,
+            kept_whole=np.concatenate([[0.0], np.cumsum(total_by_r)]),
+            share=_suffix(total_by_r / r),
+            spread=_suffix(np.where(r > 1, r * variance_by_r / above_one, 0.0)),
+            shrink=_suffix(np.where(r > 1, variance_by_r / above_one, 0.0)),
+            rows_above=_suffix(distinct * how_many),
+            persons_above=_suffix(how_many),
+            rows=int(x.size),
+            truth=float(x.sum()),
+        )
+        return sums, lower, upper
+
+    @property
+    def largest(self) -> int:
+        return int(self.distinct.max(initial=1))
+
+    def at(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """At each bound m of ``grid``: the expected bounded clipped sum, its sampling variance, and the rows kept.
+
+        A person with r > m rows keeps m of them: mean (m/r)·S, variance m(r − m)/(r − 1)·σ² (Cochran 1977,
+        Thm 2.2), so over those persons (a suffix of the distinct r) m·share and m·spread − m²·shrink; the rows kept,
+        Σ min(r, m), are all the rows but the r − m of each of them.
+        """
+        j = np.searchsorted(self.distinct, grid, side="right")
+        m = grid.astype(float)
+        expected = self.kept_whole[j] + m * self.share[j]
+        variance = np.maximum(m * self.spread[j] - m**2 * self.shrink[j], 0.0)
+        kept = self.rows - (self.rows_above[j] - grid * self.persons_above[j])
+        return expected, variance, kept.astype(float)
+
+
 def sum_tradeoff(
     persons, values, lower: float, upper: float, epsilon: float, *, bounds=None, mechanism: str = "laplace", delta=None
 ) -> BoundTradeoff:
@@ -231,45 +313,89 @@ def sum_tradeoff(
     >>> t.bias.tolist(), t.sampling_std.tolist()  # m = 1: a keeps 1 or 3 (mean 2, sd 1), so E = 4 against 6
     ([-2.0, 0.0], [1.0, 0.0])
     """
-    check_elements(int(np.size(persons)), "rows", MAX_TABLE_ROWS)
-    lower, upper = check_bounds(lower, upper)
-    x = np.asarray(values, dtype=float).ravel()
-    if x.size != np.size(persons):
-        raise ValueError(f"values must have one entry per row ({np.size(persons):,}), got {x.size:,}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("values must be finite numbers, got a missing or infinite value")
-    codes, labels = person_codes(persons)
-    clipped = np.clip(x, lower, upper)
-    rows = np.bincount(codes, minlength=labels.size)
-    totals = np.bincount(codes, weights=clipped, minlength=labels.size)
-    squares = np.bincount(codes, weights=clipped**2, minlength=labels.size)
-    variances = np.maximum(squares / rows - (totals / rows) ** 2, 0.0)  # population variance, divisor r
-    largest = int(rows.max(initial=1))
-    grid = _grid(bounds, largest)
+    sums, lower, upper = _ClippedSums.of(persons, values, lower, upper)
+    grid = _grid(bounds, sums.largest)
     per_row = ContributionBounds().sum_sensitivity(lower, upper).l1
     unit_noise = _unit_noise_std(mechanism, epsilon, delta, per_row)
+    if bounds is None and sums.largest > MAX_CURVE_POINTS:
+        a, b = sums.kept_whole[:-1] - sums.truth, sums.share[:-1]
+        squared = (a**2, 2 * a * b + sums.spread[:-1], b**2 - sums.shrink[:-1] + unit_noise**2)
+        grid = np.union1d(grid, _best_candidates(sums.distinct, *squared))
+    expected, sampling_variance, _ = sums.at(grid)
+    return BoundTradeoff(grid, expected - sums.truth, np.sqrt(sampling_variance), grid * unit_noise, "sum")
 
-    distinct, where = np.unique(rows, return_inverse=True)
-    r = distinct.astype(float)
-    total_by_r = np.bincount(where, weights=totals)
-    variance_by_r = np.bincount(where, weights=variances)
-    # a person with r > m rows keeps m of them: mean (m/r)·S, variance m(r − m)/(r − 1)·σ² (Cochran 1977, Thm 2.2);
-    # summed over those persons (a suffix of the distinct r), it is m·share and m·spread − m²·shrink
-    kept_whole = np.concatenate([[0.0], np.cumsum(total_by_r)])  # Σ S over persons with r ≤ m
-    share = _suffix(total_by_r / r)
-    above_one = np.maximum(r - 1, 1)
-    spread = _suffix(np.where(r > 1, r * variance_by_r / above_one, 0.0))
-    shrink = _suffix(np.where(r > 1, variance_by_r / above_one, 0.0))
-    truth = float(x.sum())
-    if bounds is None and largest > MAX_CURVE_POINTS:
-        a, b = kept_whole[:-1] - truth, share[:-1]
-        squared = (a**2, 2 * a * b + spread[:-1], b**2 - shrink[:-1] + unit_noise**2)
-        grid = np.union1d(grid, _best_candidates(distinct, *squared))
-    j = np.searchsorted(distinct, grid, side="right")
-    m = grid.astype(float)
-    bias = kept_whole[j] + m * share[j] - truth
-    sampling_variance = np.maximum(m * spread[j] - m**2 * shrink[j], 0.0)
-    return BoundTradeoff(grid, bias, np.sqrt(sampling_variance), m * unit_noise, "sum")
+
+#: Bounds evaluated at once by the exhaustive search of a mean's best bound (8 MB a float array).
+_CHUNK = 1_000_000
+
+
+def mean_tradeoff(
+    persons,
+    values,
+    lower: float,
+    upper: float,
+    epsilon: float,
+    *,
+    split: float = 0.5,
+    bounds=None,
+    mechanism: str = "laplace",
+    delta=None,
+) -> BoundTradeoff:
+    """The bias/noise trade-off of a mean (a noisy clipped sum over a noisy count of the same bounded rows, the budget
+    split as :func:`dpcore.groupby.dp_person_mean` splits it) with at most m rows per person.
+
+    With ``C = Σ min(r_p, m)`` rows kept (the same whichever are sampled) and ``S`` their clipped sum:
+
+    * **bias**: ``E[S]/C`` minus the true mean of the *unclipped* values (exact: C is not random);
+    * **sampling**: ``√Var[S] / C`` (exact, Cochran 1977, Thm 2.2 for S);
+    * **noise**: the first-order (delta-method) std of the noisy ratio, ``√(σ_S² + (E[S]/C)²·σ_C²) / C`` (Casella &
+      Berger 2002, Section 5.5.4, as :attr:`dpcore.queries.MeanResult.approx_std`), with ``σ_S`` the sum's noise at
+      ``split·ε`` and sensitivity ``m·max(|L|, |U|)`` and ``σ_C`` the count's at ``(1 − split)·ε`` and sensitivity m
+      (:func:`dpcore.queries.split_mean_budget`); it ignores the floor at a count of 1 and the clip, so it is close
+      when the count's noise is small next to C.
+
+    Its error is not a quadratic in m between two distinct rows per person (C divides it), so past
+    ``MAX_CURVE_POINTS`` bounds the best one is found by evaluating every whole bound, a million at a time.
+
+    Parameters
+    ----------
+    persons, values, lower, upper, epsilon, bounds, mechanism, delta
+        As in :func:`sum_tradeoff`.
+    split : float, default 0.5
+        The share of ε (and δ) for the sum, in (0, 1).
+
+    Examples
+    --------
+    >>> t = mean_tradeoff(["a", "a", "b"], [1.0, 3.0, 2.0], 0.0, 10.0, 1.0, bounds=[1, 2])
+    >>> t.bias.tolist(), t.sampling_std.tolist()  # m = 1: (a's 1 or 3, mean 2) + b's 2 over 2 rows, against 2
+    ([0.0, 0.0], [0.5, 0.0])
+    """
+    sums, lower, upper = _ClippedSums.of(persons, values, lower, upper)
+    if sums.rows == 0:
+        raise ValueError("values must hold at least one row for a mean, got none")
+    budget = split_mean_budget(epsilon, split, _family(mechanism).delta(delta))
+    per_row = ContributionBounds().sum_sensitivity(lower, upper).l1
+    sum_noise = _unit_noise_std(mechanism, budget.sum_epsilon, budget.sum_delta, per_row)
+    count_noise = _unit_noise_std(mechanism, budget.count_epsilon, budget.count_delta, 1.0)
+    truth = sums.truth / sums.rows
+
+    def terms(grid):
+        expected, variance, kept = sums.at(grid)
+        target = expected / kept
+        m = grid.astype(float)
+        noise = np.sqrt(np.square(m * sum_noise) + np.square(target * m * count_noise)) / kept
+        return target - truth, np.sqrt(variance) / kept, noise
+
+    grid = _grid(bounds, sums.largest)
+    if bounds is None and sums.largest > MAX_CURVE_POINTS:
+        best = []
+        for start in range(1, sums.largest + 1, _CHUNK):  # every whole bound, a chunk at a time
+            chunk = np.arange(start, min(start + _CHUNK, sums.largest + 1), dtype=np.int64)
+            error = np.sqrt(np.sum(np.square(terms(chunk)), axis=0))
+            best.append((float(error.min()), int(chunk[np.argmin(error)])))
+        grid = np.union1d(grid, [min(best)[1]])  # the smallest error, the smallest bound among ties
+    bias, sampling, noise = terms(grid)
+    return BoundTradeoff(grid, bias, sampling, noise, "mean")
 
 
 def _rows_per_person(persons, q, max_bound) -> tuple[float, int, np.ndarray]:

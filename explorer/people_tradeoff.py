@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.bound_tradeoff import count_tradeoff, publish_private_bound, sum_tradeoff
+from dpcore.bound_tradeoff import count_tradeoff, mean_tradeoff, publish_private_bound, sum_tradeoff
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
 from explorer import charts, publishing, state, unit, widgets
 from explorer.columns import suggest_bounds
 from explorer.markup import md, plain_sentence
 
-QUERIES = ("Count of rows", "Sum of a numeric column")
+QUERIES = ("Count of rows", "Sum of a numeric column", "Mean of a numeric column")
 #: The largest clipping bound a user may declare (a sum's noise for m rows of it stays a finite number).
 LARGEST = 1e12
 
@@ -57,16 +57,17 @@ def rows_histogram(rows: np.ndarray) -> object:
 
 
 def _query(persons: np.ndarray) -> tuple[str, tuple] | None:
-    """The query the curve is about: ``("count", ())`` or ``("sum", (values, lower, upper, column))``."""
+    """The query the curve is about: ``("count", ())``, or ``("sum", …)`` / ``("mean", …)`` with ``(values, finite,
+    lower, upper, column, split)`` (the mean's share of ε for the sum; None for a sum)."""
     c1, c2, c3, c4 = st.columns([1.3, 1.2, 1, 1])
     query = widgets.bound(
-        c1.radio, "Query", QUERIES, key="ppl_query", help="What is released about the people: rows, or a sum."
+        c1.radio, "Query", QUERIES, key="ppl_query", help="What is released about the people: rows, a sum or a mean."
     )
     if query == QUERIES[0]:
         return "count", ()
     numeric = state.numeric_columns()
     if not numeric:
-        st.info("This table has no numeric column to sum; the count of rows is shown instead.")
+        st.info("This table has no numeric column to sum or average; the count of rows is shown instead.")
         return "count", ()
     with c2:
         column = widgets.select("Numeric column", numeric, "ppl_value", "The column summed over the kept rows.")
@@ -81,11 +82,18 @@ def _query(persons: np.ndarray) -> tuple[str, tuple] | None:
         min_value=-LARGEST, max_value=LARGEST,
         help="Each value is clipped to the declared bounds (the default is read from the data: not private).",
     )  # fmt: skip
+    split = None
+    if query == QUERIES[2]:
+        split = widgets.bound(
+            st.slider, "Share of ε for the sum", 0.05, 0.95, 0.5, 0.05, key="ppl_split",
+            help="The mean is a noisy sum over a noisy count of the same kept rows; the rest of ε goes to the count.",
+        )  # fmt: skip
     values = pd.to_numeric(state.dataset().frame[column], errors="coerce").to_numpy(dtype=float)
     finite = np.isfinite(values)
     if not finite.all():
         st.caption(f"{int((~finite).sum()):,} rows with no number in {md(column)} are left out.")
-    return "sum", (values[finite], finite, float(lower), float(upper), column)
+    kind = "sum" if split is None else "mean"
+    return kind, (values[finite], finite, float(lower), float(upper), column, split)
 
 
 def tradeoff_view(persons: np.ndarray, column: str) -> None:
@@ -104,21 +112,26 @@ def tradeoff_view(persons: np.ndarray, column: str) -> None:
         if kind == "count":
             tradeoff = count_tradeoff(persons, eps)
             what = "count of rows"
-        else:
-            values, finite, lower, upper, value_column = args
+        elif kind == "sum":
+            values, finite, lower, upper, value_column, _ = args
             tradeoff = sum_tradeoff(persons[finite], values, lower, upper, eps)
             what = f"sum of {value_column}"
+        else:
+            values, finite, lower, upper, value_column, split = args
+            tradeoff = mean_tradeoff(persons[finite], values, lower, upper, eps, split=split)
+            what = f"mean of {value_column}"
     except ValueError as exc:
         st.warning(f"The trade-off cannot be computed: {md(plain_sentence(exc))}")
         return
     best = tradeoff.best_index
     total = "total error (RMSE)"
+    noise = "noise std (first-order, sum over count)" if kind == "mean" else "noise std"
     series = {
         "|bias| (rows dropped)": (tradeoff.bounds, np.abs(tradeoff.bias)),
-        "noise std": (tradeoff.bounds, tradeoff.noise_std),
+        noise: (tradeoff.bounds, tradeoff.noise_std),
         total: (tradeoff.bounds, tradeoff.rmse),
     }
-    if kind == "sum":
+    if kind != "count":
         series["sampling std (which rows are kept)"] = (tradeoff.bounds, tradeoff.sampling_std)
     figure = charts.xy_curves(
         series,

@@ -8,10 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from dpcore.bound_tradeoff import count_tradeoff, private_bound, sum_tradeoff
+from dpcore.bound_tradeoff import count_tradeoff, mean_tradeoff, private_bound, sum_tradeoff
 from dpcore.families import family, keys
 from dpcore.limits import MAX_CURVE_POINTS
 from dpcore.quantiles import ExponentialQuantile
+from dpcore.queries import MeanResult, QueryResult
 from dpcore.randomness import SecureGenerator
 
 
@@ -138,6 +139,60 @@ def test_the_noise_of_m_rows_is_m_times_the_noise_of_one_for_every_central_famil
         assert std == pytest.approx(family(key).noise(0.8, float(m), delta).std, rel=1e-9)
 
 
+def _mean_noise(epsilon, split, upper, m, kept_rows, target):
+    """The delta-method std of a noisy sum (split·ε, sensitivity m·upper) over a noisy count ((1 − split)·ε, m), by
+    dpcore's MeanResult of those two noises at the kept rows and the expected bounded mean."""
+    sum_noise = family("laplace").noise(split * epsilon, m * upper)
+    count_noise = family("laplace").noise((1 - split) * epsilon, float(m))
+    total = target * kept_rows
+    result = MeanResult(
+        true_value=target, noisy_value=target, sum=QueryResult("sum", total, total, sum_noise, kept_rows),
+        count=QueryResult("count", kept_rows, kept_rows, count_noise, kept_rows), lower=0.0, upper=upper,
+        split=split, n=kept_rows, dropped_nan=0, unclipped_value=target,
+    )  # fmt: skip
+    return result.approx_std
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_mean_terms_equal_the_exact_expectation_over_every_subset(seed):
+    rng = np.random.default_rng(20 + seed)
+    ids, values = _table(rng, persons=int(rng.integers(2, 6)), most_rows=6)
+    split = float(rng.uniform(0.2, 0.8))
+    t = mean_tradeoff(ids, values, 0.0, 9.0, 0.7, split=split)
+    for i, m in enumerate(t.bounds):
+        mean, variance = _exact_sum_moments(ids, values, 0.0, 9.0, int(m))
+        kept = float(np.minimum(np.bincount(ids), m).sum())  # the rows kept: the same for every sampled subset
+        assert t.bias[i] == pytest.approx(mean / kept - values.mean(), abs=1e-9)
+        assert t.sampling_std[i] ** 2 == pytest.approx(variance / kept**2, abs=1e-9)
+        assert t.noise_std[i] == pytest.approx(_mean_noise(0.7, split, 9.0, int(m), kept, mean / kept), rel=1e-9)
+
+
+@pytest.mark.parametrize("epsilon", [5.0, 10.0])  # the minimum at m = 4,525 (on the grid), 11,139 (off it)
+def test_the_marked_mean_minimum_is_the_brute_force_one_over_every_bound_past_the_curve_cap(epsilon):
+    # every bound 1..20,000 by the per-person formulas: Cochran for S, the delta method with Laplace std √2·scale
+    ids, rows, rng = _one_heavy_person(13)
+    values = rng.exponential(3.0, size=ids.size)
+    values[ids == rows.size - 1] += 4.0  # the heavy person's values run higher: dropping their rows biases the mean
+    t = mean_tradeoff(ids, values, 0.0, 10.0, epsilon, split=0.6)
+    clipped = np.clip(values, 0.0, 10.0)
+    r = np.bincount(ids).astype(float)
+    totals = np.bincount(ids, weights=clipped)
+    sigma2 = np.maximum(np.bincount(ids, weights=clipped**2) / r - (totals / r) ** 2, 0.0)
+    errors = []
+    for m in range(1, int(r.max()) + 1):
+        k = np.minimum(r, m)
+        kept = float(k.sum())
+        target = float((k / r) @ totals) / kept
+        sampling = float(np.where(r > 1, k * (r - k) / np.maximum(r - 1, 1), 0.0) @ sigma2) / kept**2
+        sum_std, count_std = math.sqrt(2) * m * 10.0 / (0.6 * epsilon), math.sqrt(2) * m / (0.4 * epsilon)
+        noise = math.sqrt(sum_std**2 + target**2 * count_std**2) / kept
+        errors.append(math.sqrt((target - values.mean()) ** 2 + sampling + noise**2))
+    assert t.best_bound == 1 + int(np.argmin(errors))
+    assert t.rmse[t.best_index] == pytest.approx(min(errors), rel=1e-9)
+    if epsilon > 5:
+        assert t.best_bound > MAX_CURVE_POINTS  # past where the curve used to stop
+
+
 def test_the_private_bound_follows_the_exponential_quantile_law():
     ids = np.repeat(np.arange(300), np.arange(300) % 12 + 1)
     rows = np.bincount(ids).astype(float)
@@ -170,6 +225,8 @@ def test_the_private_bound_of_a_publication_is_fresh_and_in_range():
         (lambda: sum_tradeoff(["a"], [1.0, 2.0], 0, 1, 1.0), "values must have one entry per row"),
         (lambda: sum_tradeoff(["a"], [np.nan], 0, 1, 1.0), "values must be finite"),
         (lambda: sum_tradeoff(["a"], [1.0], 1, 0, 1.0), "lower"),
+        (lambda: mean_tradeoff([], [], 0, 1, 1.0), "values must hold at least one row"),
+        (lambda: mean_tradeoff(["a"], [1.0], 0, 1, 1.0, split=1.5), "split"),
         (lambda: private_bound(["a"], 1.0, q=1.0, max_bound=10, rng=0), "q must be in (0, 1)"),
         (lambda: private_bound(["a"], 1.0, max_bound=1, rng=0), "max_bound"),
     ],

@@ -418,3 +418,39 @@ def test_a_column_with_too_many_keys_is_named_with_its_count_not_silently_droppe
     at = _many_keys(small=True)
     assert at.selectbox(key="ppl_group").options == ["clinic"]
     assert any(c.value.endswith(said) for c in at.caption), [c.value for c in at.caption]
+
+
+# ------------------------------------------------------------------------------------- the mean's bias against noise
+
+
+@pytest.mark.parametrize("split", [0.5, 0.8])
+def test_a_mean_s_marked_minimum_is_a_brute_force_search_s(split):
+    # 5 s: the mean is a noisy sum (split·ε) over a noisy count ((1 − split)·ε) of the same kept rows; its error at
+    # every bound m from 1 to the largest rows per person, by the per-person formulas, against the one marked
+    link = dict(ppl_query="Mean of a numeric column", ppl_value="cost", ppl_lower_cost=0, ppl_upper_cost=300)
+    at = open_people(**link, ppl_split=split)
+    shown, rmse = _best(at)
+    cost = VISITS.frame["cost"].to_numpy(dtype=float)
+    clipped = np.clip(cost, 0.0, 300.0)
+    r = np.bincount(PERSONS).astype(float)
+    totals = np.bincount(PERSONS, weights=clipped)
+    sigma2 = np.maximum(np.bincount(PERSONS, weights=clipped**2) / r - (totals / r) ** 2, 0.0)
+    errors = []
+    for m in range(1, int(r.max()) + 1):
+        k = np.minimum(r, m)
+        kept = k.sum()  # rows kept: the same whichever are sampled
+        target = (k / r) @ totals / kept  # E[clipped sum kept] / rows kept (Cochran 1977, Thm 2.2 for the sum)
+        sampling = np.where(r > 1, k * (r - k) / np.maximum(r - 1, 1), 0.0) @ sigma2 / kept**2
+        sum_std, count_std = np.sqrt(2) * m * 300.0 / split, np.sqrt(2) * m / (1 - split)  # Laplace at ε = 1
+        noise2 = (sum_std**2 + target**2 * count_std**2) / kept**2  # the delta method
+        errors.append(np.sqrt((target - cost.mean()) ** 2 + sampling + noise2))
+    assert shown == 1 + int(np.argmin(errors))
+    assert rmse == pytest.approx(min(errors), rel=1e-3)  # shown to 4 significant digits
+    assert any(t["name"].startswith("sampling std") for t in _chart_traces(at))
+
+
+def _chart_traces(at) -> list:
+    import json
+
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == "ppl_tradeoff_chart"]
+    return json.loads(chart.proto.spec)["data"]
