@@ -87,7 +87,13 @@ from dpcore.accounting.pld import (
 )
 from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
 from dpcore.audit import audit, floating_point_attack, lower_bound_curve
-from dpcore.bound_tradeoff import count_tradeoff, private_bound, publish_private_bound, sum_tradeoff
+from dpcore.bound_tradeoff import (
+    count_tradeoff,
+    mean_tradeoff,
+    private_bound,
+    publish_private_bound,
+    sum_tradeoff,
+)
 from dpcore.contributions import ContributionBounds
 from dpcore.families import family, lowest_variance_local
 from dpcore.gdp import gdp_delta, gdp_mu_for_epsilon
@@ -148,6 +154,7 @@ CALLS = {
     # the unit of privacy, quantiles off histograms, two conditions and two-way tables, release plans
     "dpcore.bound_tradeoff.count_tradeoff": {"epsilon": lambda e: count_tradeoff(["a", "a", "b"], e)},
     "dpcore.bound_tradeoff.sum_tradeoff": {"epsilon": lambda e: sum_tradeoff(["a", "a", "b"], [1, 2, 3], 0, 5, e)},
+    "dpcore.bound_tradeoff.mean_tradeoff": {"epsilon": lambda e: mean_tradeoff(["a", "a", "b"], [1, 2, 3], 0, 5, e)},
     "dpcore.bound_tradeoff.private_bound": {"epsilon": lambda e: private_bound(["a", "a", "b"], e, max_bound=5, rng=0)},
     "dpcore.bound_tradeoff.publish_private_bound": {
         "epsilon": lambda e: publish_private_bound(["a", "a", "b"], e, max_bound=5)
