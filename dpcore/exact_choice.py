@@ -182,16 +182,19 @@ def _float_pass(length_hat, coefficients, base_hat):
     index's weight (``L e^{−700+γ}`` beyond 700, 0 for a length of 0), and the exact shift."""
     c_hat = np.zeros(coefficients.shape[0])
     magnitude = np.zeros(coefficients.shape[0])
-    for column, base in zip(coefficients.T, base_hat):  # |A| < 2⁵³: exact conversions; one rounding per product
-        term = column * base
-        c_hat += term
-        magnitude += np.abs(term)  # Σ|a||β̂| to within a relative u: the slack covers it
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        for column, base in zip(coefficients.T, base_hat):  # |A| < 2⁵³: exact conversions; one rounding per product
+            term = column * base
+            c_hat += term
+            magnitude += np.abs(term)  # Σ|a||β̂| to within a relative u: the slack covers it
+    if not (np.all(np.isfinite(c_hat)) and np.all(np.isfinite(magnitude))):
+        raise ValueError("the exponents Σ A[k, j]·β_j must stay within the float range (below about 1.8e308)")
     shift = float(c_hat.min())
     shifted = c_hat - shift
     # |ĉ − c| ≤ u Σ|a||β| (the bases' rounding) + J u Σ|a||β̂| (J products) + (J − 1) u Σ|a||β̂| (the sums), to first
     # order; the shift's subtraction adds u|ĉ'|. (2J + 2) and the slack cover the second-order terms.
     columns = coefficients.shape[1]
-    gamma = ((2 * columns + 2) * magnitude + np.abs(shifted)) * _U * _SLACK
+    gamma = ((2 * columns + 2) * magnitude + shifted) * _U * _SLACK  # ĉ' ≥ 0
     tiny = shifted > _TINY
     keep = np.flatnonzero(~tiny & (length_hat > 0))  # a length of exactly 0 is a weight of exactly 0
     weights = length_hat[keep] * np.exp(-shifted[keep])  # e^{−700} is a normal float: no exp here underflows
@@ -200,8 +203,9 @@ def _float_pass(length_hat, coefficients, base_hat):
         # 2⁻¹⁰⁷⁴ covers a product L·e that fell into the subnormals
         err = np.nan_to_num(weights * rho * _SLACK + 2.0**-1074, nan=np.inf)
         # beyond 700: w ≤ L e^{−(ĉ' − γ)} ≤ L e^{−700 + γ} (the factor 2 covers the roundings of this bound)
-        others = np.zeros_like(length_hat)
-        others[tiny] = length_hat[tiny] * np.exp(np.minimum(gamma[tiny], 1e4) - _TINY) * 2.0
+        largest = float(gamma.max())  # e^{γ_k} ≤ e^{max γ}: one exp, not m (an infinite bound when it is useless)
+        worst = math.exp(largest - _TINY) * 2.0 if largest < 2 * _TINY else math.inf
+        others = np.where(tiny & (length_hat > 0), length_hat * worst, 0.0)
     return shifted, gamma, keep, weights, err, others, shift
 
 

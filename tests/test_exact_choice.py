@@ -178,6 +178,7 @@ def test_quantile_exponents_equal_the_score_gaps_in_exact_rationals(q):
         (lambda: exact_choice([1.0], [0], (1, 2), 0), ValueError, r"bases must give one number per column"),
         (lambda: exact_choice([1.0], [0], ("1",), 0), TypeError, r"bases must be exact numbers"),
         (lambda: exact_choice([1.0], [0], (math.inf,), 0), ValueError, r"bases must be finite, got inf"),
+        (lambda: exact_choice([1.0, 1.0], [0, 9], (1e308,), 0), ValueError, r"exponents .* must stay within the float"),
         (lambda: exact_choice(None, [0], (1,), 0), TypeError, r"give either lengths or both left and right"),
         (lambda: exact_choice(None, [0], (1,), 0, left=[1.0], right=[0.0]), ValueError, r"right ≥ left"),
         (lambda: nearest_grid_index(0.0, 1.0, 0.0, 0.0, 0), ValueError, r"step must be in \(0, inf\), got 0\.0"),
