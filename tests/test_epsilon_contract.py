@@ -84,7 +84,9 @@ from dpcore.accounting.pld import (
     laplace_loss_variance,
     laplace_privacy_loss,
     randomized_response_privacy_loss,
+    staircase_privacy_loss,
 )
+from dpcore.accounting.privacy_loss import staircase_loss_masses
 from dpcore.accounting.subsampled_gaussian import dpsgd_noise_multiplier, plan_dpsgd
 from dpcore.audit import audit, floating_point_attack, lower_bound_curve
 from dpcore.bound_tradeoff import (
@@ -272,6 +274,8 @@ CALLS = {
     "dpcore.accounting.pld.randomized_response_privacy_loss": {
         "epsilon": lambda e: randomized_response_privacy_loss(e, 3)
     },
+    "dpcore.accounting.pld.staircase_privacy_loss": {"epsilon": lambda e: staircase_privacy_loss(e, 0.5)},
+    "dpcore.accounting.privacy_loss.staircase_loss_masses": {"epsilon": lambda e: staircase_loss_masses(e, 0.5)},
     "dpcore.accounting.events.PureDP": {"epsilon": lambda e: PureDP(e)},
     "dpcore.audit.api.audit": {"epsilon": lambda e: audit("laplace_count", e, trials=200, rng=0)},
     "dpcore.audit.api.lower_bound_curve": {
