@@ -41,12 +41,14 @@ References
   http://luc.devroye.org/rnbookindex.html
 - Higham (2002), "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, Section 4.2 (the running error
   bound of recursive summation) and Section 2.2 (the model ``fl(x op y) = (x op y)(1 + δ)``, ``|δ| ≤ 2⁻⁵³``).
+  https://doi.org/10.1137/1.9780898718027
 - Mironov (2012), "On Significance of the Least Significant Bits for Differential Privacy", CCS.
   https://doi.org/10.1145/2382196.2382264
 - Ilvento (2020), "Implementing the Exponential Mechanism with Base-2 Differential Privacy", CCS, Section 4 (float
   exponential mechanisms are not ε-DP; exact sampling by arbitrary precision). https://arxiv.org/abs/1912.04222
-- Python documentation, ``decimal``: ``Decimal.exp`` "is correctly rounded using the ROUND_HALF_EVEN rounding mode".
-  https://docs.python.org/3/library/decimal.html
+- Cowlishaw (2009), "General Decimal Arithmetic Specification", version 1.70, IBM, the ``exp`` operation (its result
+  correctly rounded; Python's ``decimal`` implements it: ``Decimal.exp`` "is correctly rounded using the
+  ROUND_HALF_EVEN rounding mode"). https://speleotrove.com/decimal/decarith.html
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def _check_inputs(lengths, left, right, coefficients, bases):
         raw = np.asarray(lengths)
         if raw.dtype.kind not in "iuf" or raw.ndim != 1:
             raise TypeError(f"lengths must be a 1-D array of real numbers, got dtype {raw.dtype} and {raw.ndim} dims")
-        if raw.dtype.kind in "iu" and raw.size and int(np.max(np.abs(raw.astype(object)))) >= _MAX_COEFFICIENT:
+        if raw.dtype.kind in "iu" and raw.size and not (-_MAX_COEFFICIENT < raw.min() and raw.max() < _MAX_COEFFICIENT):
             raise ValueError("lengths must be integers below 2^53 in magnitude (float64 holds them exactly)")
         length_hat = raw.astype(np.float64)
         left_arr = right_arr = None
