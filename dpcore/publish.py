@@ -440,11 +440,12 @@ def publish_clipping_bound(values, largest, n_candidates, epsilon, *, source="de
     """Publish a clipping bound chosen by AboveThreshold among ``n_candidates`` evenly spaced up to the declared
     ``largest`` (Lyu, Su, Li 2017; :func:`~dpcore.clipping.choose_clipping_bound`), ε-DP under add/remove one record.
 
-    The comparisons draw their Laplace noise from secure uniforms (``SecureGenerator.standard_exponential``); what is
+    The comparisons are exact: the integer counts −#{x > b} against exact discrete Laplace noise from secure bits
+    (``exact=True``: Dwork & Roth 2014, Thm 3.23, holds for discrete noise on integer queries); what is
     released is one of the candidates, all fixed before the data is read."""
     candidates = evenly_spaced_candidates(largest, n_candidates)
     arr = np.asarray(values, dtype=np.float64)
-    bound = choose_clipping_bound(arr[np.isfinite(arr)], candidates, epsilon, SecureGenerator())
+    bound = choose_clipping_bound(arr[np.isfinite(arr)], candidates, epsilon, SecureGenerator(), exact=True)
     facts = (PublicFact("candidate bounds", f"{n_candidates} evenly spaced up to {largest:g}", source),)
     return _svt_release(
         "clipping bound", float(bound), ("chosen bound",), "AboveThreshold over the candidate bounds", epsilon, facts
@@ -457,7 +458,7 @@ def publish_automatic_mean(values, largest, n_candidates, epsilon, *, source="de
     :func:`~dpcore.clipping.auto_mean`), ε-DP under add/remove one record."""
     candidates = evenly_spaced_candidates(largest, n_candidates)
     arr = np.asarray(values, dtype=np.float64)
-    result = auto_mean(arr[np.isfinite(arr)], candidates, epsilon, SecureGenerator(), lattice=True)
+    result = auto_mean(arr[np.isfinite(arr)], candidates, epsilon, SecureGenerator(), lattice=True, exact=True)
     facts = (PublicFact("candidate bounds", f"{n_candidates} evenly spaced up to {largest:g}", source),)
     return _svt_release(
         "automatic mean",
@@ -478,7 +479,9 @@ def publish_range_counts(values, ranges, threshold, c, epsilon) -> Release:
     arr = np.sort(np.asarray(values, dtype=np.float64)[np.isfinite(np.asarray(values, dtype=np.float64))])
     true = np.searchsorted(arr, ranges[:, 1], "right") - np.searchsorted(arr, ranges[:, 0], "left")
     answered = dict(
-        range_query_svt(true.astype(np.float64), float(threshold), int(c), epsilon, SecureGenerator(), lattice=True)
+        range_query_svt(
+            true.astype(np.float64), float(threshold), int(c), epsilon, SecureGenerator(), lattice=True, exact=True
+        )
     )
     labels = tuple(f"[{a:g}, {b:g}]" for a, b in ranges)
     facts = (

@@ -28,6 +28,7 @@ import pytest
 from scipy import stats
 
 from dpcore import publish
+from dpcore.clipping import evenly_spaced_candidates
 from dpcore.discrete import DiscreteGaussian, DiscreteLaplace
 from dpcore.lattice import lattice_mechanism
 from dpcore.queries import dp_category_counts, dp_count, dp_count_matching, dp_histogram, dp_sum
@@ -663,3 +664,18 @@ def test_the_exponential_publications_use_no_float_uniform(monkeypatch):
     for release in (most_common, quantile):
         assert "sampled exactly from secure bits" in release.mechanism and "53-bit" not in release.mechanism
         assert release.delta == 0.0
+
+
+def test_the_sparse_vector_publications_compare_with_exact_noise_only(monkeypatch):
+    # the float comparisons took SecureGenerator's exponential, Laplace or uniform floats; the exact ones take words
+    def refuse(*args, **kwargs):
+        raise AssertionError("a float draw was made")
+
+    for name in ("random", "standard_exponential", "laplace", "exponential", "normal", "uniform"):
+        if hasattr(SecureGenerator, name):
+            monkeypatch.setattr(SecureGenerator, name, refuse)
+    x = np.random.default_rng(2).integers(0, 100, 2_000).astype(float)
+    bound = publish.publish_clipping_bound(x, 100.0, 20, 1.0)
+    mean = publish.publish_automatic_mean(x, 100.0, 20, 1.0)
+    ranges = publish.publish_range_counts(x, [(0, 10), (10, 50), (50, 100)], 100, 2, 1.0)
+    assert bound.value in set(evenly_spaced_candidates(100.0, 20)) and len(mean.value) == 2 and len(ranges.value) <= 2
