@@ -39,7 +39,7 @@ References
   Differential Privacy", ICML, Sections 2–3. https://proceedings.mlr.press/v97/amin19a.html
 - Cochran (1977), "Sampling Techniques", 3rd ed., Wiley, Theorem 2.2 (variance of the mean of a simple random sample
   drawn without replacement: ``(σ²/k)·(r − k)/(r − 1)`` with σ² the population variance, divisor r). ISBN 0-471-16240-X
-- Casella & Berger (2002), "Statistical Inference", 2nd ed., Duxbury, Section 5.5.4 (the delta method: the
+- Casella & Berger (2002), "Statistical Inference", 2nd ed., Duxbury, ISBN 0-534-24312-6, Section 5.5.4 (the delta method: the
   first-order variance of a ratio of two independent noisy releases, as :attr:`dpcore.queries.MeanResult.approx_std`).
 - Smith (2011), "Privacy-preserving statistical estimation with optimal convergence rates", STOC (the exponential
   mechanism for quantiles). https://doi.org/10.1145/1993636.1993743
