@@ -202,7 +202,10 @@ def _figure(traces: list, title: str, x: str, y: str, height: int = 420, xaxis=N
 
 
 def _vline(x: float, label: str | None, line: dict, right: bool = True) -> tuple[dict, dict | None]:
-    """A vertical line over the whole plot height, with its label at the top (right of it, or left)."""
+    """A vertical line over the whole plot height, with its label just above the plot (right of it, or left).
+
+    Above, in the line the title's bottom pad leaves, never inside: a label at the plot's top sat on the tallest
+    bars (the Audit page's "S = {noisy count < 100.027}" over the x′ histogram on penguins.csv)."""
     shape = {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1, "line": line}
     note = label and {
         "text": label,
@@ -212,7 +215,7 @@ def _vline(x: float, label: str | None, line: dict, right: bool = True) -> tuple
         "xanchor": "left" if right else "right",
         "yref": "y domain",
         "y": 1,
-        "yanchor": "top",
+        "yanchor": "bottom",
     }
     return shape, note
 
@@ -468,8 +471,14 @@ def overlaid_histograms(
     )
 
 
-def answers_against_threshold(labels, true, noisy: dict, threshold, title="", y="count") -> go.Figure:
-    """True answers as grey bars, noisy answers as markers (NaN: not released), the threshold as a line."""
+def answers_against_threshold(
+    labels, true, noisy: dict, threshold, title="", y="count", stopped_after: int | None = None, stop_label=""
+) -> go.Figure:
+    """True answers as grey bars, noisy answers as markers (NaN: not released), the threshold as a line.
+
+    ``stopped_after``: the number of queries asked before the release stopped (Sparse after its c-th positive): a
+    dotted line after the last one asked, ``stop_label`` above the plot (the queries right of it were never asked).
+    """
     labels = [str(v) for v in labels]  # category labels, even when they read as numbers
     traces = [
         {"type": "bar", "x": labels, "y": np.asarray(true), "name": "true", "marker": {"color": TRUE}, "opacity": 0.7}
@@ -497,7 +506,13 @@ def answers_against_threshold(labels, true, noisy: dict, threshold, title="", y=
     # the line is named in the legend: a label on it sat under the bars and markers
     name = f"threshold T = {threshold:,.6g}"
     traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": line, "name": name})
-    return _figure(traces, title, "", y, shapes=[shape])
+    shapes, notes = [shape], []
+    if stopped_after is not None and 0 < stopped_after < len(labels):
+        # between two categories: a category axis places a number at the category of that index
+        stop, note = _vline(stopped_after - 0.5, stop_label or None, {**MARK, "dash": "dot"}, right=True)
+        shapes.append(stop)
+        notes += [note] if note else []
+    return _figure(traces, title, "", y, shapes=shapes, annotations=notes)
 
 
 #: Two curves closer than this (relative gap at every shared x) lie on top of each other at a line's width: on a

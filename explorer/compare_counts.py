@@ -220,8 +220,11 @@ def counts_view(eps: float, delta: float, u: PrivacyUnit | None = None) -> None:
     # the n each curve answers: every row, or under a person unit one report per person (local), the rows kept
     # (central); the title said the table's 19,520 rows under curves drawn for 3,000 reports and 7,862 rows
     sizes = {answers[m].family.model: int(truths[m].sum()) for m in chosen}
-    n_words = ", ".join(
-        f"n = {n:,}" + (f" ({model})" if len(set(sizes.values())) > 1 else "") for model, n in sizes.items()
+    # one n when every model answers the same rows (it read "n = 344, n = 344" on penguins under one row)
+    n_words = (
+        f"n = {next(iter(sizes.values())):,}"
+        if len(set(sizes.values())) == 1
+        else ", ".join(f"n = {n:,} ({model})" for model, n in sizes.items())
     )
     st.plotly_chart(
         charts.curves(

@@ -18,9 +18,15 @@ from explorer import budget, charts, export, releases, snippets, state, svt_publ
 from explorer.columns import suggest_bounds
 from explorer.export import to_safe_csv
 
-__all__ = ["EPS_GRID", "range_queries", "explain"]
+__all__ = ["EPS_GRID", "range_queries", "stopped_after", "explain"]
 
 EPS_GRID = np.geomspace(0.01, 10, 60)
+
+
+def stopped_after(passed: np.ndarray, c: int) -> int:
+    """How many queries Sparse asked: up to its c-th positive, or all of them when it found fewer."""
+    positives = np.flatnonzero(passed)
+    return int(positives[c - 1]) + 1 if positives.size >= c else len(passed)
 
 
 def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int]:
@@ -72,6 +78,7 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
     scales = svt_noise_scales(n_queries, c, eps)  # the answers come in whole units (releases.range_queries)
     true, threshold = table["true count"].to_numpy(), table.attrs["threshold"]
     passed_svt, passed_naive = int(table["passed SVT"].sum()), int(table["passed naive"].sum())
+    asked = stopped_after(table["passed SVT"].to_numpy(), c)
     st.plotly_chart(
         charts.answers_against_threshold(
             table["range"],
@@ -79,6 +86,8 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
             {"SVT answer": table["SVT answer"], "naive answer": table["naive answer"]},
             threshold,
             f"{n_queries} range counts of {column}: which passed",
+            stopped_after=asked,
+            stop_label=f"Sparse stops: c = {c} found",
         ),
         key="svt_ranges",
     )
@@ -91,6 +100,12 @@ def range_queries(values: np.ndarray, column: str, eps: float) -> tuple[int, int
         f"With 95% probability each SVT answer is within **±{svt_err:,.1f}** of the true count, each naive one within "
         f"**±{naive_err:,.1f}**. SVT found at most c = {c} queries and pays only for those; the naive release answers "
         f"all {n_queries} and keeps those above T. SVT wins whenever 2c < n."
+        + (
+            f" Here Sparse stopped at query {asked} of {n_queries}, its c-th positive (dotted line): the "
+            f"{n_queries - asked} after it were never asked, so they are unticked whatever their counts."
+            if asked < n_queries
+            else f" Here Sparse asked all {n_queries} queries and found {passed_svt} of at most {c}."
+        )
     )
     st.dataframe(
         table,

@@ -177,7 +177,7 @@ CHART_CALLS = {
         {h("series"): [1, 2]}, h("title"), h("x_title"), 1, {h("mark"): 1.0, h("mark2"): 2.0}, h("y_title")
     ),
     "answers_against_threshold": lambda h: charts.answers_against_threshold(
-        [h("label")], [1], {h("series"): [2]}, 1, h("title"), h("y")
+        [h("label"), h("label2")], [1, 2], {h("series"): [2, 3]}, 1, h("title"), h("y"), 1, h("stop")
     ),
     "xy_curves": lambda h: charts.xy_curves(
         {h("series"): ([1, 2], [1, 2])},
@@ -338,6 +338,31 @@ def test_every_chart_keeps_its_legend_and_title_clear_of_the_plot_and_the_toolba
     assert (title.yref, title.y, title.yanchor, title.automargin) == ("container", 1, "top", True)
     assert title.pad.t >= charts.TOOLBAR_PX and layout.margin.t >= charts.TOOLBAR_PX
     assert layout.xaxis.automargin and layout.yaxis.automargin  # tick labels and axis titles push the margins
+
+
+@pytest.mark.parametrize("name", sorted(CHART_CALLS))
+def test_every_label_at_the_plots_top_edge_sits_above_it_not_over_the_data(name):
+    # A mark's label anchored by its top to the plot's top edge hung inside the plot, over the tallest bars: the
+    # Audit page's "S = {noisy count < 100.027}" on the x′ histogram (penguins.csv, test-artifacts/real). Every label
+    # placed at the plot's top edge now stands on it, in the line the title's bottom pad leaves for it.
+    layout = CHART_CALLS[name](lambda tag: tag).layout
+    for note in layout.annotations:
+        if note.yref in ("paper", "y domain") and note.y == 1:
+            assert note.yanchor == "bottom", (name, note.text)
+            assert layout.title.pad.b >= 20, name  # the room above the plot that the label takes
+
+
+def test_where_sparse_stopped_is_a_dotted_line_between_the_last_query_asked_and_the_next():
+    # penguins.csv: Sparse stopped at its 3rd positive, query 7 of 20; the ranges after it (one of 254 rows, far
+    # above T = 86) showed no SVT marker and an unticked box, as if they had failed
+    labels = [f"q{i}" for i in range(5)]
+    fig = charts.answers_against_threshold(labels, [1] * 5, {"SVT": [2] * 5}, 1, stopped_after=3, stop_label="stops")
+    (threshold, stop) = fig.layout.shapes
+    assert stop.x0 == stop.x1 == 2.5 and stop.line.dash == "dot" and threshold.y0 == 1
+    (note,) = fig.layout.annotations
+    assert (note.x, note.text, note.yanchor) == (2.5, "stops", "bottom")
+    for asked in (None, 0, 5):  # asked every query (or none): no line
+        assert len(charts.answers_against_threshold(labels, [1] * 5, {}, 1, stopped_after=asked).layout.shapes) == 1
 
 
 def test_curves_on_top_of_each_other_are_found_with_their_gap():

@@ -156,7 +156,8 @@ def test_the_curves_title_names_the_n_each_model_answers():
 
     at = visits_compare()
     assert_clean(at)
-    assert title(at).endswith(f"n = {len(VISITS.frame):,})")  # one row: every mechanism answers every row
+    one_row = title(at)  # one row: every mechanism answers every row, named once (it read "n = 344, n = 344")
+    assert one_row.endswith(f", n = {len(VISITS.frame):,})") and one_row.count("n = ") == 1, one_row
     at = visits_compare(10)
     assert_clean(at)
     persons = person_codes(VISITS.frame["patient_id"].to_numpy())[0]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dpcore import auto_mean, choose_clipping_bound, naive_range_query, range_query_svt, svt_noise_scales
+from explorer import svt_range_queries
 from explorer.columns import numeric_values, suggest_bounds
 from explorer.dataset import load_demo
 from tests.apptest import assert_clean, assert_epsilon_widens, metric, open_page
@@ -69,6 +70,14 @@ def test_range_table_reproduces_svt_and_naive_and_a_slider_move_updates_it():
     assert table["SVT answer"].dropna().tolist() == [float(np.round(svt[i])) for i in sorted(svt)]
     assert np.flatnonzero(table["passed naive"]).tolist() == sorted(naive)
     assert metric(at, "Queries passed: SVT / naive") == f"{len(svt)} / {len(naive)}"
+    # where Sparse stopped (its c-th positive) is marked and said: the queries after it were never asked
+    asked = sorted(svt)[2] + 1 if len(svt) == 3 else 20
+    assert svt_range_queries.stopped_after(table["passed SVT"].to_numpy(), 3) == asked
+    said = " ".join(m.value for m in at.markdown)
+    if asked < 20:
+        assert f"Sparse stopped at query {asked} of 20" in said and f"the {20 - asked} after it" in said
+    else:
+        assert "Sparse asked all 20 queries" in said
 
 
 SHARED = {"svt_column", "svt_epsilon"}  # the page script's picks (and the tabs, svt_view); each view adds its own
