@@ -72,9 +72,24 @@ def shown_profile(profile: pd.DataFrame) -> pd.DataFrame:
     them, and no note column (the table fits the page at 1400 pixels; a note beyond its right edge went unseen, so
     :func:`shown_notes` lists the notes under it)."""
     shown = profile.copy()
+    # a column of whole numbers within 1000-2999 reads as years: 2007, never "2,007" (penguins.csv's year column)
+    years = [
+        not (pd.isna(lo) or pd.isna(hi))
+        and float(lo).is_integer()
+        and float(hi).is_integer()
+        and 1000 <= lo <= hi <= 2999
+        for lo, hi in zip(shown["min"], shown["max"])
+    ]
     for bound in ("min", "max"):
-        shown[bound] = ["" if pd.isna(v) else number(float(v)) for v in shown[bound]]
+        shown[bound] = [
+            "" if pd.isna(v) else f"{int(v)}" if year else number(float(v)) for v, year in zip(shown[bound], years)
+        ]
     return shown.drop(columns="note", errors="ignore")
+
+
+def table_height(rows: int) -> int:
+    """Pixels for a table to show its header and every row, up to 30 (adult.csv's 15 columns: 5 were hidden)."""
+    return 35 * (min(rows, 30) + 1) + 3
 
 
 def shown_notes(profile: pd.DataFrame) -> pd.DataFrame:
@@ -100,6 +115,7 @@ def show_profile() -> None:
         shown_profile(profile),
         hide_index=True,
         key="data_profile",
+        height=table_height(len(profile)),
         column_config={  # in pixels: the table fits the page at 1400 pixels (a long list of top values is cut; min/max hold 1,484,705)
             "column": st.column_config.TextColumn("column", width=120),
             "kind": st.column_config.TextColumn("kind", width=90),

@@ -698,7 +698,15 @@ def values_against_truth(values: dict, truth: float, title="", y="") -> go.Figur
         for i, (name, v) in enumerate(values.items())
     ]
     shape, note = _hline(truth, f"true: {truth:,.6g}", {"color": TRUE, "dash": "dash", "width": 2})
-    return _figure(traces, title, "", y, height=340, shapes=[shape], annotations=[note])
+    # the range padded around the dots and the truth alike: a truth below every dot (seattle-weather's median
+    # precipitation, 0) lay on the x axis, its dashes and label on the axis line
+    shown = [float(v) for v in values.values() if np.isfinite(v)] + ([float(truth)] if np.isfinite(truth) else [])
+    yaxis = {}
+    if shown:
+        low, high = min(shown), max(shown)
+        pad = 0.1 * (high - low) or 0.1 * abs(high) or 1.0
+        yaxis = {"range": [low - pad, high + pad]}
+    return _figure(traces, title, "", y, height=340, yaxis=yaxis, shapes=[shape], annotations=[note])
 
 
 # ---------------------------------------------------------------------- the Audit page

@@ -365,6 +365,14 @@ def test_where_sparse_stopped_is_a_dotted_line_between_the_last_query_asked_and_
         assert len(charts.answers_against_threshold(labels, [1] * 5, {}, 1, stopped_after=asked).layout.shapes) == 1
 
 
+def test_the_truth_line_and_every_dot_lie_inside_the_axis_not_on_its_edge():
+    # seattle-weather.csv: the true median precipitation, 0, lay on the x axis under releases of 0.2 to 0.8
+    for values, truth in (({"a": 0.2, "b": 0.8}, 0.0), ({"a": 5.0}, 5.0), ({"a": -3.0, "b": 1e6}, 2.0)):
+        low, high = charts.values_against_truth(values, truth).layout.yaxis.range
+        for v in [*values.values(), truth]:
+            assert low < v < high and min(v - low, high - v) >= 0.05 * (high - low), (values, truth)
+
+
 def test_curves_on_top_of_each_other_are_found_with_their_gap():
     x = np.array([1.0, 10.0, 100.0])
     series = {"a": (x, x), "b": (x, x * 1.002), "c": (x, 2 * x), "d": ([10.0, 100.0, 1000.0], [10.03, 100.0, 5.0])}

@@ -97,3 +97,26 @@ def test_streamlit_upload_cap_matches_the_loader_limit():
 
     config = tomllib.loads((pathlib.Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_UPLOAD_BYTES  # Streamlit counts the setting in MiB
+
+
+def test_years_read_as_years_and_every_column_of_a_wide_file_shows_in_the_profile(monkeypatch):
+    # from the screenshots of real files (test-artifacts/real): penguins.csv's year column read "2,007" to "2,009";
+    # adult.csv's 15 columns showed 10, the other 5 hidden in the table's own scroll
+    import streamlit as st
+
+    heights, dataframe = {}, st.dataframe  # AppTest keeps a table's height out of its element: read it on the call
+
+    def spy(data, *args, **kwargs):
+        heights[kwargs.get("key")] = kwargs.get("height")
+        return dataframe(data, *args, **kwargs)
+
+    monkeypatch.setattr(st, "dataframe", spy)
+    rows = "\n".join(f"{2007 + i % 3},{2700 + 10 * i},{i}" + ",1" * 12 for i in range(40))
+    raw = ("year,mass,n," + ",".join(f"c{j}" for j in range(12)) + "\n" + rows + "\n").encode()
+    at = _upload(open_page("data"), "wide.csv", raw)
+    assert_clean(at)
+    shown = at.dataframe[0]
+    profile = shown.value.set_index("column")
+    assert (profile.loc["year", "min"], profile.loc["year", "max"]) == ("2007", "2009")
+    assert (profile.loc["mass", "min"], profile.loc["mass", "max"]) == ("2,700", "3,090")  # not years: 3,090 > 2999
+    assert heights["data_profile"] >= 35 * (len(profile) + 1), heights  # 15 rows and the header, no inner scroll

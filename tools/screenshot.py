@@ -66,23 +66,29 @@ def main(paths: list[str]) -> None:
             print(target)
 
 
-def view_name(p, how) -> str:
-    """The view's name in a file name: the tab's, the radio option's or the selected option's label."""
+def switch(p, how) -> str:
+    """Switch to the view ``how`` (as tests/test_browser_links.switch_view does) and return its name for a file:
+    the tab's, the radio option's or the chosen option's label."""
+    from tests.test_browser_links import act, switch_view
+
     main_block = p.locator('[data-testid="stMain"]')
+    if how[0] == "select":  # the option's label is read from the open list, before the click closes it
+        main_block.locator(f".st-key-{how[1]} [data-testid='stSelectbox']").click()
+        option = p.locator('[role="option"]').nth(how[2])
+        label = option.inner_text()
+        act(p, option.click)
+        return slug(label)
+    switch_view(p, how)
     if how[0] == "tab":
-        label = main_block.locator('[role="tablist"]').first.locator('[role="tab"]').nth(how[1]).inner_text()
-    elif how[0] == "radio":
-        label = how[2]
-    else:
-        label = main_block.locator(f".st-key-{how[1]} [data-baseweb='select']").first.inner_text()
-    return slug(label)
+        return slug(main_block.locator('[role="tablist"]').first.locator('[role="tab"]').nth(how[1]).inner_text())
+    return slug(how[2])
 
 
 def upload_and_walk(
     base: str, upload: pathlib.Path, out: pathlib.Path, trials: int | None = None
 ) -> list[pathlib.Path]:
     """Upload ``upload`` on the Data page, then shoot every page and every view of it; returns the PNGs written."""
-    from tests.test_browser_links import PAGES, act, new_page, open_url, settle, switch_view
+    from tests.test_browser_links import PAGES, act, new_page, open_url, settle
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -103,9 +109,7 @@ def upload_and_walk(
             act(p, p.locator(NAV_LINK, has_text=TITLES[path]).first.click)
             page_name = path or "home"
             for how in views:
-                if how is not None:
-                    switch_view(p, how)
-                name = page_name if how is None else f"{page_name}-{view_name(p, how)}"
+                name = page_name if how is None else f"{page_name}-{switch(p, how)}"
                 if upload.name not in p.locator('[data-testid="stSidebarContent"]').inner_text():
                     raise RuntimeError(f"{name}: the page lost the uploaded file {upload.name}")
                 target = out / f"{name}.png"
