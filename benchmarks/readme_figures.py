@@ -24,8 +24,10 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "ledger.md": ("2,000 |", "accountant |"),
     "dpsgd.md": ("PLD ε against T, σ=1,", "PLD ε against T, σ=4,", "RDP ε against T", "4 | 0.01 | 10000"),
     "quantiles.md": (
-        "dpcore `dp_quantile` (intervals) | 0.5 | 1.0",
-        "OpenDP `make_private_quantile`, whole years | 0.5 | 1.0",
+        "dpcore `dp_quantile` (intervals) | 32,561 ages (all) | 0.5 | 1.0",
+        "OpenDP `make_private_quantile`, whole years | 32,561 ages (all) | 0.5 | 1.0",
+        "dpcore `publish_quantile` (secure, grid 2⁻¹³) | 200 ages (seeded sample) | 0.5 | 0.1",
+        "OpenDP `make_private_quantile`, whole years | 200 ages (seeded sample) | 0.5 | 0.1",
     ),
     "dpsgd_planner.md": ("DP-SGD planner, PLD calibration", "DP-SGD planner, RDP calibration"),
     "learning.md": (
