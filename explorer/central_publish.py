@@ -10,8 +10,6 @@ a family without one (``Family.lattice`` is None: the staircase) is simulated on
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import streamlit as st
 
@@ -19,7 +17,6 @@ from dpcore import families, publish
 from dpcore.families import Family
 from dpcore.plan import Plan, Statistic, allocate
 from dpcore.plan_release import publish_plan
-from dpcore.release import PublicFact
 from explorer import domains, publishing, widgets
 from explorer.columns import condition_mask, is_numeric, numeric_values, period_codes
 from explorer.markup import md, plain_sentence
@@ -225,10 +222,9 @@ def condition_count(
     ``second`` (its column, the column's values, its condition, and the simulation's value, not used), how many meet
     both: one count of sensitivity 1, whatever the number of conditions.
 
-    Under a person ``unit`` (with the whole ``frame``): a plan of one count (:func:`dpcore.plan_release.publish_plan`)
-    over the rows that meet the conditions, each person keeping at most m of them by a secure draw (sensitivity m,
-    add/remove one person: keeping the rows that meet a declared condition maps neighbouring tables to neighbouring
-    tables), the conditions stated among the release's facts."""
+    Under a person ``unit`` (with the whole ``frame``): a plan of one count where (kind ``count_where``,
+    :func:`dpcore.plan_release.publish_plan`), the declared conditions in the plan and the release's facts, each
+    person keeping at most m of the rows meeting them by a secure draw (sensitivity m, add/remove one person)."""
     what = f"the count where {column} {condition} …" + (f" and {second[0]} {second[2]} …" if second else "")
     with publishing.section(what):
         if _not_published(family, what):
@@ -237,6 +233,7 @@ def condition_count(
         masks = [lambda: condition_mask(series, condition, value)]
         words = f"{column} {condition} {value}"
         declared = {"value": value}
+        conditions = [(column, condition, value)]
         if second:
             other, other_series, other_condition = second[:3]
             declared["second_value"] = _declared_value(
@@ -244,9 +241,10 @@ def condition_count(
             )
             masks.append(lambda: condition_mask(other_series, other_condition, declared["second_value"]))
             words += f" and {other} {other_condition} {declared['second_value']}"
+            conditions.append((other, other_condition, declared["second_value"]))
         missing = domains.missing_declarations(**declared)
         if unit is not None and unit.identifier is not None:
-            _person_count_where(words, masks, frame, unit, family, eps, delta, missing)
+            _person_count_where(words, tuple(conditions), frame, unit, family, eps, delta, missing)
             return
         draw = lambda: publish.publish_count_matching(  # noqa: E731
             np.logical_and.reduce([m() for m in masks]),
@@ -258,20 +256,20 @@ def condition_count(
         publishing.action("cen_pub_where", f"the count where {words}", family.privacy(eps, delta), draw, missing)
 
 
-def _person_count_where(words: str, masks, frame, unit, family: Family, eps: float, delta: float, missing) -> None:
-    """The count where, published under a person unit: a plan's count over the rows meeting the conditions."""
+def _person_count_where(words: str, conditions, frame, unit, family: Family, eps: float, delta: float, missing) -> None:
+    """The count where, published under a person unit: a plan of one ``count_where`` statistic carrying the declared
+    ``conditions`` (``(column, condition, value)``), so that they travel in the plan and the report."""
     allocation = None
     if missing is None:
-        statistic = lambda: Statistic(name=f"count where {words}", kind="count", mechanism=family.key)  # noqa: E731
+        statistic = lambda: Statistic(  # noqa: E731
+            name=f"count where {words}", kind="count_where", where=conditions, mechanism=family.key
+        )
         allocation, missing = _person_plan(statistic, unit, family, eps, delta)
     _person_caption()
     cost = (allocation.epsilon, allocation.delta) if allocation is not None else family.privacy(eps, delta)
-    condition = PublicFact("statistic", f"count of rows where {words}", "declared")
 
-    def draw():  # the persons' rows meeting the conditions, each person bounded to m of them, one count
-        rows = frame.loc[np.logical_and.reduce([m() for m in masks])]
-        released = publish_plan(allocation, rows).releases
-        return [replace(r, public=tuple(condition if f.name == "statistic" else f for f in r.public)) for r in released]
+    def draw():  # the persons' rows meeting the conditions (dpcore's rule), each person bounded to m of them
+        return publish_plan(allocation, frame).releases
 
     what = f"the count where {words} per person"
     publishing.action("cen_pub_where", what, cost, draw, missing, unit.relation, unit.unit)

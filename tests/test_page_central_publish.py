@@ -385,7 +385,9 @@ def test_a_count_where_is_published_per_person_charged_first_with_its_condition_
     assert release.unit == UNIT_PERSON and release.relation.words(release.unit) == "add/remove one person"
     assert _spent(at) == pytest.approx(before + 0.5)
     facts = {f.name: f.value for f in release.public}
-    assert facts["statistic"] == "count of rows where minutes ≥ 30.0"
+    # a count_where plan: the declared condition travels in the plan's statistic and its facts
+    assert facts["statistic"] == "count of rows where minutes ≥ 30" and facts["conditions"] == "minutes ≥ 30"
+    assert "a missing value meets no condition" in facts["rows meeting them"]
     assert facts["contribution bounds"].startswith("at most 5 row(s) per person")
     # the count of the bounded rows meeting the condition (the same whatever rows are sampled), Laplace scale 10:
     # |noise| > 10 ln 10⁶ with probability 10⁻⁶
