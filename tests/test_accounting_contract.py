@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from dpcore import GRR, OUE, SUE, Gaussian, Laplace, LDPMean, accounting
-from dpcore.accounting import LEDGER_METHODS, PoissonSampledGaussian, PureDP
+from dpcore.accounting import LEDGER_METHODS, ApproxDP, PoissonSampledGaussian, PureDP
 from dpcore.accounting.ledger import LEDGER_ACCOUNTINGS
 from dpcore.accounting.per_release import ACCOUNTINGS, METHODS, accountable, relation_of
 from dpcore.staircase import Staircase
@@ -43,6 +43,7 @@ RELEASES = (
     Staircase(0.7),
     PureDP(0.7),
     PoissonSampledGaussian(1.5, 0.05, 20),
+    ApproxDP(0.7, 1e-8),  # its δ below DELTA / max(KS): each per-release δ of basic composition covers it
 )
 TYPES = [t for entry in ACCOUNTINGS for t in entry.types]
 KNOWN = [r for r in RELEASES if isinstance(r, tuple(TYPES))]

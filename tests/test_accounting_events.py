@@ -10,6 +10,7 @@ import pytest
 from dpcore import ADD_REMOVE, GRR, REPLACE_ONE, UNIT_CLIENT, UNIT_RECORD, Laplace, RelationError
 from dpcore.accounting import (
     DEFAULT_ORDERS,
+    LEDGER_ACCOUNTINGS,
     BudgetLedger,
     OrderGridEdgeWarning,
     PureDP,
@@ -130,3 +131,75 @@ def test_the_ledger_charges_it_under_its_own_relation():
     a = BudgetLedger(50.0, 1e-6, "rdp", relation=REPLACE_ONE).spend(PureDP(0.3), count=20)
     b = BudgetLedger(50.0, 1e-6, "rdp", relation=REPLACE_ONE).spend(PureDP(0.6, REPLACE_ONE), count=20)
     assert a.charge() == b.charge() and a.charge().accounting == "rdp"
+
+
+# ---------------------------------------------------------------- an (ε, δ) release known by its pair alone
+
+
+def test_approx_dp_is_a_frozen_checked_value_in_the_house_form():
+    from dpcore.accounting import ApproxDP
+
+    e = ApproxDP(0.5, 1e-6)
+    assert e == ApproxDP(0.5, 1e-6) and e != ApproxDP(0.5, 2e-6) and (e.relation, e.unit) == (ADD_REMOVE, UNIT_RECORD)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.delta = 1e-5
+    with pytest.raises(ValueError, match=r"^epsilon must be in \(0, inf\), got 0"):
+        ApproxDP(0.0, 1e-6)
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\), got 0"):
+        ApproxDP(0.5, 0.0)  # δ = 0 is a PureDP
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\), got 1"):
+        ApproxDP(0.5, 1.0)
+    with pytest.raises(ValueError, match=r"^unit must be one of"):
+        ApproxDP(0.5, 1e-6, unit="row")
+
+
+def test_approx_dp_has_basic_composition_only_and_the_other_accountants_refuse_it():
+    from dpcore.accounting import ApproxDP
+    from dpcore.accounting.per_release import release_epsilon, release_rdp, release_rho
+
+    e = ApproxDP(0.5, 1e-7)
+    assert methods_for(e) == ("basic",)
+    # k releases cost (kε, kδ) by basic composition: at a total δ ≥ kδ each gets δ/k ≥ its δ, and is charged ε
+    df = epsilon_curve(e, [1, 4, 10], 1e-6, "basic")
+    assert df["epsilon"].tolist() == pytest.approx([0.5, 2.0, 5.0], rel=1e-15)
+    # ε at a per-release δ' ≥ δ; below δ the pair states nothing
+    assert release_epsilon(e, [1e-7, 1e-3]).tolist() == [0.5, 0.5]
+    assert release_epsilon(e, 0.99e-7)[()] == math.inf
+    for method in ("advanced", "rdp", "zcdp", "exact", "pld"):
+        with pytest.raises(ValueError, match=rf"^methods must be one of 'basic', got '{method}'"):
+            epsilon_curve(e, [1], 1e-6, method)
+    with pytest.raises(NotImplementedError, match="ApproxDP has no RDP curve"):
+        release_rdp(e, DEFAULT_ORDERS)
+    with pytest.raises(NotImplementedError, match="ApproxDP has no zCDP guarantee"):
+        release_rho(e)
+    with pytest.raises(TypeError, match=r"^mechanism must be a release the PLD accountant knows .*got ApproxDP"):
+        pld_epsilon(e, 1, 1e-6)
+
+
+@pytest.mark.parametrize("method", ["best", "basic", "rdp", "zcdp"])
+def test_a_ledger_with_a_laplace_and_an_approx_dp_release_adds_their_epsilons_and_deltas(method):
+    from dpcore.accounting import ApproxDP
+
+    led = BudgetLedger(3.0, 1e-5, method).spend(Laplace.from_epsilon(1.0)).spend(ApproxDP(0.5, 1e-6), count=2)
+    charge = led.charge()
+    assert (charge.epsilon, charge.delta, charge.accounting) == (pytest.approx(2.0, rel=1e-15), 1e-6 * 2, "basic")
+    assert [name for name, _ in charge.candidates] == ["basic"]  # RDP, zCDP, exact: not for a total holding it
+    assert led.entry_cost(1)[:3] == (1.0, 2e-6, "basic")
+    led.remove(1)  # without it, the ledger's other accountings apply again
+    assert [name for name, _ in led.charge().candidates] == [a for a in LEDGER_ACCOUNTINGS[method] if a != "exact"]
+    with pytest.raises(ValueError, match=r"^spend refused"):
+        led.spend(ApproxDP(0.5, 1e-5), count=2)  # δ 2e-5 over the budget's 1e-5
+
+
+def test_approx_dp_is_converted_to_another_unit_by_group_privacy():
+    from dpcore.accounting import ApproxDP
+    from dpcore.neighbours import UNIT_PERSON
+
+    eps, delta = 0.5, 1e-6
+    record = BudgetLedger(5.0, 1e-5, "best").spend(ApproxDP(eps, delta, unit=UNIT_PERSON))
+    # one record added or removed is two person steps: (2ε, δ(1 + e^ε)) (Vadhan 2017, Lemma 2.2)
+    assert record.spent() == (pytest.approx(2 * eps, rel=1e-15), pytest.approx(delta * (1 + math.exp(eps)), rel=1e-12))
+    person = BudgetLedger(5.0, 1e-5, "best", unit=UNIT_PERSON).spend(ApproxDP(eps, delta, unit=UNIT_PERSON))
+    assert person.spent() == (eps, delta)
+    with pytest.raises(RelationError):
+        BudgetLedger(5.0, 1e-5, unit=UNIT_CLIENT).spend(ApproxDP(eps, delta, unit=UNIT_PERSON))

@@ -8,6 +8,7 @@ from dpcore.accounting import (
     DEFAULT_ORDERS,
     LEDGER_ACCOUNTINGS,
     LEDGER_METHODS,
+    ApproxDP,
     Budget,
     BudgetError,
     BudgetLedger,
@@ -331,9 +332,15 @@ def _terms(entry, relation):
 
     ``(basic, rdp, rho, mu)``, each None when that accounting does not apply. Under replace-one, an add/remove release
     covers a replacement in two steps: a Laplace or Gaussian is the same noise at twice the sensitivity, a pure ε-DP
-    release is 2ε-DP, and a DP-SGD run is (2ε, (1 + e^ε)δ)-DP at its δ and 4ρ-zCDP (the RDP curve 4ρα).
+    release is 2ε-DP, and a DP-SGD run is (2ε, (1 + e^ε)δ)-DP at its δ and 4ρ-zCDP (the RDP curve 4ρα). An ApproxDP
+    event has basic composition only: (ε, δ) at its δ, (2ε, (1 + e^ε)δ) under replace-one.
     """
     m = accountable(entry.mechanism)
+    if isinstance(m, ApproxDP):
+        eps, delta = m.epsilon, entry.release_delta
+        if entry.relation is ADD_REMOVE and relation is REPLACE_ONE:
+            eps, delta = 2 * eps, (1 + np.exp(eps)) * delta
+        return (eps, delta), None, None, None
     if entry.relation is ADD_REMOVE and relation is REPLACE_ONE:
         if isinstance(m, Laplace):
             m = Laplace(m.scale, 2 * m.sensitivity)
@@ -367,14 +374,17 @@ def _reference(method: str, budget: Budget, entries, relation=ADD_REMOVE) -> Cha
         eps = sum(n * basic[0] for (basic, _, _, _), n in terms)
         delta = sum(n * basic[1] for (basic, _, _, _), n in terms)
         bounds["basic"] = Budget(eps, delta)
-    rdp = sum(n * rdp for (_, rdp, _, _), n in terms)
-    bounds["rdp"] = Budget(rdp_to_dp(DEFAULT_ORDERS, rdp, budget.delta, warn=False)[0], budget.delta)
-    rho = sum(n * rho for (_, _, rho, _), n in terms)
-    bounds["zcdp"] = Budget(float(zcdp_to_dp(rho, budget.delta)), budget.delta)
+    if all(rho is not None for (_, _, rho, _), _ in terms):  # RDP and zCDP: not for a total holding an ApproxDP
+        rdp = sum(n * rdp for (_, rdp, _, _), n in terms)
+        bounds["rdp"] = Budget(rdp_to_dp(DEFAULT_ORDERS, rdp, budget.delta, warn=False)[0], budget.delta)
+        rho = sum(n * rho for (_, _, rho, _), n in terms)
+        bounds["zcdp"] = Budget(float(zcdp_to_dp(rho, budget.delta)), budget.delta)
     if all(mu is not None for (_, _, _, mu), _ in terms):
         mu = np.sqrt(sum(n * mu * mu for (_, _, _, mu), n in terms))
         bounds["exact"] = Budget(float(gdp_epsilon(mu, budget.delta)), budget.delta)
     candidates = tuple((a, bounds[a]) for a in LEDGER_ACCOUNTINGS[method] if a in bounds)
+    if not candidates:  # a Gaussian without a per-release δ beside an ApproxDP: nothing bounds them
+        return Charge(np.inf, 0.0, "")
     fitting = [(b.epsilon, b.delta, a) for a, b in candidates if b.delta <= budget.delta * (1 + 1e-9)]
     if not fitting:
         return Charge(np.inf, min(b.delta for _, b in candidates), candidates[0][0], candidates)
@@ -391,7 +401,7 @@ def _assert_same_charge(got: Charge, want: Charge):
         assert g == pytest.approx(w, rel=1e-12, abs=0.0)
 
 
-def _random_releases(rng) -> tuple[list, float | None]:
+def _random_releases(rng, approx: bool = False) -> tuple[list, float | None]:
     """One or two releases of mixed kinds (with or without a per-release δ) and the release_delta to spend them at."""
     pool = [
         lambda: Laplace.from_epsilon(float(rng.choice([0.05, 0.2, 1.0]))),
@@ -402,6 +412,8 @@ def _random_releases(rng) -> tuple[list, float | None]:
         lambda: PureDP(float(rng.choice([0.05, 0.4]))),
         lambda: PoissonSampledGaussian(noise_multiplier=2.0, sampling_rate=0.05, steps=20),
     ]
+    if approx:
+        pool.append(lambda: ApproxDP(float(rng.choice([0.1, 0.4])), 1e-7))  # basic composition only
     n = 2 if rng.random() < 0.25 else 1
     releases = [pool[int(rng.integers(len(pool)))]() for _ in range(n)]
     return releases, (1e-7 if rng.random() < 0.5 else None)
@@ -412,11 +424,26 @@ def _random_releases(rng) -> tuple[list, float | None]:
 @pytest.mark.parametrize("seed", range(4))
 def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and_refusals(method, seed, relation):
     # under add/remove the local releases (GRR, OUE) are refused; under replace-one the others are converted
+    refused, removed, full, wrong_relation, cap, _ = _spend_at_random(method, seed, relation)
+    assert refused and removed and (full or cap is None)  # the sequence went through every path
+    assert (wrong_relation > 0) == (relation is ADD_REMOVE)
+
+
+@pytest.mark.parametrize("relation", [ADD_REMOVE, REPLACE_ONE], ids=["add-remove", "replace-one"])
+@pytest.mark.parametrize("method", LEDGER_METHODS)
+def test_running_totals_hold_with_approx_dp_events_among_the_releases(method, relation):
+    # an ApproxDP event has basic composition only: while one is recorded, RDP, zCDP and exact do not apply
+    refused, removed, _, _, _, approx = _spend_at_random(method, 5, relation, approx=True)
+    assert refused and removed and approx
+
+
+def _spend_at_random(method, seed, relation, approx=False):
+    """Forty spends, removals and resets at random, each followed by the running totals checked from scratch."""
     rng = np.random.default_rng(seed)
     cap = int(rng.choice([4, 6])) if seed % 2 else None
     budget = Budget(5.0, 1e-5)
     ledger = BudgetLedger(*budget, method=method, max_entries=cap, relation=relation)
-    refused = full = removed = wrong_relation = 0
+    refused = full = removed = wrong_relation = with_approx = 0
     for _ in range(40):
         before = ledger.entries
         if before and rng.random() < 0.15:
@@ -425,7 +452,7 @@ def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and
         elif before and rng.random() < 0.03:
             ledger.reset()
         else:
-            releases, release_delta = _random_releases(rng)
+            releases, release_delta = _random_releases(rng, approx)
             count = int(rng.choice([1, 1, 2, 5, 60, 2000]))  # 60 or 2000 of a release: often over the budget
             kwargs = {"count": count, "release_delta": release_delta}
             try:
@@ -464,8 +491,8 @@ def test_running_totals_equal_the_cost_from_scratch_after_any_spends_removes_and
         room = cap is None or len(entries) < cap
         fits = room and after.epsilon <= budget.epsilon * (1 + 1e-9) and after.delta <= budget.delta * (1 + 1e-9)
         assert ledger.can_spend(probe, 2) == fits
-    assert refused and removed and (full or cap is None)  # the sequence went through every path
-    assert (wrong_relation > 0) == (relation is ADD_REMOVE)
+        with_approx += any(isinstance(e.mechanism, ApproxDP) for e in ledger.entries)
+    return refused, removed, full, wrong_relation, cap, with_approx
 
 
 def test_a_ledger_refuses_a_spend_past_max_entries_and_stays_unchanged():

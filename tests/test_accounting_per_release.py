@@ -73,7 +73,7 @@ def test_other_objects_are_refused_with_the_accepted_types_named():
 def test_dispatch_table_names_each_kind_once():
     from dpcore.accounting.per_release import ACCOUNTINGS, KINDS, METHODS, accounting_for
 
-    assert KINDS == ("laplace", "gaussian", "grr", "staircase", "poisson_gaussian")
+    assert KINDS == ("laplace", "gaussian", "grr", "staircase", "poisson_gaussian", "approx_dp")
     assert accounting_for(Gaussian(1.0)).methods == METHODS
     assert accounting_for(Laplace(1.0)).default_methods == ("basic", "advanced", "rdp", "zcdp", "pld")
     covered = [t for entry in ACCOUNTINGS for t in entry.types]
@@ -85,7 +85,9 @@ def test_dispatch_table_names_each_kind_once():
 def test_refusal_names_the_events_too():
     from dpcore.accounting.per_release import accountable
 
-    with pytest.raises(TypeError, match=r"got str \(or a dpcore.accounting event: PureDP, PoissonSampledGaussian\)"):
+    with pytest.raises(
+        TypeError, match=r"got str \(or a dpcore.accounting event: PureDP, PoissonSampledGaussian, ApproxDP\)"
+    ):
         accountable("laplace")
 
 

@@ -67,6 +67,7 @@ from dpcore import (
     svt_noise_scales,
 )
 from dpcore.accounting import (
+    ApproxDP,
     BudgetLedger,
     PureDP,
     advanced_composition,
@@ -277,6 +278,7 @@ CALLS = {
     "dpcore.accounting.pld.staircase_privacy_loss": {"epsilon": lambda e: staircase_privacy_loss(e, 0.5)},
     "dpcore.accounting.privacy_loss.staircase_loss_masses": {"epsilon": lambda e: staircase_loss_masses(e, 0.5)},
     "dpcore.accounting.events.PureDP": {"epsilon": lambda e: PureDP(e)},
+    "dpcore.accounting.events.ApproxDP": {"epsilon": lambda e: ApproxDP(e, 1e-6)},
     "dpcore.audit.api.audit": {"epsilon": lambda e: audit("laplace_count", e, trials=200, rng=0)},
     "dpcore.audit.api.lower_bound_curve": {
         "epsilon": lambda e: lower_bound_curve("laplace_count", e, trials=400, rng=0, points=2)

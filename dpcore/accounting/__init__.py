@@ -15,14 +15,16 @@ Pure functions plus one small stateful ledger (the house style of Google's
 * :mod:`~dpcore.accounting.curves`: ε against k for every method, vectorised vs sequential, noise planning.
 * :mod:`~dpcore.accounting.ledger`: :class:`BudgetLedger`, the per-session budget under one neighbouring relation,
   :class:`BudgetError` and :class:`~dpcore.neighbours.RelationError`.
-* :mod:`~dpcore.accounting.events`: :class:`PureDP`, any ε-DP release, and :class:`PoissonSampledGaussian`,
-  a DP-SGD run: the leaf, importing no accountant.
+* :mod:`~dpcore.accounting.events`: :class:`PureDP`, any ε-DP release, :class:`ApproxDP`, any (ε, δ)-DP release
+  known by its pair alone (basic composition only), and :class:`PoissonSampledGaussian`, a DP-SGD run: the leaf,
+  importing no accountant.
 * :mod:`~dpcore.accounting.per_release`: how each kind of release enters every accountant (the one dispatch table),
   and under which neighbouring relation it holds (:func:`relation_of`).
 
 Releases are the ``Laplace``, ``Gaussian``, ``GRR``, ``SUE``, ``OUE`` and
 ``LDPMean`` objects of :mod:`dpcore`, and :class:`PureDP` events for any other
-ε-DP release (the exponential mechanism, AboveThreshold, a whole SVT release).
+ε-DP release (the exponential mechanism, AboveThreshold, a whole SVT release), and :class:`ApproxDP` events for
+an (ε, δ)-DP release known by its pair alone (a partition selection).
 """
 
 from dpcore.accounting.composition import advanced_composition, basic_composition
@@ -34,7 +36,7 @@ from dpcore.accounting.curves import (
     plan_noise,
     vectorised_vs_sequential,
 )
-from dpcore.accounting.events import PoissonSampledGaussian, PureDP
+from dpcore.accounting.events import ApproxDP, PoissonSampledGaussian, PureDP
 from dpcore.accounting.gaussian_exact import (
     gaussian_epsilon,
     gaussian_sigma_for_epsilon,
@@ -120,6 +122,7 @@ __all__ = [
     "plan_epsilon",
     # events
     "PureDP",
+    "ApproxDP",
     # ledger
     "LEDGER_METHODS",
     "Budget",

@@ -7,6 +7,10 @@ release, a third-party tool) is a :class:`PureDP` event, the analogue of
 dp_accounting's ``EpsilonDeltaDpEvent`` with δ = 0. A DP-SGD training run is
 a :class:`PoissonSampledGaussian` event, dp_accounting's
 ``SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(σ)), T)``.
+A release whose only known guarantee is an (ε, δ) pair with δ > 0 (a partition
+selection, whose δ is the chance a one-person group shows) is an
+:class:`ApproxDP` event, dp_accounting's ``EpsilonDeltaDpEvent``: it enters
+basic composition only.
 
 This module is a leaf of the accounting: an event holds its parameters,
 checked, and imports no accountant, so that no accountant can form an import
@@ -30,6 +34,9 @@ References
   Theorem 2.1 and Corollary 2.3. https://arxiv.org/abs/1311.0776
 - Mironov, Talwar & Zhang (2019), "Rényi Differential Privacy of the Sampled Gaussian Mechanism",
   arXiv:1908.10530, Section 3 (why zCDP sees no amplification by sampling). https://arxiv.org/abs/1908.10530
+- Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy", Foundations and Trends in
+  Theoretical Computer Science 9(3–4), Theorem 3.16 (basic composition of (ε, δ)-DP releases).
+  https://www.cis.upenn.edu/~aaroth/Papers/privacybook.pdf
 - Google dp_accounting, ``dp_event.EpsilonDeltaDpEvent``, ``PoissonSampledDpEvent``, ``SelfComposedDpEvent``.
   https://github.com/google/differential-privacy
 """
@@ -40,9 +47,9 @@ from dataclasses import dataclass
 
 from dpcore.limits import MAX_COMPOSITIONS
 from dpcore.neighbours import ADD_REMOVE, UNIT_RECORD, NeighbouringRelation, check_relation, check_unit
-from dpcore.validation import check_epsilon, check_int, check_noise_multiplier, check_sampling_rate
+from dpcore.validation import check_delta, check_epsilon, check_int, check_noise_multiplier, check_sampling_rate
 
-__all__ = ["PureDP", "PoissonSampledGaussian"]
+__all__ = ["PureDP", "ApproxDP", "PoissonSampledGaussian"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,58 @@ class PureDP:
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        check_relation(self.relation)
+        check_unit(self.unit)
+
+
+@dataclass(frozen=True)
+class ApproxDP:
+    """One (ε, δ)-DP release of any kind, with δ > 0, for the accountants: its (ε, δ) is all that is known of it.
+
+    Basic composition charges it ``(ε, δ)``: the (ε_i, δ_i) of releases add up
+    (Dwork & Roth 2014, Theorem 3.16), so a ledger holding it and a Laplace
+    release at ε₀ spends ``(ε + ε₀, δ)``. At a per-release δ' ≥ δ it is also
+    (ε, δ')-DP; below δ it states nothing (an ε of ``inf``).
+
+    No other accounting of dpcore applies to it. An (ε, δ) guarantee with
+    δ > 0 bounds no Rényi divergence (a mechanism may put mass δ where its
+    neighbour puts none: the divergence is infinite at every order), so it has
+    no RDP curve and no zCDP ρ. A privacy loss distribution that dominates it
+    exists (Kairouz, Oh & Viswanath 2015, Theorem 2.1: mass δ at +∞, the rest
+    at ±ε), but dpcore's PLD accountant has no entry for it, so it is not
+    offered either. The accountants refuse it (:func:`~dpcore.accounting.curves.epsilon_curve` names
+    ``"basic"`` as its only method), and a ledger holding it charges by basic
+    composition only: its RDP, zCDP and exact (μ-GDP) bounds do not apply while
+    it is recorded (:class:`~dpcore.accounting.ledger.BudgetLedger`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of the release, in (0, inf).
+    delta : float
+        The δ of the release, in (0, 1) (a δ of 0 is a :class:`PureDP`).
+    relation : NeighbouringRelation, default ADD_REMOVE
+        The neighbouring relation the (ε, δ) holds under.
+    unit : {"record", "client", "person"}, default "record"
+        The unit of privacy the (ε, δ) holds for.
+
+    Examples
+    --------
+    >>> from dpcore.accounting import BudgetLedger
+    >>> from dpcore.laplace import Laplace
+    >>> led = BudgetLedger(2.0, 1e-5).spend(ApproxDP(0.5, 1e-6)).spend(Laplace.from_epsilon(1.0))
+    >>> led.charge()[:3]
+    (1.5, 1e-06, 'basic')
+    """
+
+    epsilon: float
+    delta: float
+    relation: NeighbouringRelation = ADD_REMOVE
+    unit: str = UNIT_RECORD
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
         check_relation(self.relation)
         check_unit(self.unit)
 

@@ -206,7 +206,7 @@ class LedgerEntry:
 
     Attributes
     ----------
-    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, PureDP or PoissonSampledGaussian
+    mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, PureDP, ApproxDP or PoissonSampledGaussian
         The release as it was spent (SUE, OUE, LDPMean and PureDP are charged
         as binary randomized response at their ε).
     count : int
@@ -273,7 +273,8 @@ class _PerRelease(NamedTuple):
     composition does not apply (a Gaussian without a per-release δ). ``rdp``, ``rho`` and ``mu`` are its
     RDP curve at the ledger's orders, its zCDP ρ and its μ-GDP μ; each is None when that accounting is not
     among the ledger method's, and ``mu`` also when the release is not a Gaussian; all under the ledger's relation
-    and unit.
+    and unit. ``renyi`` is False for a release that has no RDP curve and no zCDP ρ at all (an
+    :class:`~dpcore.accounting.events.ApproxDP` event): RDP and zCDP then do not apply to any total holding it.
     """
 
     epsilon: float | None
@@ -281,6 +282,7 @@ class _PerRelease(NamedTuple):
     rdp: np.ndarray | None
     rho: float | None
     mu: float | None
+    renyi: bool = True
 
 
 class _Totals:
@@ -291,12 +293,23 @@ class _Totals:
     A fold returns a new object (:meth:`plus`); the ledger's own totals change only by replacement.
     """
 
-    __slots__ = ("entries", "basic_epsilon", "basic_delta", "basic_applies", "rdp", "rho", "mu2", "all_gaussian")
+    __slots__ = (
+        "entries",
+        "basic_epsilon",
+        "basic_delta",
+        "basic_applies",
+        "renyi_applies",
+        "rdp",
+        "rho",
+        "mu2",
+        "all_gaussian",
+    )
 
     def __init__(self):
         self.entries = 0
         self.basic_epsilon = self.basic_delta = 0.0
         self.basic_applies = True  # False once a release has no per-release δ
+        self.renyi_applies = True  # False once a release has no RDP curve nor zCDP ρ (an ApproxDP event)
         self.rdp = None  # the summed RDP curve, None before the first entry (or when the method has no RDP)
         self.rho = 0.0
         self.mu2 = 0.0  # Σ count·μ², while every release is Gaussian
@@ -314,6 +327,8 @@ class _Totals:
             elif new.basic_applies:
                 new.basic_epsilon += count * unit.epsilon
                 new.basic_delta += count * unit.delta
+            if not unit.renyi:
+                new.renyi_applies = False
             if unit.rdp is not None:
                 term = count * unit.rdp
                 new.rdp = term if new.rdp is None else new.rdp + term  # never in place: copies share the array
@@ -349,7 +364,9 @@ class BudgetLedger:
       Wang 2018): ``δ₀`` is the ``release_delta`` given to :meth:`spend`, or
       else the δ the Gaussian was calibrated to (``Gaussian.delta``); without
       either, basic composition does not apply to it (and a ``"basic"``
-      ledger refuses it). A DP-SGD run is charged its PLD ε at ``δ₀``.
+      ledger refuses it). A DP-SGD run is charged its PLD ε at ``δ₀``. An
+      :class:`~dpcore.accounting.events.ApproxDP` event is charged its ``(ε, δ)``
+      (its ε at a ``release_delta`` δ₀ ≥ δ; ``inf`` below δ, where it states nothing).
     * ``"rdp"``: RDP curves add up order by order (Mironov 2017, Prop. 1); the
       ε is the sum converted at the budget's δ (Balle et al. 2020
       conversion, :func:`~dpcore.accounting.rdp.rdp_to_dp`).
@@ -358,6 +375,11 @@ class BudgetLedger:
     * ``"exact"`` (in ``"best"``), when every release is Gaussian: together
       they are exactly μ-GDP with ``μ² = Σ μ_i²`` (Dong, Roth, Su 2019,
       Corollary 3.3), converted at the budget's δ (Corollary 2.13).
+
+    An :class:`~dpcore.accounting.events.ApproxDP` event has no RDP curve, zCDP ρ
+    or μ: while the ledger holds one, ``"rdp"``, ``"zcdp"`` and ``"exact"`` do
+    not apply (as ``"exact"`` does not while a release is not Gaussian), and
+    every method charges by basic composition, the one bound valid for it.
 
     Under ``"rdp"``, ``"zcdp"`` and ``"exact"`` δ is not consumed release by
     release: the budget's δ is the δ at which ε is measured, so a charge by
@@ -596,7 +618,10 @@ class BudgetLedger:
                     to_unit=self._unit,
                     rows_per_person=entry.rows_per_person,
                 )
-        if group == 1:
+        renyi = "rdp" in how.methods and "zcdp" in how.methods  # an ApproxDP event has neither
+        if not renyi:
+            rdp = rho = mu = None  # RDP and zCDP do not apply to a total holding it (_rdp, _zcdp), nor μ-GDP
+        elif group == 1:
             rdp = release_rdp(m, self._orders) if "rdp" in accountings else None
             rho = release_rho(m) if "zcdp" in accountings else None
             mu = how.gdp_mu(m) if "exact" in accountings else None
@@ -607,7 +632,7 @@ class BudgetLedger:
             rdp = rho * self._orders if "rdp" in accountings else None
             rho = rho if "zcdp" in accountings else None
             mu = None
-        return _PerRelease(epsilon, delta, rdp, rho, mu)
+        return _PerRelease(epsilon, delta, rdp, rho, mu, renyi)
 
     def _charge_of(self, totals: _Totals) -> Charge:
         """The tightest fitting (ε, δ) of some totals, and every accounting's that applies."""
@@ -618,6 +643,8 @@ class BudgetLedger:
             bound = getattr(self, f"_{accounting}")(totals)
             if bound is not None:
                 candidates.append((accounting, bound))
+        if not candidates:  # a Gaussian without a per-release δ beside an ApproxDP event: no accounting applies
+            return Charge(math.inf, 0.0, "")
         fitting = [(b.epsilon, b.delta, a) for a, b in candidates if b.delta <= self._delta * (1 + _RELATIVE_SLACK)]
         if not fitting:
             return Charge(math.inf, min(b.delta for _, b in candidates), candidates[0][0], tuple(candidates))
@@ -628,10 +655,14 @@ class BudgetLedger:
         # the (ε_i, δ_i) add up (Dwork & Roth 2014, Theorem 3.16), when every release has one
         return Budget(totals.basic_epsilon, totals.basic_delta) if totals.basic_applies else None
 
-    def _rdp(self, totals: _Totals) -> Budget:
+    def _rdp(self, totals: _Totals) -> Budget | None:
+        if not totals.renyi_applies:
+            return None
         return Budget(rdp_to_dp(self._orders, totals.rdp, self._delta, warn=False)[0], self._delta)
 
-    def _zcdp(self, totals: _Totals) -> Budget:
+    def _zcdp(self, totals: _Totals) -> Budget | None:
+        if not totals.renyi_applies:
+            return None
         return Budget(float(zcdp_to_dp(totals.rho, self._delta)), self._delta)
 
     def _exact(self, totals: _Totals) -> Budget | None:
@@ -771,14 +802,15 @@ class BudgetLedger:
 
         Parameters
         ----------
-        mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, PureDP or PoissonSampledGaussian
-            The release; any other ε-DP release is a :class:`~dpcore.accounting.events.PureDP`.
+        mechanism : Laplace, Gaussian, GRR, SUE, OUE, LDPMean, PureDP, ApproxDP or PoissonSampledGaussian
+            The release; any other ε-DP release is a :class:`~dpcore.accounting.events.PureDP`, any other
+            (ε, δ)-DP release known by its pair alone an :class:`~dpcore.accounting.events.ApproxDP`.
         count : int, default 1
             Number of releases, in [1, inf).
         label : str, default ""
         release_delta : float, optional
-            Per-release δ charged for a Gaussian under "basic", in (0, 1);
-            default ``mechanism.delta``. Ignored otherwise.
+            Per-release δ charged for a Gaussian, a DP-SGD run or an ApproxDP event under "basic", in (0, 1);
+            default ``mechanism.delta``. Ignored for a pure release.
         relation : NeighbouringRelation, optional
             The relation the release's guarantee holds under, when not its
             kind's (:func:`~dpcore.accounting.per_release.relation_of`): a

@@ -5,7 +5,7 @@ The curves, the PLD accountant and the ledger take mechanism objects from
 :class:`~dpcore.randomized_response.GRR`, :class:`~dpcore.unary_encoding.SUE`,
 :class:`~dpcore.unary_encoding.OUE`, :class:`~dpcore.ldp_mean.LDPMean`,
 :class:`~dpcore.staircase.Staircase`) and
-events (:class:`~dpcore.accounting.events.PureDP`). This module is the one
+events (:class:`~dpcore.accounting.events.PureDP`, :class:`~dpcore.accounting.events.ApproxDP`). This module is the one
 place that knows, for each, its pure ε, its RDP curve, its zCDP ρ, its
 per-release (ε, δ) and which accountings apply: :data:`ACCOUNTINGS` lists one
 :class:`ReleaseAccounting` per kind.
@@ -32,8 +32,8 @@ Gaussian and staircase releases and a DP-SGD run (:class:`~dpcore.accounting.eve
 under add/remove one record, as every central query and the run's own
 analysis; GRR, SUE, OUE and LDPMean under replace one record (one person's
 report changes), their only meaningful relation in the local model; a
-:class:`~dpcore.accounting.events.PureDP` event under the relation it was
-given. A caller whose mechanism was calibrated to another relation (a
+:class:`~dpcore.accounting.events.PureDP` or :class:`~dpcore.accounting.events.ApproxDP`
+event under the relation it was given. A caller whose mechanism was calibrated to another relation (a
 histogram at replace-one sensitivity 2, a client-level DP-FedAvg run) says
 so to the ledger.
 
@@ -66,7 +66,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from dpcore.accounting.events import PoissonSampledGaussian, PureDP
+from dpcore.accounting.events import ApproxDP, PoissonSampledGaussian, PureDP
 from dpcore.accounting.privacy_loss import staircase_loss_masses
 from dpcore.accounting.rdp import laplace_rdp, randomized_response_rdp
 from dpcore.accounting.subsampled_gaussian import dpsgd_epsilon, subsampled_gaussian_rdp
@@ -362,6 +362,26 @@ class _PoissonSampledGaussianAccounting(ReleaseAccounting):
         )
 
 
+class _ApproxDPAccounting(ReleaseAccounting):
+    """An (ε, δ)-DP release known only by its pair (:class:`~dpcore.accounting.events.ApproxDP`): basic composition only.
+
+    Per-event (ε, δ') for basic composition (Dwork & Roth 2014, Theorem 3.16):
+    ε at every δ' ≥ δ (an (ε, δ)-DP release is (ε, δ')-DP), ``inf`` below δ,
+    where the pair states nothing. No RDP curve, zCDP ρ, μ-GDP or PLD: see
+    the event's notes. Under the relation and unit it carries.
+    """
+
+    types = (ApproxDP,)
+    names = ("ApproxDP",)
+    event = True
+    kind = "approx_dp"
+    methods = ("basic",)
+    default_methods = ("basic",)
+
+    def epsilon(self, mechanism, release_delta):
+        return np.where(release_delta >= mechanism.delta, mechanism.epsilon, np.inf)
+
+
 #: One entry per kind of release; the first whose ``types`` match an object accounts for it.
 ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _LaplaceAccounting(),
@@ -371,6 +391,7 @@ ACCOUNTINGS: tuple[ReleaseAccounting, ...] = (
     _StaircaseAccounting(),
     _BinaryRRBound((PureDP,), ("PureDP",), event=True),  # under the relation it carries
     _PoissonSampledGaussianAccounting(),
+    _ApproxDPAccounting(),  # under the relation it carries
 )
 
 #: The kinds :func:`mechanism_kind` reports.
