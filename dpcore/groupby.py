@@ -28,7 +28,9 @@ entry's guarantee on its own (:mod:`dpcore.lattice`), so a publication by an ℓ
 
 Costs. A group-by with declared keys costs the aggregates' (ε, δ); with partition selection it costs the
 selection's (ε, δ) (:attr:`~dpcore.partition_selection.PartitionSelection.delta_spent`) as well, by sequential
-composition (Dwork & Roth 2014, Theorem 3.16).
+composition (Dwork & Roth 2014, Theorem 3.16). :func:`group_by_releases` gives the same releases to an accountant
+(a :class:`~dpcore.accounting.BudgetLedger`): the selection as an
+:class:`~dpcore.accounting.events.ApproxDP` event, the aggregates as their noise.
 
 References
 ----------
@@ -53,10 +55,12 @@ import numpy as np
 import pandas as pd
 
 from dpcore import families
+from dpcore.accounting.events import ApproxDP
+from dpcore.accounting.per_release import accounting_for
 from dpcore.contributions import ContributionBounds, Sensitivity, bound_contributions
 from dpcore.lattice import lattice_mechanism
 from dpcore.limits import MAX_CATEGORIES, MAX_TABLE_ROWS
-from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON, UNIT_RECORD, NeighbouringRelation
+from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON, UNIT_RECORD, NeighbouringRelation, check_unit
 from dpcore.partition_selection import PartitionSelection
 from dpcore.publish import OTHER  # the label of the declared catch-all group, one word for every publication
 from dpcore.queries import MECHANISMS, MeanResult, QueryResult, noise_mechanism, split_mean_budget
@@ -80,6 +84,7 @@ __all__ = [
     "dp_person_mean",
     "GroupByResult",
     "group_by_cost",
+    "group_by_releases",
     "group_by",
     "check_group_by_publication",
     "entry_noise",
@@ -289,6 +294,23 @@ def dp_person_mean(
 # ---------------------------------------------------------------------------------------------- group-by
 
 
+def _aggregate_noises(family, epsilon, statistic, bounds, lower, upper, delta, split) -> list[tuple]:
+    """The noise of each noisy part of a group-by (a count or a sum; a mean's sum, then its count) and its vector's
+    :class:`~dpcore.contributions.Sensitivity`: the one place a group-by's noise is calibrated (checked arguments)."""
+    if statistic == "count":
+        sensitivities = [(bounds.histogram_sensitivity(), epsilon, delta)]
+    elif statistic == "sum":
+        sensitivities = [(bounds.group_sum_sensitivity(lower, upper), epsilon, delta)]
+    else:
+        budget = split_mean_budget(epsilon, split, delta)
+        sum_sens, count_sens = bounds.group_mean_sensitivities(lower, upper)
+        sensitivities = [
+            (sum_sens, budget.sum_epsilon, budget.sum_delta),
+            (count_sens, budget.count_epsilon, budget.count_delta),
+        ]
+    return [(entry_noise(family, eps, sens, d), sens) for sens, eps, d in sensitivities]
+
+
 def group_by_cost(
     epsilon: float,
     *,
@@ -348,6 +370,93 @@ def group_by_cost(
     if selection is None:
         return float(epsilon), float(spent)
     return float(epsilon + selection.epsilon), float(spent + selection.delta_spent)
+
+
+def group_by_releases(
+    epsilon: float,
+    *,
+    statistic: str = "count",
+    mechanism: str = "laplace",
+    delta: float | None = None,
+    selection: PartitionSelection | None = None,
+    split: float = 0.5,
+    bounds: ContributionBounds | None = None,
+    lower: float | None = None,
+    upper: float | None = None,
+    unit: str = UNIT_PERSON,
+) -> tuple:
+    """The releases a group-by is made of, for an accountant: what :func:`group_by_cost` adds up, release by release.
+
+    In order: the partition selection (when there is one) as an :class:`~dpcore.accounting.events.ApproxDP` event at
+    its ε and the δ it spends exactly (:attr:`~dpcore.partition_selection.PartitionSelection.delta_spent`), under
+    add/remove one ``unit``; then each noisy part's noise over the whole vector of groups (a count's or a sum's; a
+    mean's sum, then its count), calibrated as :func:`group_by` calibrates it. An ℓ2 family's noise is already the
+    vector's (at its ℓ2 sensitivity); an ℓ1 family's is each entry's at ε/L₀, and one person changes at most L₀
+    entries by at most one entry's sensitivity, so the vector is released as that noise for a group of L₀ steps
+    (:meth:`~dpcore.accounting.per_release.ReleaseAccounting.for_group`: the Laplace noise at L₀ times the entry's
+    sensitivity, exactly ε-DP; another ℓ1 family's as ``PureDP(L₀ · ε/L₀)``, Dwork & Roth 2014, Theorem 3.16).
+
+    Under basic composition (Dwork & Roth 2014, Theorem 3.16) they cost what :func:`group_by_cost` says: the
+    selection's (ε, δ) plus the noise's. Kept apart rather than one ApproxDP of the total, the noise keeps its own
+    accountings (a Gaussian its exact ε at its δ, Balle & Wang 2018, no larger than its nominal ε), so a ledger never
+    charges them more than the total, and says what was released. A ledger holding the ApproxDP event charges by
+    basic composition only (:class:`~dpcore.accounting.events.ApproxDP`).
+
+    Parameters
+    ----------
+    epsilon, statistic, mechanism, delta, selection, split
+        As in :func:`group_by_cost`.
+    bounds : ContributionBounds, optional
+        L₀ and L∞, as given to :func:`group_by` (default: one group and one row per person, every row a person).
+    lower, upper : float, optional
+        The clipping bounds of a sum or a mean, as given to :func:`group_by`.
+    unit : {"record", "person"}, default "person"
+        The unit of privacy of the group-by's guarantee (the selection's event carries it; the ledger is told it for
+        the noise, e.g. :meth:`~dpcore.accounting.BudgetLedger.spend_all` with ``unit=``).
+
+    Returns
+    -------
+    tuple
+        The ApproxDP event (with a selection), then one release per noisy part.
+
+    Examples
+    --------
+    >>> from dpcore.accounting import BudgetLedger
+    >>> from dpcore.partition_selection import LaplaceThresholding
+    >>> chosen = LaplaceThresholding(0.5, 1e-6)
+    >>> releases = group_by_releases(1.0, selection=chosen)
+    >>> [type(r).__name__ for r in releases]
+    ['ApproxDP', 'Laplace']
+    >>> led = BudgetLedger(2.0, 1e-5, unit="person").spend_all(releases, unit="person")
+    >>> led.spent() == group_by_cost(1.0, selection=chosen)
+    True
+    """
+    epsilon = check_epsilon(epsilon)
+    statistic = check_choice(statistic, "statistic", STATISTICS)
+    family = families.family(check_choice(mechanism, "mechanism", MECHANISMS))
+    delta = family.delta(delta)
+    if selection is not None and not isinstance(selection, PartitionSelection):
+        raise TypeError(f"selection must be a PartitionSelection, got {type(selection).__name__}")
+    if bounds is None:
+        bounds = ContributionBounds()
+    elif not isinstance(bounds, ContributionBounds):
+        raise TypeError(f"bounds must be a ContributionBounds, got {type(bounds).__name__}")
+    if selection is not None and selection.max_groups != bounds.max_groups:
+        raise ValueError(
+            f"selection must be built for the same max_groups as the bounds (L₀ = {bounds.max_groups}), "
+            f"got {selection.max_groups}"
+        )
+    if statistic != "count":
+        lower, upper = check_bounds(lower, upper)
+    unit = check_unit(unit)
+    releases = []
+    if selection is not None:
+        releases.append(ApproxDP(selection.epsilon, selection.delta_spent, ADD_REMOVE, unit))
+    for noise, sensitivity in _aggregate_noises(family, epsilon, statistic, bounds, lower, upper, delta, split):
+        if family.norm != "L2" and sensitivity.entries > 1:
+            noise = accounting_for(noise).for_group(noise, sensitivity.entries)
+        releases.append(noise)
+    return tuple(releases)
 
 
 @dataclass(frozen=True, eq=False)
@@ -536,20 +645,14 @@ def _prepare(
         chosen = np.flatnonzero(selection.select(distinct, rng))
         released = chosen[np.argsort(np.array([labels_all[i] for i in chosen], dtype=object), kind="stable")]
     labels = tuple(labels_all[i] for i in released)
-    parts = []
+    noises = [noise for noise, _ in _aggregate_noises(family, epsilon, statistic, bounds, lower, upper, delta, split)]
     if statistic == "count":
-        parts.append((counts[released], entry_noise(family, epsilon, bounds.histogram_sensitivity(), delta)))
+        parts = [(counts[released], noises[0])]
     else:
         sums = np.bincount(kept_codes, weights=np.clip(row_values[kept_rows], lower, upper), minlength=g)
-        if statistic == "sum":
-            parts.append(
-                (sums[released], entry_noise(family, epsilon, bounds.group_sum_sensitivity(lower, upper), delta))
-            )
-        else:
-            budget = split_mean_budget(epsilon, split, delta)
-            sum_sens, count_sens = bounds.group_mean_sensitivities(lower, upper)
-            parts.append((sums[released], entry_noise(family, budget.sum_epsilon, sum_sens, budget.sum_delta)))
-            parts.append((counts[released], entry_noise(family, budget.count_epsilon, count_sens, budget.count_delta)))
+        parts = [(sums[released], noises[0])]
+        if statistic == "mean":
+            parts.append((counts[released], noises[1]))
     total_epsilon, total_delta = group_by_cost(
         epsilon, statistic=statistic, mechanism=mechanism, delta=delta, selection=selection, split=split
     )

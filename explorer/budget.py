@@ -9,7 +9,7 @@ import streamlit as st
 
 from dpcore import families
 from dpcore.accounting import BudgetError, BudgetLedger, Charge
-from dpcore.accounting.events import PoissonSampledGaussian
+from dpcore.accounting.events import ApproxDP, PoissonSampledGaussian
 from dpcore.accounting.ledger import CONVERSION_RULE, LedgerFullError
 from dpcore.accounting.per_release import METHOD_NAMES
 from dpcore.families import NoiseParameter
@@ -150,6 +150,7 @@ def ledger_summary() -> None:
 
 #: A release of no family (an accounting event) in a few words, by its class; a family's release says itself.
 _EVENT_WORDS = {
+    ApproxDP: lambda event: f"(ε, δ) release: ε = {event.epsilon:.4g}, δ = {small_number(event.delta)}",
     PoissonSampledGaussian: lambda run: (
         f"DP-SGD run: σ = {run.noise_multiplier:g}, q = {run.sampling_rate:.3g}, T = {run.steps:,}"
     ),

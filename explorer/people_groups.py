@@ -5,7 +5,9 @@ A group whose key comes from the data is released only when its count of distinc
 (:func:`dpcore.contributions.bound_contributions`). The view simulates it, seeded and labelled "simulated, not
 private": how many groups are kept at the chosen ε, δ and L₀ (:func:`dpcore.groupby.group_by`), and the expected
 number kept as ε, δ and L₀ move (:meth:`~dpcore.partition_selection.PartitionSelection.expected_kept`). It says how
-many groups were kept and the threshold, never which ones were dropped.
+many groups were kept and the threshold, never which ones were dropped. The simulated group-by can be recorded in the
+tab's teaching ledger as the releases dpcore says it is made of (:func:`dpcore.groupby.group_by_releases`: the
+selection's (ε, δ), then the counts' noise), under add/remove one person.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import numpy as np
 import streamlit as st
 
 from dpcore.contributions import ContributionBounds, bound_contributions
-from dpcore.groupby import group_by, group_by_cost
+from dpcore.groupby import group_by, group_by_cost, group_by_releases
 from dpcore.limits import MAX_CATEGORIES
+from dpcore.neighbours import UNIT_PERSON
 from dpcore.partition_selection import SELECTIONS, selection
-from explorer import charts, people_publish, state, widgets
+from explorer import budget, charts, people_publish, state, widgets
 from explorer.markup import md, plain_sentence
 
 #: The L₀'s drawn as curves (each person in at most this many groups), beside the chosen one.
@@ -137,6 +140,15 @@ def groups_view(persons: np.ndarray, person: str) -> None:
         f"rarely: with one person, with probability {chosen.group_delta:.2g}; with {chosen.half_size:,} or more, "
         "at least half the time. Which groups were dropped is not shown: a published group-by says how many it kept "
         "and the threshold, never what it dropped."
+    )
+    budget.record_release(
+        list(group_by_releases(eps, selection=chosen, bounds=ContributionBounds(max_groups=l0), unit=UNIT_PERSON)),
+        label=[
+            f"Group-by of {column}: partition selection, L₀ = {l0} ({SIMULATED})",
+            f"Group-by of {column}: noisy counts of the kept groups ({SIMULATED})",
+        ],
+        key="ppl_groups",
+        unit=UNIT_PERSON,
     )
     curves(persons, column, key, eps, delta, l0, seed)
     people_publish.publish_section(persons, person, column, chosen, l0)

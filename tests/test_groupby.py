@@ -20,6 +20,7 @@ from dpcore.groupby import (
     dp_person_sum,
     group_by,
     group_by_cost,
+    group_by_releases,
     publish_group_by,
 )
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON, UNIT_RECORD
@@ -196,6 +197,57 @@ def test_an_attacker_sees_a_person_s_own_groups_with_probability_at_most_the_sta
     sd = math.sqrt(expected * (1 - expected) / n)
     assert abs(exposed - expected) <= Z * sd, (exposed, expected, sd)
     assert exposed <= stated + Z * sd
+
+
+# ---------------------------------------------------------------------------------------------- for the ledger
+
+
+@pytest.mark.parametrize("statistic", ["count", "sum", "mean"])
+@pytest.mark.parametrize("mechanism, delta", [("laplace", None), ("gaussian", 1e-7), ("staircase", None)])
+@pytest.mark.parametrize("key, l0", [("optimal", 1), ("laplace_thresholding", 3), ("gaussian_thresholding", 2)])
+def test_a_ledger_charged_the_group_by_s_releases_spends_its_cost(statistic, mechanism, delta, key, l0):
+    from dpcore.accounting import ApproxDP, BudgetLedger
+
+    sel = selection(key, 0.5, 1e-7, l0)
+    b = ContributionBounds(max_groups=l0, max_rows_per_group=2)
+    clip = {} if statistic == "count" else {"lower": 0.0, "upper": 100.0}
+    releases = group_by_releases(
+        1.0, statistic=statistic, mechanism=mechanism, delta=delta, selection=sel, bounds=b, **clip
+    )
+    # the selection first, at its ε and the δ it spends exactly, under add/remove one person
+    assert releases[0] == ApproxDP(sel.epsilon, sel.delta_spent, ADD_REMOVE, UNIT_PERSON)
+    assert len(releases) == 1 + (2 if statistic == "mean" else 1)
+    led = BudgetLedger(5.0, 1e-5, "best", unit=UNIT_PERSON).spend_all(releases, unit=UNIT_PERSON)
+    eps, dlt = group_by_cost(1.0, statistic=statistic, mechanism=mechanism, delta=delta, selection=sel)
+    charge = led.charge()
+    assert charge.accounting == "basic" and charge.delta == pytest.approx(dlt, rel=1e-12)
+    # a Gaussian's exact ε at its δ (Balle & Wang 2018) is its nominal ε, up to its calibration's rounding
+    assert charge.epsilon == pytest.approx(eps, rel=1e-12)
+
+
+@pytest.mark.parametrize("mechanism, delta", [("laplace", None), ("gaussian", 1e-7), ("staircase", None)])
+def test_the_releases_for_the_ledger_carry_the_noise_the_group_by_draws(mechanism, delta):
+    b = ContributionBounds(max_groups=1, max_rows_per_group=3)
+    sel = OptimalSelection(0.5, 1e-6)
+    result = group_by(TOWNS, 1.0, 0, persons=PERSONS, bounds=b, selection=sel, mechanism=mechanism, delta=delta)
+    (_, noise) = group_by_releases(1.0, mechanism=mechanism, delta=delta, selection=sel, bounds=b)
+    assert noise.std == pytest.approx(result.noise_std, rel=1e-12)
+    # several groups per person: Laplace noise over the vector, at L₀ times one entry's sensitivity, is still ε-DP
+    b3 = ContributionBounds(max_groups=3)
+    (_, laplace) = group_by_releases(1.0, selection=OptimalSelection(0.5, 1e-6, 3), bounds=b3)
+    three = group_by(TOWNS, 1.0, 0, persons=PERSONS, bounds=b3, selection=OptimalSelection(0.5, 1e-6, 3))
+    assert laplace.std == pytest.approx(three.noise_std, rel=1e-12) and laplace.epsilon == pytest.approx(1.0)
+    # declared keys: the noise alone
+    assert group_by_releases(1.0) == (group_by_releases(1.0, selection=sel)[1],)
+
+
+def test_the_releases_for_the_ledger_refuse_bad_input_in_one_sentence():
+    with pytest.raises(ValueError, match=r"^selection must be built for the same max_groups as the bounds"):
+        group_by_releases(1.0, selection=OptimalSelection(0.5, 1e-6, 2))
+    with pytest.raises(TypeError, match=r"^bounds must be a ContributionBounds, got int"):
+        group_by_releases(1.0, bounds=3)
+    with pytest.raises(ValueError, match=r"^unit must be one of"):
+        group_by_releases(1.0, unit="row")
 
 
 # ---------------------------------------------------------------------------------------------- the publication

@@ -7,13 +7,15 @@ import re
 import numpy as np
 import pytest
 
+from dpcore import accounting
 from dpcore.bound_tradeoff import count_tradeoff, sum_tradeoff
 from dpcore.contributions import ContributionBounds, bound_contributions, person_codes
-from dpcore.groupby import group_by, group_by_cost
+from dpcore.groupby import group_by, group_by_cost, group_by_releases
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
 from dpcore.partition_selection import selection
 from dpcore.publish import publish_count
 from explorer import people_groups, people_publish, publishing, state
+from explorer.budget import small_number
 from explorer.dataset import load_demo
 from explorer.export import rounded
 from tests.apptest import PAGES, assert_clean, metric, open_page
@@ -158,6 +160,47 @@ def test_the_group_by_s_cost_says_the_selection_s_and_the_counts_parts():
     assert cost.value == f"ε = {total:.4g}, δ = {delta:.2g}"
     assert cost.delta == f"selection ε {chosen.epsilon:.4g} + counts ε {counts:.4g}"
     assert chosen.epsilon + counts == pytest.approx(total)
+
+
+def _recorded_group_by(at, key: str, eps: float, delta: float, l0: int):
+    """Click the group-by's teaching-ledger button; the releases dpcore says the simulated group-by is made of."""
+    at.button(key="spend_ppl_groups").click().run()
+    assert_clean(at)
+    chosen = selection(key, eps, delta, l0)
+    return chosen, group_by_releases(eps, selection=chosen, bounds=ContributionBounds(max_groups=l0))
+
+
+@pytest.mark.parametrize("key, l0", [("optimal", 1), ("gaussian_thresholding", 2)])
+def test_the_group_by_is_recorded_in_the_teaching_ledger_at_its_cost_and_listed_in_plain_words(key, l0):
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_selection=key, ppl_l0=l0, ppl_sel_epsilon=1.5, ppl_sel_delta=1e-6)
+    at.session_state[state.LEDGER] = accounting.BudgetLedger(5.0, 1e-5, "best", unit=UNIT_PERSON)  # as the Accountant
+    at.run()
+    chosen, releases = _recorded_group_by(at, key, 1.5, 1e-6, l0)
+    led = at.session_state[state.LEDGER]
+    eps, delta = group_by_cost(1.5, selection=chosen)
+    # the ledger's total is the group-by's cost, the selection's exact δ included, by basic composition
+    assert led.charge().accounting == "basic"
+    assert led.spent() == (pytest.approx(eps, rel=1e-12), pytest.approx(delta, rel=1e-12))
+    assert [e.mechanism for e in led.entries] == list(releases) and {e.unit for e in led.entries} == {UNIT_PERSON}
+    at.switch_page(PAGES["accountant"]).run()
+    assert_clean(at)
+    table = at.dataframe[-1].value  # the ledger's table is the Accountant page's last
+    assert table["label"].tolist() == [
+        f"Group-by of visit_date: partition selection, L₀ = {l0} (simulated, not private)",
+        "Group-by of visit_date: noisy counts of the kept groups (simulated, not private)",
+    ]
+    assert table["release"].iloc[0] == f"(ε, δ) release: ε = {chosen.epsilon:.4g}, δ = {small_number(delta)}"
+    assert table["holds under"].tolist() == ["add/remove one person"] * 2 and table["converted"].tolist() == ["", ""]
+    assert table["ε on its own"].sum() == pytest.approx(eps, rel=1e-12)
+
+
+def test_the_group_by_in_a_record_level_ledger_is_converted_by_group_privacy():
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_selection="optimal", ppl_l0=1, ppl_sel_epsilon=1.0, ppl_sel_delta=1e-6)
+    _, releases = _recorded_group_by(at, "optimal", 1.0, 1e-6, 1)
+    led = at.session_state[state.LEDGER]  # the session's default: add/remove one record
+    want = accounting.BudgetLedger(led.epsilon, led.delta, led.method).spend_all(releases, unit=UNIT_PERSON)
+    assert led.spent() == want.spent() and [e.conversion.group for e in led.entries] == [2, 2]
+    assert led.spent().delta > releases[0].delta  # the selection's δ grows with the group: δ(1 + e^ε)
 
 
 def test_the_expected_groups_kept_fall_with_l0_and_rise_with_epsilon():
