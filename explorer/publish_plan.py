@@ -27,9 +27,21 @@ import streamlit as st
 
 from dpcore import families
 from dpcore.contributions import ContributionBounds, PrivacyUnit
-from dpcore.plan import PLAN_MECHANISMS, Plan, PlanError, Statistic, plan_from_dict
+from dpcore.plan import (
+    MAX_CONDITIONS,
+    NUMBER_CONDITIONS,
+    PERIODS,
+    PLAN_MECHANISMS,
+    SELECTION_KINDS,
+    TEXT_CONDITIONS,
+    Plan,
+    PlanError,
+    Statistic,
+    plan_from_dict,
+)
 from dpx_publish.package import PLANNED_DEFAULT
 from explorer import domains, state, widgets
+from explorer.columns import date_columns
 from explorer.markup import md, plain_sentence
 
 #: The plan's pure family (its quantiles' and a Laplace plan's): the first that takes no δ.
@@ -45,6 +57,10 @@ KINDS = {
     "sum": "sum",
     "quantile": "quantile",
     "histogram": "histogram",
+    "count_where": "count where…",
+    "two_way": "two-way table",
+    "periods": "per year or month",
+    "most_common": "most common value",
 }
 #: The most statistics the page lays out (a larger plan file is published with the command line).
 MAX_SLOTS = 8
@@ -60,7 +76,11 @@ _KIND_OF = {v: k for k, v in KINDS.items()}
 _PLAN_KEY = re.compile(
     r"^pub_(n|policy|conf|noise|delta|smallest|epsilon|epsilon_typed|unit|id|max_rows|max_groups|max_rpg)$"
     r"|^pub_(kind|cat|num|domain|other|lower|upper|planned|bins|q|res|by|keys|name|target|weight|prov|filled)_\d+$"
+    r"|^pub_(col2|date|period|first|last|wand|(wcol|wcond|wnum|wtext)[12])_\d+$"
 )
+#: How a period is said on the page (dpcore.plan.PERIODS).
+PERIOD_WORDS = {p: f"per {p}" for p in PERIODS}
+_PERIOD_OF = {v: k for k, v in PERIOD_WORDS.items()}
 #: What the page and the report say of categories filled by the button from the file's values.
 FILLED = "Categories read from this file's values: not private (the list itself reveals them); edit from a codebook."
 #: The session's mark of a domain filled from the data (the values read), and the link's.
@@ -111,6 +131,57 @@ def _first_text(columns: list[str], numeric: list[str]) -> int:
     return columns.index(text[0]) if text and text[0] in columns else 0
 
 
+def _domain_area(i: int, box, label: str, fill: str | None) -> tuple[list[str], bool]:
+    """Statistic ``i``'s declared list (key ``pub_domain_<i>``), typed or pasted; with ``fill`` (a column), the button
+    filling it from that column's values (not private). A list holding values the button read is marked (see
+    :func:`from_the_data`) and offers to be cleared. Returns the list and whether it is marked."""
+    text = widgets.bound(
+        box.text_area, label, key=f"pub_domain_{i}", height=90,
+        help="From a codebook or a past release, not from this file: a category absent from the data is "
+        "published as a noisy zero (or stays a candidate), and a value outside the list is left out (or counted in "
+        "(other)).",
+    )  # fmt: skip
+    domain = domains.parse_domain(text)
+    left = from_the_data(i, domain)
+    if left:
+        some = "These" if len(left) == len(domain) else f"{len(left):,} of these"
+        box.warning(
+            f"{some} categories were read from this file: not private (the list reveals them). The preview may "
+            "use them; Publish is refused until you clear the list and type or paste one from a codebook.",
+            icon=":material/warning:",
+        )
+        box.button("Clear the list", key=f"pub_clear_{i}", on_click=_clear_domain, args=(i,))
+    elif fill:
+        box.button(
+            "Fill from the data (not private)", key=f"pub_fill_{i}", on_click=_fill_domain,
+            args=(i, fill),
+            help="Lists this file's values: convenient for exploring and the preview, but the list itself then "
+            "comes from the private data (a category present in one person's row only would be revealed), so "
+            "Publish is refused while any of them remain.",
+        )  # fmt: skip
+    return domain, bool(left)
+
+
+def _condition(i: int, j: int, columns: list[str], numeric: list[str], left, right):
+    """Condition ``j`` of statistic ``i``'s count where: its column, comparison and declared value (a number or a
+    text typed, never picked from the file's values). Returns ``((column, condition, value), value)``."""
+    second = "" if j == 1 else " (second)"
+    column = widgets.bound(left.selectbox, f"Where column{second}", columns, key=f"pub_wcol{j}_{i}")
+    number = column in numeric
+    a, b = right.columns([1, 1.6])
+    condition = widgets.bound(
+        a.selectbox, "Condition", NUMBER_CONDITIONS if number else TEXT_CONDITIONS, key=f"pub_wcond{j}_{i}",
+        help="Chosen from a list: nothing typed is evaluated.",
+    )  # fmt: skip
+    said = "Declared: typed, not picked from this file's values (a list read from the data would reveal who is in it)."
+    if number:
+        value = _num("Value", f"pub_wnum{j}_{i}", b, value=None, min_value=-widgets.LARGEST_AMOUNT, help=said)
+    else:
+        value = widgets.bound(b.text_input, "Value", key=f"pub_wtext{j}_{i}", max_chars=200, help=said).strip()
+        value = value or None
+    return (column, condition, value), value
+
+
 def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     """One statistic's widgets; returns (its keyword arguments, what is still to declare or None)."""
     box = st.container(border=True)
@@ -123,36 +194,52 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     kind = _KIND_OF[kind]
     kw: dict = {"kind": kind}
     need: dict = {}
-    if kind == "counts":
+    if kind in ("counts", "two_way", "most_common"):
         kw["column"] = widgets.bound(
-            c2.selectbox, "Column", columns, index=_first_text(columns, numeric), key=f"pub_cat_{i}"
-        )
-        text = widgets.bound(
-            c3.text_area, "Declared categories (one per line)", key=f"pub_domain_{i}", height=90,
-            help="From a codebook or a past release, not from this file: a category absent from the data is "
-            "published as a noisy zero, and a value outside the list is left out (or counted in (other)).",
+            c2.selectbox, "Column" if kind != "two_way" else "Rows: column", columns,
+            index=_first_text(columns, numeric), key=f"pub_cat_{i}",
         )  # fmt: skip
-        kw["domain"] = domains.parse_domain(text)
-        need["domain"] = kw["domain"] or None
-        kw["other"] = widgets.bound(c3.checkbox, "Count other values in (other)", key=f"pub_other_{i}")
-        left = from_the_data(i, kw["domain"])
-        if left:
-            some = "These" if len(left) == len(kw["domain"]) else f"{len(left):,} of these"
-            c3.warning(
-                f"{some} categories were read from this file: not private (the list reveals them). The preview may "
-                "use them; Publish is refused until you clear the list and type or paste one from a codebook.",
-                icon=":material/warning:",
-            )
+        words = {"two_way": "Declared categories of the rows (one per line)", "most_common": "Declared candidates"}
+        label = words.get(kind, "Declared categories (one per line)")
+        kw["domain"], marked = _domain_area(i, c3, label, kw["column"] if kind == "counts" else None)
+        if marked:
             kw["source"] = FILLED
-            c3.button("Clear the list", key=f"pub_clear_{i}", on_click=_clear_domain, args=(i,))
-        else:
-            c3.button(
-                "Fill from the data (not private)", key=f"pub_fill_{i}", on_click=_fill_domain,
-                args=(i, kw["column"]),
-                help="Lists this file's values: convenient for exploring and the preview, but the list itself then "
-                "comes from the private data (a category present in one person's row only would be revealed), so "
-                "Publish is refused while any of them remain.",
-            )  # fmt: skip
+        need["rows" if kind == "two_way" else "domain"] = kw["domain"] or None
+        if kind == "two_way":
+            kw["by"] = widgets.bound(c2.selectbox, "Columns: column", columns, key=f"pub_col2_{i}")
+            kw["keys"] = domains.parse_domain(
+                widgets.bound(c3.text_area, "Declared categories of the columns", key=f"pub_keys_{i}", height=90)
+            )
+            need["columns"] = kw["keys"] or None
+        if kind != "most_common":
+            kw["other"] = widgets.bound(c3.checkbox, "Count other values in (other)", key=f"pub_other_{i}")
+    elif kind == "count_where":
+        for j in range(1, MAX_CONDITIONS + 1):
+            if j > 1 and not widgets.bound(
+                c2.checkbox, "And a second condition", key=f"pub_wand_{i}",
+                help="Count the rows where both hold: still one count (a row meets both or not).",
+            ):  # fmt: skip
+                break
+            condition, value = _condition(i, j, columns, numeric, c2, c3)
+            kw.setdefault("where", []).append(condition)
+            need["value" if j == 1 else "second_value"] = value
+    elif kind == "periods":
+        dates = state.per_dataset("date_columns", lambda: date_columns(state.dataset().frame))
+        kw["column"] = widgets.bound(
+            c2.selectbox, "Column of dates", columns, index=columns.index(dates[0]) if dates else 0,
+            key=f"pub_date_{i}", help="A date is a value whose text starts YYYY-MM (an ISO date, or a date type).",
+        )  # fmt: skip
+        kw["period"] = _PERIOD_OF[
+            widgets.bound(c2.radio, "Count", list(PERIOD_WORDS.values()), key=f"pub_period_{i}", horizontal=True)
+        ]
+        a, b = c3.columns(2)
+        years = {"value": None, "min_value": 1.0, "max_value": 9999.0, "step": 1.0, "format": "%.0f"}
+        said = "From the study's design, never from this file: every period of the declared years is published."
+        first = widgets.bound(a.number_input, "First year (declared)", key=f"pub_first_{i}", help=said, **years)
+        last = widgets.bound(b.number_input, "Last year (declared)", key=f"pub_last_{i}", help=said, **years)
+        kw["first_year"] = None if first is None else int(round(first))
+        kw["last_year"] = None if last is None else int(round(last))
+        need.update(first_year=kw["first_year"], last_year=kw["last_year"])
     elif kind != "count":
         kw["column"] = widgets.bound(c2.selectbox, "Numeric column", numeric, key=f"pub_num_{i}")
         a, b = c3.columns(2)
@@ -192,7 +279,8 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     if policy == "accuracy":
         kw["target"] = _num(
             "Target error (±)", f"pub_target_{i}", c4, value=None, min_value=0.0,
-            help="The error each of its numbers must not exceed at the confidence (ranks for a quantile).",
+            help="The error each of its numbers must not exceed at the confidence (ranks for a quantile; for the "
+            "most common value, how far its count may fall below the top count).",
         )  # fmt: skip
         need["target"] = kw["target"]
     elif policy == "weights":
@@ -263,7 +351,8 @@ def build() -> tuple[Plan | None, str | None, str | None]:
                 f"The categories of statistic {i + 1} were read from the data; type or paste a list you know from "
                 "outside the data (a codebook) before publishing."
             )
-        kw["mechanism"] = PURE if kw["kind"] == "quantile" else noise  # a quantile is the exponential mechanism
+        # a quantile and the most common value are the exponential mechanism (pure)
+        kw["mechanism"] = PURE if kw["kind"] in SELECTION_KINDS else noise
         stats.append(kw)
     if first_missing:
         return None, first_missing, from_data
@@ -324,14 +413,15 @@ def plan_state(plan: Plan) -> dict:
             raise PlanError(
                 f"statistic {s.name!r} is a {s.kind}, which this page does not lay out: publish it with the command line"
             )
-        if s.n_public is not None or s.split != 0.5 or (gaussian and s.pure and s.kind != "quantile"):
+        if s.n_public is not None or s.split != 0.5 or (gaussian and s.pure and s.kind not in SELECTION_KINDS):
             raise PlanError(
                 f"statistic {s.name!r} uses a public n, a split of its mean or a noise of its own, which this page "
                 "does not lay out: publish it with the command line"
             )
         said = s.provenance.replace(PLANNED_DEFAULT, "").strip("; ")  # the page writes its own mark again
         values.update({f"pub_kind_{i}": KINDS[s.kind], f"pub_name_{i}": s.name, f"pub_prov_{i}": said})
-        column = {"counts": f"pub_cat_{i}", "count": None}.get(s.kind, f"pub_num_{i}")
+        column = {"count": None, "count_where": None, "periods": f"pub_date_{i}"}.get(s.kind, f"pub_num_{i}")
+        column = f"pub_cat_{i}" if s.kind in ("counts", "two_way", "most_common") else column
         if column:
             values[column] = s.column
         for key, value in (("lower", s.lower), ("upper", s.upper), ("q", s.q), ("res", s.resolution)):
@@ -344,9 +434,20 @@ def plan_state(plan: Plan) -> dict:
         if s.domain is not None:
             values[f"pub_domain_{i}"] = "\n".join(s.domain)
             values[f"pub_other_{i}"] = s.other
-        values[f"pub_by_{i}"] = s.by or NO_GROUPS
+        if s.kind == "two_way":
+            values[f"pub_col2_{i}"] = s.by
+        else:
+            values[f"pub_by_{i}"] = s.by or NO_GROUPS
         if s.keys is not None:
             values[f"pub_keys_{i}"] = "\n".join(s.keys)
+        for j, (column, condition, value) in enumerate(s.where or (), start=1):
+            kind = "wnum" if isinstance(value, float) else "wtext"
+            values.update({f"pub_wcol{j}_{i}": column, f"pub_wcond{j}_{i}": condition, f"pub_{kind}{j}_{i}": value})
+        if s.where is not None:
+            values[f"pub_wand_{i}"] = len(s.where) > 1
+        if s.period is not None:
+            values[f"pub_period_{i}"] = PERIOD_WORDS[s.period]
+            values[f"pub_first_{i}"], values[f"pub_last_{i}"] = float(s.first_year), float(s.last_year)
     return values
 
 

@@ -22,7 +22,7 @@ from explorer import charts, state
 from explorer.dataset import DatasetError, load_csv
 from explorer.markup import md, plain_sentence
 
-__all__ = ["LABEL", "preview", "preview_figure"]
+__all__ = ["LABEL", "chosen_sentence", "preview", "preview_figure"]
 
 #: What the preview is, on the screen, in the chart's title and on every row of its table.
 LABEL = "preview on a public file, simulated, not private"
@@ -57,12 +57,22 @@ def _domains(i: int, n: int) -> tuple[list[float], list[float]]:
     return [inside(x0), inside(x0 + width)], [inside(y1 - ROW_PX / total), inside(y1)]
 
 
+def chosen_sentence(error: float | None, confidence: float) -> str:
+    """What the most common value's stated error means (:attr:`dpcore.plan.Statistic.error_unit`: the chosen value's
+    count's shortfall below the top count, :func:`dpcore.exponential.exponential_error_bound`), in words."""
+    if error is None:
+        return "no error bound"
+    return f"the chosen value's count is within ±{error:,.3g} of the top count (at {confidence:.0%})"
+
+
 def preview_figure(simulated: SimulatedPlan, trial: int = 0) -> go.Figure:
     """One panel per statistic: its simulated numbers (bars for counts, points otherwise) with ± its expected error,
     rounded as a publication is (:meth:`~dpcore.plan_release.SimulatedPlan.table`).
 
     The error bar of every number of a statistic is the plan's expected error at its confidence (from the plan
-    alone); a quantile's error is in ranks, not in the values' unit, so it has none (its panel says so).
+    alone); a quantile's error is in ranks, not in the values' unit, so it has none (its panel says so). The most
+    common value is a category, not a number: its panel is a note (the chosen value and what its error bounds), with
+    no axes and no bar.
     """
     a = simulated.allocation
     shares = a.shares
@@ -75,8 +85,40 @@ def preview_figure(simulated: SimulatedPlan, trial: int = 0) -> go.Figure:
         suffix = "" if i == 0 else str(i + 1)
         xd, yd = _domains(i, n)
         labels = [str(v) for v in stat.labels]  # category labels stay text, even when they read as numbers
-        y = table.loc[table["statistic"] == stat.name, "simulated value"].to_numpy(dtype=float)
         err = share.expected_error
+        title = {
+            "text": charts.Bold(stat.name),
+            "xref": "paper",
+            "yref": "paper",
+            "x": xd[0],
+            "y": yd[1],
+            "xanchor": "left",
+            "yanchor": "bottom",
+            "align": "left",
+            "showarrow": False,
+            "font": {"size": 13},
+        }
+        if stat.kind == "most_common":  # a declared category: a note in its panel, not a bar with an error bar
+            (chosen,) = table.loc[table["statistic"] == stat.name, "simulated value"]
+            axes[f"xaxis{suffix}"] = {"domain": xd, "anchor": f"y{suffix}", "visible": False}
+            axes[f"yaxis{suffix}"] = {"domain": yd, "anchor": f"x{suffix}", "visible": False}
+            notes.append(title)
+            notes.append(
+                {
+                    "text": charts.Lines(charts.Bold(f"simulated: {chosen}"), chosen_sentence(err, a.plan.confidence)),
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": (xd[0] + xd[1]) / 2,
+                    "y": (yd[0] + yd[1]) / 2,
+                    "xanchor": "center",
+                    "yanchor": "middle",
+                    "align": "center",
+                    "showarrow": False,
+                    "font": {"size": 14},
+                }
+            )
+            continue
+        y = table.loc[table["statistic"] == stat.name, "simulated value"].to_numpy(dtype=float)
         ranks = stat.kind == "quantile"
         bar = stat.kind in COUNTING_KINDS
         trace = {
@@ -87,7 +129,7 @@ def preview_figure(simulated: SimulatedPlan, trial: int = 0) -> go.Figure:
             "yaxis": f"y{suffix}",
             "name": f"simulated value ± expected error at {confidence}",
             "legendgroup": "preview",
-            "showlegend": i == 0,
+            "showlegend": not traces,  # the first drawn
             "marker": {"color": charts.NOISY, "size": 9} if not bar else {"color": charts.NOISY},
             "hovertemplate": charts.Hover(
                 charts.Field("x"), ": ", charts.Field("y:,.4g"), *(() if ranks else (f" ± {err:,.3g}",)), extra=""
@@ -114,24 +156,10 @@ def preview_figure(simulated: SimulatedPlan, trial: int = 0) -> go.Figure:
         axes[f"yaxis{suffix}"] = {"domain": yd, "anchor": f"x{suffix}", "exponentformat": "none", "automargin": True}
         if bar:
             axes[f"yaxis{suffix}"]["rangemode"] = "tozero"
-        name = charts.Bold(stat.name)
         if ranks:
             said = f"± {err:,.3g} ranks" if err is not None else "no error bound without a resolution"
-            name = charts.Lines(name, f"({said}, not in the values' unit: no bar)")
-        notes.append(
-            {
-                "text": name,
-                "xref": "paper",
-                "yref": "paper",
-                "x": xd[0],
-                "y": yd[1],
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "align": "left",
-                "showarrow": False,
-                "font": {"size": 13},
-            }
-        )
+            title["text"] = charts.Lines(title["text"], f"({said}, not in the values' unit: no bar)")
+        notes.append(title)
     first = {k: axes.pop(k) for k in ("xaxis", "yaxis")}
     return charts._figure(
         traces,
@@ -171,5 +199,8 @@ def preview(a: Allocation, from_data: str | None = None) -> None:
             st.info(f"No preview on {md(upload.name)}: {md(plain_sentence(exc))}")
             return
         table = simulated.table(0, rounded=True)
+        values = table["simulated value"]
+        if values.map(lambda v: isinstance(v, str)).any():  # the most common value is a category: one column of text
+            table["simulated value"] = values.map(lambda v: v if isinstance(v, str) else f"{v:.12g}")
         st.dataframe(table, hide_index=True, key="pub_preview_table", height=38 + 35 * min(len(table), 20))
         st.plotly_chart(preview_figure(simulated), key="pub_preview_chart")

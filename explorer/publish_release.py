@@ -22,6 +22,7 @@ from dpx_publish.package import FILES, error_sentence, publish_package, released
 from dpx_publish.source import needs_rows, open_file
 from explorer import charts, publishing, state
 from explorer.markup import md, plain_sentence
+from explorer.publish_preview import chosen_sentence
 
 __all__ = ["split", "trade_off", "publish", "save"]
 
@@ -222,6 +223,8 @@ def _show(package) -> None:
         if at_count[i] is not None:
             planned = error_sentence(share.statistic, share.expected_error, confidence)
             st.caption(md(f"Error: {planned}; {released_error_sentence(at_count[i], counts[i], confidence)}."))
+        elif share.statistic.kind == "most_common":  # a category: its error bounds its count's shortfall
+            st.caption(md(f"Error: {chosen_sentence(share.expected_error, confidence)}."))
     st.download_button(
         "Download the package (release.zip)",
         package.zip_bytes,

@@ -334,7 +334,7 @@ def test_gaussian_plan_charges_its_delta_and_names_the_accountant():
         ),
         ({"total": {"epsilon": 1, "delta": 0}, "policy": "wrong"}, "policy"),
         # the page would show (and Publish charge) another ε: 0.01, 10 or 1.235
-        ({"statistics": [{"name": "top", "kind": "most_common", "column": "sex", "domain": ["a", "b"]}]}, "command"),
+        ({"statistics": [{"name": f"n{i}", "kind": "count"} for i in range(9)]}, "command line"),
         ({"total": {"epsilon": 0.005, "delta": 0}}, "total ε is from"),
         ({"total": {"epsilon": 20, "delta": 0}}, "plan's is 20"),
         ({"total": {"epsilon": 1.23456, "delta": 0}}, "at most 4 significant digits"),
@@ -430,3 +430,138 @@ def test_the_preview_reads_the_public_file_and_never_the_private_data(monkeypatc
     assert list(table.columns) == ["education", "age"] and len(table) == 500
     private = at.session_state[state.DATASET].frame
     assert table is not private and len(private) != 500
+
+
+# ------------------------------------------------ issue 21: count where, two-way table, per period, most common value
+
+#: One statistic of each of the plan kinds the explorer's other central queries became (dpcore.plan), as the page
+#: declares them: the conditions, domains and years typed, never read from the data.
+RACES, TOP = ["White", "Black"], ["HS-grad", "Bachelors", "Masters"]
+
+
+def _four_new_kinds(at):
+    """Statistics 1-4 of the page set, widget by widget, to a count where (age ≥ 40 and sex is Female), a two-way
+    table (sex × race), counts per month of 1994 (over the education column: the census demo has no dates, so every
+    month is a noisy zero) and the most common education among three declared candidates."""
+    at.number_input(key="pub_n").set_value(4).run()
+    kinds = ["count where…", "two-way table", "per year or month", "most common value"]
+    for i, kind in enumerate(kinds):
+        at.selectbox(key=f"pub_kind_{i}").set_value(kind).run()
+    assert "the value of the condition" in " ".join(x.value for x in at.info)  # the declared facts are asked for
+    at.selectbox(key="pub_wcol1_0").set_value("age").run()
+    at.selectbox(key="pub_wcond1_0").set_value("≥").run()
+    at.number_input(key="pub_wnum1_0").set_value(40.0).run()
+    at.checkbox(key="pub_wand_0").check().run()
+    at.selectbox(key="pub_wcol2_0").set_value("sex").run()
+    assert list(at.selectbox(key="pub_wcond2_0").options) == ["is", "is not"]  # a text column's conditions
+    at.text_input(key="pub_wtext2_0").input("Female").run()
+    at.selectbox(key="pub_cat_1").set_value("sex").run()
+    at.text_area(key="pub_domain_1").input("Male\nFemale").run()
+    at.selectbox(key="pub_col2_1").set_value("race").run()
+    at.text_area(key="pub_keys_1").input("\n".join(RACES)).run()
+    at.selectbox(key="pub_date_2").set_value("education").run()
+    at.radio(key="pub_period_2").set_value("per month").run()
+    at.number_input(key="pub_first_2").set_value(1994).run()
+    at.number_input(key="pub_last_2").set_value(1994).run()
+    at.selectbox(key="pub_cat_3").set_value("education").run()
+    at.text_area(key="pub_domain_3").input("\n".join(TOP)).run()
+    assert_clean(at)
+    return at
+
+
+def _dpcore_plan():
+    from dpcore.plan import Plan, Statistic
+
+    return Plan(
+        (
+            Statistic("w", "count_where", where=(("age", "≥", 40), ("sex", "is", "Female"))),
+            Statistic("t", "two_way", column="sex", domain=("Male", "Female"), by="race", keys=tuple(RACES)),
+            Statistic("p", "periods", column="education", period="month", first_year=1994, last_year=1994),
+            Statistic("m", "most_common", column="education", domain=tuple(TOP)),
+        ),
+        epsilon=1.0,
+    )
+
+
+def test_the_four_new_kinds_are_split_published_charged_and_reopened():
+    """Issue 21: each of count where, two-way table, per year or month and most common value is laid out on the page
+    from declared facts; its row of the split has dpcore's ε and stated error (the most common value's in rows below
+    the top count); Publish charges the log once and shows the published tables without truth (the chosen category,
+    with what its error bounds); the saved plan reopens into the same widgets and split. ~6 s."""
+    from dpcore.plan import allocate
+
+    at = _four_new_kinds(open_page("publish"))
+    split = _split(at)
+    assert list(split["statistic"]) == [
+        "count of rows where age ≥ 40 and sex is Female",
+        "two-way table of sex by race",
+        "counts per month of education, 1994 to 1994",
+        "most common value of education",
+    ]
+    want = allocate(_dpcore_plan())
+    error = "expected error (±) at 95%"
+    assert list(split["ε"]) == pytest.approx([s.epsilon for s in want.shares], rel=1e-12)
+    assert list(split[error]) == pytest.approx([s.expected_error for s in want.shares], rel=1e-12)
+    assert list(split["error unit"]) == ["as the value"] * 3 + ["rows below the top count"]
+    assert "exponential mechanism" in split["noise"].iloc[3]
+    at.button(key="pub_publish").click().run()
+    assert_clean(at)
+    fingerprint, package = at.session_state["_pub_package"]
+    assert publishing.publication_log().spent(fingerprint)[0] == pytest.approx(1.0, rel=1e-9)
+    shown = [d.value for d in at.dataframe][1:]
+    assert [list(t["label"]) for t in shown] == [
+        ["age ≥ 40 and sex is Female"],
+        [f"{r} × {c}" for r in ("Male", "Female") for c in RACES],
+        [f"1994-{m:02d}" for m in range(1, 13)],
+        ["most common value"],
+    ]
+    for t in shown:
+        assert not any("true" in c.lower() for c in t.columns)
+    assert shown[3]["released value"].iloc[0] in TOP  # a declared candidate, never a number
+    said = " ".join(c.value for c in at.caption)
+    assert f"within ±{want.shares[3].expected_error:,.3g} of the top count" in said.replace("\\", "")
+    report = json.loads(zipfile.ZipFile(io.BytesIO(package.zip_bytes)).read("report.json"))
+    facts = {f["name"]: f["value"] for f in report["statistics"][0]["public_facts"]}
+    assert facts["conditions"] == "age ≥ 40 and sex is Female"  # the condition travels in the report
+    # the saved plan reopens: the same widgets, the same split
+    plan_json = zipfile.ZipFile(io.BytesIO(package.zip_bytes)).read("plan.json")
+    fresh = open_page("publish")
+    fresh.file_uploader(key="pub_plan_file").upload("plan.json", plan_json, "application/json").run()
+    assert_clean(fresh)
+    assert not fresh.warning
+    after = _split(fresh)
+    assert list(after["statistic"]) == list(split["statistic"])
+    assert list(after["ε"]) == pytest.approx(list(split["ε"]))
+    assert list(after[error]) == pytest.approx(list(split[error]))
+    assert (
+        fresh.number_input(key="pub_wnum1_0").value == 40.0 and fresh.text_input(key="pub_wtext2_0").value == "Female"
+    )
+    assert fresh.text_area(key="pub_keys_1").value == "\n".join(RACES)
+    assert fresh.query_params["pub_period_2"] == "per month"  # the link follows the opened plan
+    assert fresh.number_input(key="pub_first_2").value == 1994
+    assert fresh.text_area(key="pub_domain_3").value == "\n".join(TOP)
+    assert plan_from_dict(json.loads(plan_json)).statistics[0].where == (("age", "≥", 40.0), ("sex", "is", "Female"))
+
+
+def test_the_preview_shows_the_most_common_value_as_a_note_with_its_stated_error():
+    """The most common value is a category: the preview's table shows it as text and its panel is a note (the chosen
+    value, and that its count is within its stated error of the top count), no bar and no error bar; the other new
+    kinds are bars with dpcore's error. ~4 s."""
+    at = _four_new_kinds(open_page("publish"))
+    split = _split(at)
+    public = "age,sex,race,education\n" + "\n".join(
+        f"{20 + i % 50},{('Male', 'Female')[i % 2]},{RACES[i % 3 % 2]},{TOP[i % 3]}" for i in range(300)
+    )
+    at.file_uploader(key="pub_preview_file").upload("past.csv", public.encode(), "text/csv").run()
+    assert_clean(at)
+    table = at.dataframe[1].value
+    assert (table["randomness"].str.contains("not private")).all()
+    (chosen,) = table.loc[table["label"] == "most common value", "simulated value"]
+    assert chosen in TOP
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "simulated" in c.proto.spec]
+    assert [t["type"] for t in spec["data"]] == ["bar"] * 3  # no trace for the most common value
+    for trace, err in zip(spec["data"], split["expected error (±) at 95%"]):
+        assert _values(trace["error_y"]["array"]) == pytest.approx([err] * len(trace["x"]), rel=1e-3)
+    notes = [a["text"] for a in spec["layout"]["annotations"]]
+    err = split["expected error (±) at 95%"].iloc[3]
+    assert f"simulated: {chosen}" in notes[-1] and f"within ±{err:,.3g} of the top count" in notes[-1]
