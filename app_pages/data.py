@@ -117,13 +117,13 @@ def show_profile() -> None:
         key="data_profile",
         height=table_height(len(profile)),
         column_config={  # in pixels: the table fits the page at 1400 pixels (a long list of top values is cut; min/max hold 1,484,705)
-            "column": st.column_config.TextColumn("column", width=120),
+            "column": st.column_config.TextColumn("column", width=140),  # penguins' flipper_length_mm cut at 120
             "kind": st.column_config.TextColumn("kind", width=90),
             "missing": st.column_config.NumberColumn("missing", width=65, format="localized"),  # 1,836 as min/max
             "distinct": st.column_config.NumberColumn("distinct", width=65, format="localized"),
             "min": st.column_config.TextColumn("min", width=80),
             "max": st.column_config.TextColumn("max", width=80),
-            "top_values": st.column_config.TextColumn("top values", width=205),
+            "top_values": st.column_config.TextColumn("top values", width=185),
             "fits": st.column_config.TextColumn("fits", width=220),
         },
     )

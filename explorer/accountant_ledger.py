@@ -130,7 +130,9 @@ def ledger_section(mech, label, k):
         r3.download_button("Ledger (CSV)", to_safe_csv(table), file_name="ledger.csv", mime="text/csv")
         r4.download_button("Ledger (JSON)", budget.ledger_json(led), file_name="ledger.json", mime="application/json")
     with st.expander("Change the total budget, the accounting, the neighbouring relation or the unit"):
-        c1, c2, c3, c4, c5 = st.columns(5)
+        # two rows: in a fifth of the page the unit picker cut its own value ("one record (one row" at 1400 pixels)
+        c1, c2, c3 = st.columns(3)
+        c4, c5 = st.columns(2)
         eps = widgets.bound(
             c1.number_input,
             "Total ε",

@@ -21,6 +21,7 @@ __all__ = [
     "RATES",
     "PLAIN_WHY",
     "pct",
+    "accuracy_range",
     "band",
     "accuracy_metrics",
     "show_table",
@@ -36,6 +37,20 @@ RATES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 def pct(x: float) -> str:
     return f"{x:.2%}"
+
+
+def accuracy_range(acc: np.ndarray) -> str:
+    """The draws' lowest and highest accuracy, with the decimals that tell them apart (adult.csv's three draws read
+    "84.2% to 84.2%"), or that every draw gave the same accuracy."""
+    low, high = float(np.min(acc)), float(np.max(acc))
+    for digits in (1, 2, 3):
+        if f"{low:.{digits}%}" != f"{high:.{digits}%}":
+            return f"{low:.{digits}%} to {high:.{digits}%} over {np.size(acc)} draws"
+    return (
+        f"{high:.2%} in each of {np.size(acc)} draws"
+        if low == high
+        else f"{high:.3%} in each of {np.size(acc)} draws, to 3 decimals"
+    )
 
 
 def band(table: pd.DataFrame, x: str = "step", scale: float = 1.0, **extra) -> dict:
@@ -62,7 +77,7 @@ def accuracy_metrics(
     where.metric(
         "Private model, test accuracy",
         pct(acc.mean()),
-        f"{acc.min():.1%} to {acc.max():.1%} over {acc.size} draws",
+        accuracy_range(acc),
         delta_color="off",
         delta_arrow="off",
         help="Mean over the noise draws, on the held-out test rows (for teaching, not a release).",

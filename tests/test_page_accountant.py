@@ -372,3 +372,22 @@ def test_the_accounting_pickers_show_plain_names_and_keep_dpcores_key_in_the_lin
     assert at.query_params[key] == pick  # the link carries the key, as before
     opened = open_page("accountant", **{key: pick})
     assert opened.selectbox(key=key).value == pick
+
+
+def test_the_ledgers_pickers_are_wide_enough_for_their_longest_choice():
+    # the real-file screenshots (test-artifacts/real, 1400 pixels) showed the unit picker in a fifth of the page
+    # reading "one record (one row": the five budget pickers now share two rows
+    from explorer.accountant_ledger import UNIT_WORDS
+
+    at = open_page("accountant")
+    assert_clean(at)
+    page, found = 900, set()  # the page's body at 1400 pixels, the sidebar open
+    for col in at.columns:
+        keys = [w.key for w in col.selectbox]
+        found.update(keys)
+        if "acc_budget_unit" in keys:
+            longest = max(len(words) for words in UNIT_WORDS.values())
+            assert col.weight * page >= 8 * longest + 60, col.weight  # ~8 px a character, the arrow and padding
+        if "acc_budget_relation" in keys or "acc_budget_method" in keys:
+            assert col.weight >= 1 / 3 - 1e-9, (keys, col.weight)
+    assert {"acc_budget_unit", "acc_budget_relation", "acc_budget_method"} <= found

@@ -102,6 +102,8 @@ def test_streamlit_upload_cap_matches_the_loader_limit():
 def test_years_read_as_years_and_every_column_of_a_wide_file_shows_in_the_profile(monkeypatch):
     # from the screenshots of real files (test-artifacts/real): penguins.csv's year column read "2,007" to "2,009";
     # adult.csv's 15 columns showed 10, the other 5 hidden in the table's own scroll
+    import json
+
     import streamlit as st
 
     heights, dataframe = {}, st.dataframe  # AppTest keeps a table's height out of its element: read it on the call
@@ -120,3 +122,6 @@ def test_years_read_as_years_and_every_column_of_a_wide_file_shows_in_the_profil
     assert (profile.loc["year", "min"], profile.loc["year", "max"]) == ("2007", "2009")
     assert (profile.loc["mass", "min"], profile.loc["mass", "max"]) == ("2,700", "3,090")  # not years: 3,090 > 2999
     assert heights["data_profile"] >= 35 * (len(profile) + 1), heights  # 15 rows and the header, no inner scroll
+    config = json.loads(shown.proto.columns)
+    assert config["column"]["width"] >= 8 * len("flipper_length_mm")  # about 8 px a character: cut at 120 px
+    assert sum(config[c]["width"] for c in shown.value.columns) <= 940  # still the page's width at 1400 pixels

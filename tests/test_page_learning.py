@@ -760,3 +760,12 @@ def test_training_rows_that_do_not_match_the_preparation_are_refused():
     frame, target, threshold, f = _visits_features()
     wrong = tuple(_words("another split"))
     assert learning_user_level.training_rows(frame, f, target, None, threshold, wrong) is None
+
+
+def test_the_accuracy_range_of_the_draws_tells_the_lowest_from_the_highest():
+    # adult.csv (test-artifacts/real): three draws within 0.05 points of each other read "84.2% to 84.2% over 3 draws"
+    from explorer.learning_layout import accuracy_range
+
+    assert accuracy_range(np.array([0.8418, 0.8421, 0.8419])) == "84.18% to 84.21% over 3 draws"
+    assert accuracy_range(np.array([0.80, 0.85])) == "80.0% to 85.0% over 2 draws"  # one decimal where it does
+    assert accuracy_range(np.array([0.8418, 0.8418, 0.8418])) == "84.18% in each of 3 draws"

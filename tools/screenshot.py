@@ -3,7 +3,7 @@
 Usage:
   python -m tools.screenshot [url_path[?query] ...]      every page's default view (or the paths given), without
                                                          data of one's own, into test-artifacts/screens/
-  python tools/screenshot.py --upload FILE --out DIR [--url http://127.0.0.1:8501] [--trials N]
+  python tools/screenshot.py --upload FILE --out DIR [--url http://127.0.0.1:8501] [--trials N] [--open-expanders]
                                                          FILE uploaded on the Data page, then every page of app.py
                                                          and every view switch of each page (tabs, Central's query
                                                          radio, Compare's query select: the walks of
@@ -84,10 +84,22 @@ def switch(p, how) -> str:
     return slug(how[2])
 
 
+def open_all_expanders(p) -> int:
+    """Open every closed expander of the page body (drawn in the browser, no rerun); returns how many it opened."""
+    closed = p.locator('[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary')
+    count = closed.count()
+    for _ in range(count):
+        closed.first.click()
+    p.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    return count
+
+
 def upload_and_walk(
-    base: str, upload: pathlib.Path, out: pathlib.Path, trials: int | None = None
+    base: str, upload: pathlib.Path, out: pathlib.Path, trials: int | None = None, open_expanders: bool = False
 ) -> list[pathlib.Path]:
-    """Upload ``upload`` on the Data page, then shoot every page and every view of it; returns the PNGs written."""
+    """Upload ``upload`` on the Data page, then shoot every page and every view of it; returns the PNGs written.
+
+    ``open_expanders``: also a ``<page>[-view]-open.png`` with every expander of the view opened."""
     from tests.test_browser_links import PAGES, act, new_page, open_url, settle
 
     out.mkdir(parents=True, exist_ok=True)
@@ -116,6 +128,11 @@ def upload_and_walk(
                 full_page_screenshot(p, target)
                 written.append(target)
                 print(target, flush=True)
+                if open_expanders and open_all_expanders(p):
+                    target = out / f"{name}-open.png"
+                    full_page_screenshot(p, target)
+                    written.append(target)
+                    print(target, flush=True)
             print(f"  {page_name}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
         p.context.close()
     return written
@@ -128,10 +145,13 @@ def cli(argv: list[str]) -> None:
     parser.add_argument("--out", type=pathlib.Path, help="the folder for the PNGs of --upload")
     parser.add_argument("--url", help="the base URL of an app already running (default: start one)")
     parser.add_argument("--trials", type=int, help="simulated trials per figure (default: the app's)")
+    parser.add_argument(
+        "--open-expanders", action="store_true", help="also shoot each view with every expander opened (-open.png)"
+    )
     args = parser.parse_args(argv)
     if args.upload is None:
-        if args.out or args.url or args.trials:
-            parser.error("--out, --url and --trials go with --upload")
+        if args.out or args.url or args.trials or args.open_expanders:
+            parser.error("--out, --url, --trials and --open-expanders go with --upload")
         main(args.paths)
         return
     if args.paths:
@@ -140,10 +160,10 @@ def cli(argv: list[str]) -> None:
         parser.error(f"--upload: no file at {args.upload}")
     out = args.out or ROOT / "test-artifacts" / "real" / slug(args.upload.stem)
     if args.url:
-        upload_and_walk(args.url.rstrip("/"), args.upload, out, args.trials)
+        upload_and_walk(args.url.rstrip("/"), args.upload, out, args.trials, args.open_expanders)
     else:
         with running_app() as base:
-            upload_and_walk(base, args.upload, out, args.trials)
+            upload_and_walk(base, args.upload, out, args.trials, args.open_expanders)
 
 
 if __name__ == "__main__":
