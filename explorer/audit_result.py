@@ -137,10 +137,9 @@ def reproduce(name, epsilon, trials, broken, confidence, params, seed) -> str:
     args = [repr(name), repr(epsilon), f"trials={trials}", f"rng=np.random.default_rng({list(seed)})"]
     args += [f"broken={broken!r}"] if broken else []
     args += [f"confidence={confidence!r}"] + [f"{k}={v!r}" for k, v in params]
-    return (
-        "import numpy as np\n\nfrom dpcore.audit import audit\n\n"
-        f"result = audit({', '.join(args)})\nprint(result.summary)\n"
-    )
+    # one argument a line: on one line the call ran past the code box (adult.csv's screenshot, test-artifacts/real)
+    call = "".join(f"    {a},\n" for a in args)
+    return f"import numpy as np\n\nfrom dpcore.audit import audit\n\nresult = audit(\n{call})\nprint(result.summary)\n"
 
 
 def show_result(name, broken, spec, exhibit, result, curve, actual, args) -> None:
@@ -205,7 +204,7 @@ def show_result(name, broken, spec, exhibit, result, curve, actual, args) -> Non
         )
     )
     seed = page_seed(SALT)
-    d1, d2, d3 = st.columns([1, 1, 2])
+    d1, d2 = st.columns(2)
     d1.download_button(
         "Audit numbers (CSV)",
         numbers_csv(name, broken, spec, result, seed),
@@ -219,7 +218,7 @@ def show_result(name, broken, spec, exhibit, result, curve, actual, args) -> Non
         file_name=f"audit_{name}_curve.csv",
         mime="text/csv",
     )
-    with d3.expander("Reproduce in Python"):
+    with st.expander("Reproduce in Python"):  # the page's width: in a half column the call was cut
         st.code(reproduce(*args, seed), language="python")
     explain()
 

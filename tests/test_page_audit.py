@@ -286,6 +286,8 @@ def test_the_coin_flip_claimed_below_ln3_is_refuted_at_a_million_runs():
 def test_the_python_shown_reproduces_the_audit(tmp_path):
     at = open_page("audit", aud_mechanism="oue", aud_oue_k=5, aud_trials=30000, seed=11)
     (code,) = [c.value for c in at.code]
+    # every line fits the code box at the page's width (~100 characters): one line of 130 ran past it
+    assert max(len(line) for line in code.splitlines()) <= 80, code
     path = tmp_path / "audit_snippet.py"
     path.write_text(code, encoding="utf-8")
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
