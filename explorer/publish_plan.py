@@ -199,7 +199,10 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
             c2.selectbox, "Column" if kind != "two_way" else "Rows: column", columns,
             index=_first_text(columns, numeric), key=f"pub_cat_{i}",
         )  # fmt: skip
-        words = {"two_way": "Declared categories of the rows (one per line)", "most_common": "Declared candidates"}
+        words = {
+            "two_way": "Declared categories of the rows (one per line)",
+            "most_common": "Declared candidates (one per line)",
+        }
         label = words.get(kind, "Declared categories (one per line)")
         kw["domain"], marked = _domain_area(i, c3, label, kw["column"] if kind == "counts" else None)
         if marked:
@@ -216,7 +219,7 @@ def _slot(i: int, columns: list[str], numeric: list[str], policy: str):
     elif kind == "count_where":
         for j in range(1, MAX_CONDITIONS + 1):
             if j > 1 and not widgets.bound(
-                c2.checkbox, "And a second condition", key=f"pub_wand_{i}",
+                c1.checkbox, "Two conditions", key=f"pub_wand_{i}",
                 help="Count the rows where both hold: still one count (a row meets both or not).",
             ):  # fmt: skip
                 break
@@ -451,6 +454,19 @@ def plan_state(plan: Plan) -> dict:
     return values
 
 
+def _check_conditions(plan: Plan, numeric: list[str]) -> None:
+    """Refuse, in one sentence, a count where's condition the page cannot show: it offers number conditions on this
+    file's numeric columns and text ones ("is", "is not") on the others."""
+    for s in plan.statistics:
+        for column, condition, value in s.where or ():
+            if (condition in NUMBER_CONDITIONS) != (column in numeric):
+                kind = "a number" if condition in NUMBER_CONDITIONS else "a text"
+                raise PlanError(
+                    f"statistic {s.name!r} compares {column} with {kind} ({column} {condition} {value}), which this "
+                    f"page does not lay out for this file's {column}: publish it with the command line"
+                )
+
+
 def open_file() -> None:
     """Reopen a saved plan.json: its values go into the page's widgets (before they are drawn), then the page runs."""
     with st.expander("Open a saved plan (plan.json)", icon=":material/folder_open:"):
@@ -461,6 +477,7 @@ def open_file() -> None:
         try:
             plan = plan_from_dict(json.loads(upload.getvalue().decode("utf-8")))
             values = plan_state(plan)
+            _check_conditions(plan, state.numeric_columns())
         except (ValueError, TypeError, UnicodeDecodeError) as exc:
             st.warning(f"This plan cannot be opened: {md(plain_sentence(exc))}")
             return

@@ -335,6 +335,8 @@ def test_gaussian_plan_charges_its_delta_and_names_the_accountant():
         ({"total": {"epsilon": 1, "delta": 0}, "policy": "wrong"}, "policy"),
         # the page would show (and Publish charge) another ε: 0.01, 10 or 1.235
         ({"statistics": [{"name": f"n{i}", "kind": "count"} for i in range(9)]}, "command line"),
+        # a count where comparing a numeric column as text: the page offers number conditions on it (issue 21)
+        ({"statistics": [{"name": "w", "kind": "count_where", "where": [["age", "is", "40"]]}]}, "command line"),
         ({"total": {"epsilon": 0.005, "delta": 0}}, "total ε is from"),
         ({"total": {"epsilon": 20, "delta": 0}}, "plan's is 20"),
         ({"total": {"epsilon": 1.23456, "delta": 0}}, "at most 4 significant digits"),
