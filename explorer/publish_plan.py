@@ -2,8 +2,10 @@
 
 Every widget is bound to the link (keys ``pub_*``), so a link reopens the plan; a plan file
 (:func:`dpcore.plan.plan_to_dict`) is reopened by writing its values into the same widgets
-(:func:`open_file`). Declared facts (domains, bounds, keys, planned sizes) are typed or pasted; the
-only thing read from the data is the list of its columns, and a domain filled from the file's values
+(:func:`open_file`). Declared facts (domains, bounds, keys, planned sizes, a count where's conditions, the years of
+counts per period, the candidates of the most common value) are typed or pasted; the
+only thing read from the data is the list of its columns (and which hold dates, to preselect one: a column is no
+published fact), and a domain filled from the file's values
 by the button that says so ("not private"). Every privacy decision is dpcore's (:mod:`dpcore.plan`).
 
 A filled domain stays marked as read from the data (issue 18: nothing published is chosen by the data) while any

@@ -489,7 +489,7 @@ def test_the_four_new_kinds_are_split_published_charged_and_reopened():
     """Issue 21: each of count where, two-way table, per year or month and most common value is laid out on the page
     from declared facts; its row of the split has dpcore's ε and stated error (the most common value's in rows below
     the top count); Publish charges the log once and shows the published tables without truth (the chosen category,
-    with what its error bounds); the saved plan reopens into the same widgets and split. ~6 s."""
+    with what its error bounds); the saved plan reopens into the same widgets and split, and so does its link. ~8 s."""
     from dpcore.plan import allocate
 
     at = _four_new_kinds(open_page("publish"))
@@ -543,6 +543,12 @@ def test_the_four_new_kinds_are_split_published_charged_and_reopened():
     assert fresh.number_input(key="pub_first_2").value == 1994
     assert fresh.text_area(key="pub_domain_3").value == "\n".join(TOP)
     assert plan_from_dict(json.loads(plan_json)).statistics[0].where == (("age", "≥", 40.0), ("sex", "is", "Female"))
+    # and the link of the reopened page carries the whole plan: opened afresh, the same split
+    link = {k: v if isinstance(v, str) else v[0] for k, v in fresh.query_params.items() if k.startswith("pub_")}
+    linked = open_page("publish", **link)
+    assert_clean(linked)
+    assert list(_split(linked)["statistic"]) == list(split["statistic"])
+    assert list(_split(linked)[error]) == pytest.approx(list(split[error]))
 
 
 def test_the_preview_shows_the_most_common_value_as_a_note_with_its_stated_error():
