@@ -57,15 +57,15 @@ def charge_words(charge: Charge) -> str:
 def refusal_sentence(exc: BudgetError) -> str:
     """A refused spend in words a student understands (the developer form stays in the exception)."""
     total, budget = exc.total, exc.budget
-    over = (
-        f"over your budget of ε = {budget.epsilon:g}"
-        if total.epsilon > budget.epsilon
-        else f"over your budget of δ = {budget.delta:.0e} (it would use δ = {total.delta:.2g})"
-    )
     by = f", counted by {charge_words(total)}, the tightest bound that applies" if total.accounting else ""
+    if total.delta > budget.delta * (1 + 1e-9):  # no bound fits the δ (its ε is then inf): say the δ, not an ε
+        what, lower = f"δ = {total.delta:.2g} at the least, over your budget of δ = {budget.delta:.0e}", "δ"
+    else:
+        what, lower = f"ε = {total.epsilon:.3g}{by}, over your budget of ε = {budget.epsilon:g}", "ε"
     return (
-        f"Not recorded: this release would bring your total to ε = {total.epsilon:.3g}{by}, {over}. "
-        "Lower ε or the number of releases, or raise the budget (the Accountant page, under the teaching ledger)."
+        f"Not recorded: this release would bring your total to {what}. "
+        f"Lower {lower} or the number of releases, or raise the budget (the Accountant page, under the teaching "
+        "ledger)."
     )
 
 
@@ -150,7 +150,7 @@ def ledger_summary() -> None:
 
 #: A release of no family (an accounting event) in a few words, by its class; a family's release says itself.
 _EVENT_WORDS = {
-    ApproxDP: lambda event: f"(ε, δ) release: ε = {event.epsilon:.4g}, δ = {small_number(event.delta)}",
+    ApproxDP: lambda event: f"(ε, δ) = ({event.epsilon:.4g}, {small_number(event.delta)})",
     PoissonSampledGaussian: lambda run: (
         f"DP-SGD run: σ = {run.noise_multiplier:g}, q = {run.sampling_rate:.3g}, T = {run.steps:,}"
     ),

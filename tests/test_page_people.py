@@ -189,7 +189,7 @@ def test_the_group_by_is_recorded_in_the_teaching_ledger_at_its_cost_and_listed_
         f"Group-by of visit_date: partition selection, L₀ = {l0} (simulated, not private)",
         "Group-by of visit_date: noisy counts of the kept groups (simulated, not private)",
     ]
-    assert table["release"].iloc[0] == f"(ε, δ) release: ε = {chosen.epsilon:.4g}, δ = {small_number(delta)}"
+    assert table["release"].iloc[0] == f"(ε, δ) = ({chosen.epsilon:.4g}, {small_number(delta)})"
     assert table["holds under"].tolist() == ["add/remove one person"] * 2 and table["converted"].tolist() == ["", ""]
     assert table["ε on its own"].sum() == pytest.approx(eps, rel=1e-12)
 
@@ -201,6 +201,17 @@ def test_the_group_by_in_a_record_level_ledger_is_converted_by_group_privacy():
     want = accounting.BudgetLedger(led.epsilon, led.delta, led.method).spend_all(releases, unit=UNIT_PERSON)
     assert led.spent() == want.spent() and [e.conversion.group for e in led.entries] == [2, 2]
     assert led.spent().delta > releases[0].delta  # the selection's δ grows with the group: δ(1 + e^ε)
+
+
+def test_a_group_by_over_the_ledger_s_delta_is_refused_naming_the_delta_and_nothing_is_recorded():
+    # at δ = 1e-5 a person-level selection is (2ε, δ(1 + e^ε)) for one record: over the default ledger's δ = 1e-5
+    at = open_people(ppl_view=GROUPS_VIEW, ppl_selection="optimal", ppl_l0=1, ppl_sel_epsilon=1.0, ppl_sel_delta=1e-5)
+    _, releases = _recorded_group_by(at, "optimal", 1.0, 1e-5, 1)
+    led = at.session_state[state.LEDGER]
+    with pytest.raises(accounting.BudgetError) as refused:
+        accounting.BudgetLedger(led.epsilon, led.delta, led.method).spend_all(releases, unit=UNIT_PERSON)
+    said = f"Not recorded: this release would bring your total to δ = {refused.value.total.delta:.2g} at the least"
+    assert any(w.value.replace("\\", "").startswith(said) for w in at.warning) and led.entries == ()
 
 
 def test_the_expected_groups_kept_fall_with_l0_and_rise_with_epsilon():
