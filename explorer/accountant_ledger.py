@@ -85,7 +85,11 @@ def ledger_section(mech, label, k):
             help=f"Budget δ = {led.delta:.0e}. RDP, zCDP and exact accounting measure ε at the budget's δ.",
         )
         if charge.accounting:
-            others = ", ".join(f"{name} {b.epsilon:.4g}" for name, b in charge.candidates if name != charge.accounting)
+            others = ", ".join(
+                f"{budget.accounting_name(name)} {b.epsilon:.4g}"
+                for name, b in charge.candidates
+                if name != charge.accounting
+            )
             st.caption(
                 f"Counted by {budget.charge_words(charge)}: the smallest of the valid bounds"
                 + (f" (the others: {others})." if others else ".")

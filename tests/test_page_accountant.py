@@ -1,5 +1,6 @@
 """The Accountant page: runs, reruns on a slider move, shows dpcore's numbers, and drives the session ledger."""
 
+import re
 import warnings
 
 import numpy as np
@@ -391,3 +392,15 @@ def test_the_ledgers_pickers_are_wide_enough_for_their_longest_choice():
         if "acc_budget_relation" in keys or "acc_budget_method" in keys:
             assert col.weight >= 1 / 3 - 1e-9, (keys, col.weight)
     assert {"acc_budget_unit", "acc_budget_relation", "acc_budget_method"} <= found
+
+
+def test_the_ledgers_other_bounds_are_named_in_plain_words():
+    # a Gaussian ledger is counted by several accountings; the caption listed the others by dpcore's keys
+    at = open_page("accountant", acc_mechanism="Gaussian", acc_epsilon=0.5, acc_k=10)
+    at.button(key="spend_acc").click().run()
+    assert_clean(at)
+    counted = [c.value for c in at.caption if c.value.startswith("Counted by")]
+    assert counted and "the others:" in counted[0], [c.value for c in at.caption]
+    others = counted[0].split("the others:")[1]
+    assert not re.search(r"\b(rdp|zcdp|basic_|pld)\b", others), others
+    assert re.search(r"RDP|zCDP|basic", others), others
