@@ -21,6 +21,8 @@ from explorer.markup import md, plain_sentence
 QUERIES = ("Count of rows", "Sum of a numeric column", "Mean of a numeric column")
 #: The largest clipping bound a user may declare (a sum's noise for m rows of it stays a finite number).
 LARGEST = 1e12
+#: The first option of the page's identifier picker: no column chosen (the page says what an identifier is, and stops).
+CHOOSE = "(choose a column)"
 
 
 def unit_words(column: str) -> str:
@@ -34,8 +36,16 @@ def person_column(series: pd.Series, column: str) -> np.ndarray | None:
     return unit.column_persons(column)
 
 
+#: The rows-per-person chart's count axis is logarithmic only when its largest bar is over this many times its
+#: smallest (a linear axis would flatten the small ones); its lower end is then below 1, so a bar of 1 person shows.
+LOG_SPAN = 100
+LOG_FLOOR = 0.5
+
+
 def rows_histogram(rows: np.ndarray) -> object:
-    """Bars: how many persons have each number of rows (log-scaled counts)."""
+    """Bars: how many persons have each number of rows. A linear count axis, or a log one from
+    :data:`LOG_FLOOR` when the counts span more than :data:`LOG_SPAN` times (on a log axis starting at 1 a bar of
+    one person had no height: Adult's ages with one row each were invisible)."""
     sizes, persons = np.unique(rows, return_counts=True)
     trace = {
         "type": "bar",
@@ -45,13 +55,25 @@ def rows_histogram(rows: np.ndarray) -> object:
         "marker": {"color": charts.NOISY},
         "hovertemplate": charts.Hover(charts.Field("y"), " persons with ", charts.Field("x"), " rows"),
     }
+    log = persons.max() > LOG_SPAN * persons.min()
+    yaxis = (
+        {
+            "type": "log",
+            "exponentformat": "power",
+            "dtick": 1,
+            "range": [np.log10(LOG_FLOOR), np.log10(persons.max()) + 0.1],
+        }
+        if log
+        else {"rangemode": "tozero"} | ({"dtick": 1} if persons.max() <= 5 else {})  # whole persons, no 0.5 tick
+    )
     return charts._figure(
         [trace],
         "Rows per person (exact, not private)",
         "rows of one person",
-        "persons (log scale)",
+        "persons (log scale)" if log else "persons",
         height=380,
-        yaxis={"type": "log", "exponentformat": "power", "dtick": 1},
+        xaxis={"dtick": 1} if sizes.max() - sizes.min() <= 10 else None,  # whole rows (one bar read 0.6 to 1.4)
+        yaxis=yaxis,
         showlegend=False,
     )
 
@@ -124,6 +146,14 @@ def tradeoff_view(persons: np.ndarray, column: str) -> None:
         st.warning(f"The trade-off cannot be computed: {md(plain_sentence(exc))}")
         return
     best = tradeoff.best_index
+    if tradeoff.bounds.size == 1:  # every person has one row: one bound, no curve to draw
+        st.markdown(
+            f"Every person has one row, so the only bound is **m = {tradeoff.bounds[0]:,}**, which keeps every row: "
+            f"the {md(what)} has total error {tradeoff.rmse[0]:,.4g} (bias {tradeoff.bias[0]:,.4g}, noise std "
+            f"{tradeoff.noise_std[0]:,.4g}), and no curve of error against m to draw."
+        )
+        publish_section(persons, column)
+        return
     total = "total error (RMSE)"
     noise = "noise std (first-order, sum over count)" if kind == "mean" else "noise std"
     series = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpcore import accounting
@@ -14,7 +15,7 @@ from dpcore.groupby import group_by, group_by_cost, group_by_releases
 from dpcore.neighbours import ADD_REMOVE, UNIT_PERSON
 from dpcore.partition_selection import selection
 from dpcore.publish import publish_count
-from explorer import people_groups, people_publish, publishing, state
+from explorer import people_groups, people_publish, people_tradeoff, publishing, state
 from explorer.budget import small_number
 from explorer.dataset import load_demo
 from explorer.export import rounded
@@ -234,7 +235,73 @@ def test_an_identifier_with_missing_values_gets_one_sentence():
     said = [w.value for w in at.warning if "cannot name the persons" in w.value]
     assert len(said) == 1 and "\n" not in said[0], [w.value for w in at.warning]
     assert not at.metric  # nothing computed from a column that cannot name the persons
-    assert any("no column that looks like a person identifier" in i.value for i in at.info)
+    assert any(c.value.startswith("workclass is not marked identifier-like") for c in at.caption)
+
+
+# ------------------------------------------------------------- a table with no identifier-like column, or one row each
+
+
+def _open_table(frame, **link):
+    from explorer.dataset import Dataset
+
+    at = open_page("data")
+    at.session_state[state.DATASET] = Dataset(name="table.csv", frame=frame)
+    for key, value in link.items():
+        at.session_state[key] = value
+    at.switch_page(PAGES["people"])
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def test_a_table_without_an_identifier_opens_on_no_column_and_computes_nothing():
+    # ~3 s. Adult, penguins and seattle-weather opened on Age, species and date as "the person", every chart
+    # computed beside the page's own "no identifier" message; now the page says what an identifier is, and stops
+    for view in ("Bias against noise", GROUPS_VIEW):
+        at = open_people("census", ppl_view=view)
+        assert at.selectbox(key="ppl_person").value == people_tradeoff.CHOOSE
+        (said,) = [i.value for i in at.info]
+        assert said.startswith("A person identifier is the column that says whose row each row is")
+        assert "no column that looks like one" in said
+        assert not at.metric and not at.get("plotly_chart") and not at.dataframe and not at.button
+    # a link naming a column still opens on it (said to be not identifier-like), its figures computed
+    frame = pd.DataFrame({"shop": ["a", "b", "c", "a", "b", "a"], "x": [1, 2, 3, 4, 5, 6]})
+    at = _open_table(frame, ppl_person="shop")
+    assert at.selectbox(key="ppl_person").value == "shop"
+    assert metric(at, "Persons") == "3" and metric(at, "Most rows of one person") == "3"
+    assert any(c.value.startswith("shop is not marked identifier-like") for c in at.caption)
+
+
+def test_one_row_per_person_says_its_single_bound_in_one_sentence_instead_of_an_empty_curve():
+    # ~2 s. seattle-weather by date: every person one row, one bound m = 1, and the curve was an empty chart
+    frame = pd.DataFrame({"customer": [f"c{i:03d}" for i in range(300)], "x": np.arange(300) % 7})
+    at = _open_table(frame)
+    assert at.selectbox(key="ppl_person").value == "customer"  # identifier-like: opened on it, as visits on its id
+    assert metric(at, "Most rows of one person") == "1"
+    (said,) = [m.value for m in at.markdown if "the only bound" in m.value]
+    want = count_tradeoff(np.arange(300), 1.0)
+    assert "**m = 1**" in said and f"total error {want.rmse[0]:,.4g}" in said and "\n" not in said
+    assert [c.key for c in at.get("plotly_chart")] == ["ppl_rows_chart"]  # no trade-off chart
+
+
+def test_a_bar_of_one_person_has_a_visible_height_in_the_rows_per_person_chart():
+    # on a log axis starting at 1 a bar of height 1 had none (Adult by Age: the ages one person has)
+    from explorer.people_tradeoff import rows_histogram
+
+    spread = np.repeat(np.arange(1, 6), [5000, 1, 1, 300, 1])  # persons with 1..5 rows: counts from 1 to 5,000
+    narrow = np.repeat(np.arange(1, 4), [7, 1, 3])  # counts from 1 to 7
+    for rows in (spread, narrow):
+        layout = rows_histogram(rows).layout.yaxis
+        top = float(np.bincount(rows).max())
+        if layout.type == "log":
+            lo, hi = layout.range
+            assert hi >= np.log10(top)
+            visible = (np.log10(1) - lo) / (hi - lo)
+        else:
+            assert layout.rangemode == "tozero"
+            visible = 1 / top
+        assert visible > 0.05, (layout.type, visible)  # a bar of 1 at least 5% of the plot's height
+    assert rows_histogram(spread).layout.yaxis.type == "log" and rows_histogram(narrow).layout.yaxis.type != "log"
 
 
 def test_the_views_follow_their_sliders_on_the_visits_demo():
