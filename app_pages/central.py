@@ -92,10 +92,10 @@ def explain() -> None:
             r"\text{ with } \Phi\!\left(\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\right) - "
             r"e^{\varepsilon}\,\Phi\!\left(-\tfrac{\Delta_2}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta_2}\right) \le \delta"
         )
-        st.latex(
-            r"\text{Exponential: } P(r) \propto \exp\!\left(\frac{\varepsilon\, u(x, r)}{2\Delta_u}\right),\quad "
-            r"u = \text{count of } r,\ \Delta_u = 1;\qquad \mathrm{OPT} - u(\hat r) \le \frac{2\Delta_u}{\varepsilon}"
-            r"\left(\ln k + \ln\tfrac{1}{1-0.95}\right) \text{ w.p. } 0.95"
+        st.latex(  # two aligned lines: on one, the page's width cut it before "w.p. 0.95"
+            r"\begin{aligned}&\text{Exponential: } P(r) \propto \exp\!\left(\frac{\varepsilon\, u(x, r)}{2\Delta_u}"
+            r"\right),\quad u = \text{count of } r,\ \Delta_u = 1;\\ &\mathrm{OPT} - u(\hat r) \le "
+            r"\frac{2\Delta_u}{\varepsilon}\left(\ln k + \ln\tfrac{1}{1-0.95}\right) \text{ w.p. } 0.95\end{aligned}"
         )
         st.caption(
             "Dwork & Roth 2014 (Thm 3.6, 3.11, A.1); Balle & Wang 2018 (analytic Gaussian). Under replace-one "

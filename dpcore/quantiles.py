@@ -34,7 +34,9 @@ length of the intervals of utility ``OPT``,
     P[ OPT − u ≥ (2Δu/ε) (ln(W / L*) + t) ] ≤ e^{−t}.
 
 So the rank error ``|r − q·n|`` is at most ``−OPT + (2Δu/ε)(ln(W/L*) + t)`` with probability ``1 − e^{−t}``
-(:meth:`QuantileIntervals.rank_error_bound`). ``−OPT`` is the rank error no output can avoid (½ at most when the
+(:meth:`QuantileIntervals.rank_error_bound`, which caps it at the largest rank error of any output, at most
+``max(q, 1 − q)·n`` as every rank lies in ``[0, n]``: the minimum of two bounds holding with these probabilities is
+one; at a small ε the formula alone exceeded ``n``). ``−OPT`` is the rank error no output can avoid (½ at most when the
 values are distinct; up to half a block of tied values otherwise). The often-quoted ``(2Δu/ε)(ln(n + 1) + t)`` is
 the special case ``L* ≥ W/(n + 1)`` (equal intervals): it fails when the best interval is short, for instance when
 the values crowd around the quantile in a wide range (``tests/test_quantiles.py`` shows one). When the values lie
@@ -411,17 +413,34 @@ class QuantileIntervals:
         """``−OPT``: the smallest rank error of any output (ties at the quantile make it large)."""
         return float(-self.utility.max())
 
-    def rank_error_bound(self, confidence: float = 0.95) -> float:
-        """``k`` with ``P(|r − q·n| ≤ k) ≥ confidence``: ``−OPT + (2Δu/ε)(ln(W/L*) + ln(1/(1 − confidence)))``.
+    @property
+    def worst_rank_error(self) -> float:
+        """The largest rank error of any output, ``−min u_k``: at most ``max(q, 1 − q)·n`` (every rank is in
+        ``[0, n]``), so no release is further from ``q·n`` than this, with probability 1."""
+        return float(-self.utility.min())
 
-        ``L*`` is the total length of the best intervals (module notes; McSherry & Talwar 2007, Lemma 7). Reads the
-        data (``L*`` and ``OPT``): a teaching bound, shown beside the truth, not a publication's.
-        """
+    def uncapped_rank_error_bound(self, confidence: float = 0.95) -> float:
+        """``−OPT + (2Δu/ε)(ln(W/L*) + ln(1/(1 − confidence)))`` (McSherry & Talwar 2007, Lemma 7; module notes),
+        before :meth:`rank_error_bound` caps it at :attr:`worst_rank_error` (at a small ε it exceeds ``n``)."""
         confidence = check_probability(confidence, "confidence")
         m = self.mechanism
         return self.best_rank_error + 2.0 * m.sensitivity / m.epsilon * (
             self._log_range_share() - math.log1p(-confidence)
         )
+
+    def rank_error_bound(self, confidence: float = 0.95) -> float:
+        """``k`` with ``P(|r − q·n| ≤ k) ≥ confidence``: ``min(−OPT + (2Δu/ε)(ln(W/L*) + ln(1/(1 − confidence))),
+        worst)`` with ``worst`` the :attr:`worst_rank_error` (a bound with probability 1, so the minimum is one too).
+
+        ``L*`` is the total length of the best intervals (module notes; McSherry & Talwar 2007, Lemma 7). Reads the
+        data (``L*``, ``OPT`` and the worst error): a teaching bound, shown beside the truth, not a publication's.
+        :meth:`rank_error_capped` says whether the cap is the smaller.
+        """
+        return min(self.uncapped_rank_error_bound(confidence), self.worst_rank_error)
+
+    def rank_error_capped(self, confidence: float = 0.95) -> bool:
+        """Whether :meth:`rank_error_bound` is the cap :attr:`worst_rank_error` (the formula reaches beyond it)."""
+        return self.uncapped_rank_error_bound(confidence) >= self.worst_rank_error
 
     def _log_range_share(self) -> float:
         """``ln(W / L*)``."""
@@ -442,7 +461,8 @@ class QuantileIntervals:
         """The ε at which :meth:`rank_error_bound` is ``accuracy`` ranks on this data (reads the data).
 
         ``ε = 2Δu (ln(W/L*) + ln(1/(1 − confidence))) / (accuracy + OPT)``; refused when ``accuracy`` is not above
-        ``−OPT``, the rank error no ε avoids. Δu, W and q are this law's mechanism's (its own ε is not used).
+        ``−OPT``, the rank error no ε avoids, and when it is not below :attr:`worst_rank_error`, which every ε meets
+        (the cap of :meth:`rank_error_bound`). Δu, W and q are this law's mechanism's (its own ε is not used).
         """
         accuracy = check_positive(accuracy, "accuracy")
         confidence = check_probability(confidence, "confidence")
@@ -450,6 +470,11 @@ class QuantileIntervals:
             raise ValueError(
                 f"accuracy must be above {self.best_rank_error:g} ranks (the rank error of the best output, from "
                 f"ties at the quantile), got {accuracy:g}"
+            )
+        if accuracy >= self.worst_rank_error:
+            raise ValueError(
+                f"accuracy must be below {self.worst_rank_error:g} ranks (no output's rank error is larger, so every "
+                f"ε meets it), got {accuracy:g}"
             )
         room = accuracy - self.best_rank_error
         return 2.0 * self.mechanism.sensitivity * (self._log_range_share() - math.log1p(-confidence)) / room

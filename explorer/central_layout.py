@@ -93,7 +93,13 @@ class Query:
     plan: Callable | None = None  # the inverse of an error with no closed form, on the data (Monte Carlo)
     audit: Callable[[Family], str] | None = None  # its audit in dpcore.audit.CATALOGUE, for a family
     publish: Callable | None = None
+    noun: str = ""  # what a sentence calls it after "the" ("counts per year or month"); default: the label, lowered
     parts: tuple[str, ...] = ()  # a ratio's releases in words, one per noise (the teaching ledger's rows)
+
+    @property
+    def phrase(self) -> str:
+        """The answer's name in a sentence, after "the": :attr:`noun`, or the label lowered without its "…"."""
+        return self.noun or self.label.lower().rstrip("…")
 
     def noises(self, result) -> tuple:
         """The noise of each release the answer is made of (a mean's sum and count)."""
@@ -158,7 +164,12 @@ QUERIES: dict[str, Query] = {
                 v, q, lower, upper, e, grid=grid
             ),
         ),
-        Query("count_matching", "Count where…", lambda mask, e, rng, **kw: dp_count_matching(mask, e, rng, **kw)),
+        Query(
+            "count_matching",
+            "Count where…",
+            lambda mask, e, rng, **kw: dp_count_matching(mask, e, rng, **kw),
+            noun="count of the rows meeting the condition",
+        ),
         Query(
             "category_counts",
             "Category counts",
@@ -179,6 +190,7 @@ QUERIES: dict[str, Query] = {
             lambda codes, e, rng, k, **kw: dp_category_counts(codes, k, e, rng, **kw),
             ("k",),
             unit="period",
+            noun="counts per year or month",
         ),
     )
 }
@@ -264,7 +276,7 @@ def accuracy_popover(q: Query, family: Family, delta, result, data=None, **setti
             return family.epsilon_for_accuracy(x, sensitivity=sensitivity, delta=delta)
 
         extra = f" with δ = {delta:.0e}" if family.takes_delta else ""
-    what = "each count" if q.unit else f"the {q.label.lower().rstrip('…')}"
+    what = "each count" if q.unit else f"the {q.phrase}"
     bound = float(np.max(result.error_bound(CONFIDENCE)))
     widgets.epsilon_for_accuracy("cen", "cen_epsilon", solve, float(f"{bound:.2g}"), what, extra=extra)
 
@@ -388,7 +400,7 @@ def show_release(
     if code is not None:
         right.download_button("Python snippet", code, file_name="central_snippet.py", mime="text/x-python")
     with right:
-        what = f"{q.label.rstrip('…')} of {column}, {family.name} ε={result.epsilon:.4g}"
+        what = f"{q.phrase.capitalize()} of {column}, {family.name} ε={result.epsilon:.4g}"
         what += f", unit=person (≤ {unit.bounds.max_rows:,} rows each)" if person else ""
         parts = [f"{what}: {part}" for part in q.parts] if q.parts else what  # a mean: one row per release, named
         where = {"relation": unit.relation, "unit": unit.unit} if person else {}
@@ -415,16 +427,17 @@ def _bars(labels, result, shown, bound, column, unit, family: Family) -> None:
 
 
 def _two_way(grid, true, shown, bound) -> None:
-    """A two-way table's noisy counts as a table (rows × columns), the true ones beside them in the simulation."""
+    """A two-way table's noisy counts as a table (rows × columns), the true ones under them in the simulation.
+
+    Stacked, each the page's full width: side by side, a table of 16 columns showed 4 of them in each half."""
     rows, columns = grid
     shape = (len(rows), len(columns))
     noisy = pd.DataFrame(np.reshape(shown, shape), index=list(rows), columns=list(columns))
     exact = pd.DataFrame(np.reshape(true, shape), index=list(rows), columns=list(columns))
-    left, right = st.columns(2)
-    left.markdown("**Noisy counts (simulated, not private)**")
-    left.dataframe(noisy, key="cen_table_noisy")
-    right.markdown("**True counts**")
-    right.dataframe(exact, key="cen_table_true")
+    st.markdown("**Noisy counts (simulated, not private)**")
+    st.dataframe(noisy, key="cen_table_noisy")
+    st.markdown("**True counts**")
+    st.dataframe(exact, key="cen_table_true")
     st.caption(f"Every cell, empty ones included, gets the noise of one count: ±{_num(bound)} at 95%.")
 
 
@@ -448,9 +461,8 @@ def _error_histogram(q: Query, family: Family, result, where, labels, reference)
         errors,
         grid_x,
         density(result),
-        (
-            f"Error of the count of {labels[j]}" if j is not None else f"Error of the {q.label.lower().rstrip('…')}"
-        ).replace(" count where", " count")
+        # a count of a vector answer names its unit and quotes its label ("the bin 'below 3.3'")
+        (f"Error of the count of the {q.unit} '{labels[j]}'" if j is not None else f"Error of the {q.phrase}")
         + f" over {state.trials():,} simulated releases",
         density_name=f"{'first-order law' if q.ratio else 'noise density'} at ε = {result.epsilon:.3g}",
         mechanism=family.name,
@@ -485,7 +497,7 @@ def compare(q: Query, epsilon, delta, compared: dict, curves: dict) -> None:
             EPS_GRID,
             curves,
             epsilon,
-            f"95% error bound of the {q.label.lower()} over ε (Gaussian with δ = {delta:.0e})",
+            f"95% error bound of {'each count' if q.unit else 'the ' + q.phrase} over ε (Gaussian with δ = {delta:.0e})",
             y_title="95% error bound",
             log_y=True,
         ),

@@ -66,7 +66,12 @@ def view(label: str, controls) -> None:
         chosen = labels.index(releases.most_common(codes, labels, eps, seed))
     picks = exponential_mechanism(counts, eps, SCORE_SENSITIVITY, state.rng(SALT + "-sims"), trials=state.trials())
     freqs = np.bincount(picks, minlength=k) / picks.size
-    bound = exponential_error_bound(k, eps, SCORE_SENSITIVITY, CONFIDENCE)
+    top = float(counts[mode])
+    # the shortfall of a count below the top count is at most the top count (counts are ≥ 0): min(bound, top) holds
+    # with the same probability. The top count is private: a cap for this simulation beside the truth only (a plan's
+    # bound, dpcore.plan and the Publish preview, reads no data and is not capped)
+    formula = exponential_error_bound(k, eps, SCORE_SENSITIVITY, CONFIDENCE)
+    bound, capped = min(formula, top), formula >= top
     a, b, c = st.columns(3)
     # category values come from the user's file: metric values render Markdown, so they are escaped
     a.metric(
@@ -79,13 +84,26 @@ def view(label: str, controls) -> None:
         delta_color="off",
         delta_arrow="off",
     )
-    c.metric("95% bound on the shortfall", f"{bound:,.1f}")
+    c.metric(
+        "95% bound on the shortfall",
+        f"{bound:,.1f}",
+        "capped at the top count" if capped else None,
+        delta_color="off",
+        delta_arrow="off",
+    )
     runner_up = int(np.sort(counts)[-2])
     st.markdown(
         f"With 95% probability the chosen value's count is at most **{bound:,.1f}** below the top count "
         f"(Dwork & Roth, Theorem 3.11, {k} candidates). The top two counts differ by {counts[mode] - runner_up:,}: "
         "the larger that gap is next to 2/ε, the surer the pick."
     )
+    if capped:
+        st.caption(
+            f"Capped: at this ε the formula gives {formula:,.1f}, more than the top count {counts[mode]:,}, and no "
+            "count falls below 0, so the shortfall is at most the top count, with probability 1. The top count is "
+            "read from the data: a cap for this simulation only; a publication's planned bound reads no data and "
+            "keeps the formula. The curve below flattens there."
+        )
     st.plotly_chart(
         charts.probabilities_and_frequencies(
             labels,
@@ -112,9 +130,13 @@ def view(label: str, controls) -> None:
     mid.plotly_chart(
         charts.curves(
             EPS_GRID,
-            {"95% shortfall bound": [exponential_error_bound(k, e, SCORE_SENSITIVITY) for e in EPS_GRID]},
+            {
+                "95% shortfall bound": [
+                    min(exponential_error_bound(k, e, SCORE_SENSITIVITY, CONFIDENCE), top) for e in EPS_GRID
+                ]
+            },
             eps,
-            "95% bound on the count shortfall",
+            "95% bound on the count shortfall (at most the top count)",
             y_title="count",
             log_y=True,
         ),

@@ -99,7 +99,8 @@ def _tied_share(law, what: str) -> str:
 
 
 def _curves(values, mechanism) -> dict:
-    """Over the slider's ε: the 95% rank-error bound and the exact 95th percentile of the rank error (both dpcore's)."""
+    """Over the slider's ε: the 95% rank-error bound (capped at the largest rank error of any output) and the exact
+    95th percentile of the rank error (both dpcore's)."""
     bound, exact = [], []
     for e in EPS_GRID:
         law = replace(mechanism, epsilon=float(e)).intervals(values)
@@ -147,13 +148,15 @@ def view(label: str, controls) -> None:
     law = result.law
     mech = result.mechanism
     rank_bound, value_bound = law.rank_error_bound(CONFIDENCE), law.value_error_bound(CONFIDENCE)
+    capped = law.rank_error_capped(CONFIDENCE)
     what = "median" if q == 0.5 else f"{q:g}-quantile"
     with c2:
         widgets.epsilon_for_accuracy(
             "cen_q",
             "cen_epsilon",
             law.epsilon_for_accuracy,
-            float(f"{rank_bound:.2g}"),
+            # at the cap every ε meets the bound: ask for half of it instead
+            float(f"{rank_bound / 2 if capped else rank_bound:.2g}"),
             "the rank of the released value",
             extra=f" on this file's {law.n:,} values (the bound reads the data)",
         )
@@ -166,13 +169,27 @@ def view(label: str, controls) -> None:
         delta_color="off",
         delta_arrow="off",
     )
-    c.metric("95% bound on the rank error", f"±{rank_bound:,.1f}", help=f"±{number(value_bound)} in value")
+    c.metric(
+        "95% bound on the rank error",
+        f"±{rank_bound:,.1f}",
+        "capped: no output is further" if capped else None,
+        delta_color="off",
+        delta_arrow="off",
+        help=f"±{number(value_bound)} in value",
+    )
     st.markdown(
         f"With 95% probability the released value has at most **{rank_bound:,.1f}** of the {law.n:,} values between "
         f"it and the target rank q·n = {law.target:,.1f}, so it lies within **±{number(value_bound)}** of the true "
         f"{what} (exponential mechanism over [{lower:g}, {upper:g}], score −|rank − q·n| with sensitivity "
         f"Δu = {mech.sensitivity:g}; McSherry & Talwar 2007, Lemma 7)."
     )
+    if capped:
+        st.caption(
+            f"Capped: at this ε the formula gives {law.uncapped_rank_error_bound(CONFIDENCE):,.1f} ranks, more than "
+            f"any output can be off: no release is further than {law.worst_rank_error:,.1f} ranks from q·n (the "
+            f"range's ends, with {law.n:,} values), so that is the bound, with probability 1. The curve below "
+            "flattens there."
+        )
     if law.best_rank_error >= 1:
         st.caption(
             f"Ties: {law.best_rank_error:,.1f} ranks of that error come from values equal to the {what}, which no "

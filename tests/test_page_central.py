@@ -519,3 +519,81 @@ def test_a_median_among_ties_says_why_epsilon_barely_moves_it():
     )
     (errors, (low, high)), _ = _quantile_axes(at)
     assert high < 2 and np.mean(np.abs(errors) <= high) == 1.0  # ±1.1 for errors under 1, not ±20
+
+
+# ---------------------------------------------------------------------- the screenshot walk on real files (penguins)
+
+
+def _penguin_like_csv() -> bytes:
+    """344 rows shaped as penguins.csv: a species of counts 152/124/68, 342 bill lengths (2 missing), a date."""
+    rng = np.random.default_rng(7)
+    species = ["Adelie"] * 152 + ["Gentoo"] * 124 + ["Chinstrap"] * 68
+    bills = [f"{v:.1f}" for v in rng.normal(44.0, 5.0, 342)] + ["", ""]
+    days = [f"{2007 + i % 3}-{1 + i % 12:02d}-15" for i in range(344)]
+    rows = "".join(f"{s},{b},{d}\n" for s, b, d in zip(species, bills, days, strict=True))
+    return ("species,bill,when\n" + rows).encode()
+
+
+def _uploaded(query=None, **sliders):
+    """The Central page on the uploaded penguin-like file, at ``query`` with the ``sliders`` (key: value) set."""
+    at = open_page("data")
+    at.file_uploader(key="data_upload").upload("p.csv", _penguin_like_csv(), "text/csv").run()
+    at.switch_page(PAGES["central"]).run()
+    if query:
+        at.radio(key="cen_query").set_value(query).run()
+    for key, value in sliders.items():
+        at.select_slider(key=key).set_value(value).run()
+    assert_clean(at)
+    return at
+
+
+def _titles(at) -> list[str]:
+    """Every chart's title on the page."""
+    return [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+
+
+def _curve(at, words: str) -> np.ndarray:
+    """The first line of the chart whose title holds ``words``."""
+    spec = next(
+        json.loads(c.proto.spec) for c, t in zip(at.get("plotly_chart"), _titles(at), strict=True) if words in t
+    )
+    return _values(spec["data"][0]["y"])
+
+
+def test_the_quantile_rank_bound_is_capped_at_the_largest_rank_error_and_says_so():
+    # the walk saw ±850 ranks for 342 values at ε = 0.01; the cap is dpcore's (QuantileIntervals.worst_rank_error). ~2 s
+    at = _uploaded("Quantile", cen_epsilon=0.01)
+    shown = float(metric(at, "95% bound on the rank error").lstrip("±").replace(",", ""))
+    assert shown <= 342 / 2  # the median of 342 values: no output is further than 171 ranks from q·n
+    assert any(c.value.startswith("Capped: at this ε the formula gives") for c in at.caption)
+    assert _curve(at, "over ε").max() <= 342 / 2
+
+
+def test_the_most_common_values_shortfall_bound_is_at_most_the_top_count():
+    # the walk saw about 800 above a top count of 152 at a small ε. ~1 s
+    at = _uploaded("Most common value", cen_em_epsilon=0.01)
+    assert float(metric(at, "95% bound on the shortfall").replace(",", "")) <= 152
+    assert any(c.value.startswith("Capped: at this ε the formula gives") for c in at.caption)
+    assert _curve(at, "shortfall").max() <= 152
+
+
+def test_chart_titles_name_each_query_in_plain_words():
+    # "the per year or month", "count of below 3.3" on seattle-weather: every view's titles, every query label. ~2 s
+    at = _uploaded()
+    for query in ("Count", "Histogram", "Count where…", "Category counts", "Per year or month"):
+        at.radio(key="cen_query").set_value(query).run()
+        assert_clean(at)
+        titles = " | ".join(_titles(at)).lower()
+        assert titles.count("over ε") >= 1, (query, titles)  # the comparison's curve is there to be read
+        for wrong in ("the per ", "of below", "count where", "count of 20", "count of adelie"):
+            assert wrong not in titles, (query, titles)
+        if query == "Histogram":
+            assert "count of the bin '" in titles
+
+
+def test_the_two_way_tables_are_stacked_at_full_width():
+    # side by side, adult's 16 columns showed 4 in each half. ~1 s
+    at = open_page("central", cen_query="Two-way table", cen_table_rows="race", cen_table_columns="education")
+    assert_clean(at)
+    assert len(at.dataframe) >= 2
+    assert not any(len(column.dataframe) for column in at.columns)  # neither table inside a column

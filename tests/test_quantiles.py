@@ -181,8 +181,29 @@ def test_error_falls_as_epsilon_grows_exactly():
             law = ExponentialQuantile(float(eps), 0.0, 1.0).intervals(values)
             expected.append(float(np.dot(law.probabilities(), -law.utility)))
         assert np.all(np.diff(expected) <= 1e-12), expected
-    bounds = [ExponentialQuantile(e, 0.0, 1.0).intervals(DATA["ties"]).rank_error_bound() for e in (0.1, 1, 10)]
-    assert bounds[0] > bounds[1] > bounds[2]
+    laws = [ExponentialQuantile(e, 0.0, 1.0).intervals(DATA["ties"]) for e in (0.1, 1, 10)]
+    uncapped = [law.uncapped_rank_error_bound() for law in laws]
+    assert uncapped[0] > uncapped[1] > uncapped[2]
+    bounds = [law.rank_error_bound() for law in laws]  # capped at the worst error, 3 ranks of 6 values: flat there
+    assert bounds[0] >= bounds[1] > bounds[2]
+
+
+def test_rank_error_bound_is_capped_at_the_largest_rank_error_of_any_output():
+    """At a small ε the formula exceeds n (850 ranks for 342 penguins); the cap, max over outputs of |r − q·n|,
+    holds with probability 1, and the capped bound still holds exactly. ~0.1 s."""
+    values = np.random.default_rng(3).normal(44.0, 5.0, 342)
+    for q in (0.5, 0.9):
+        law = ExponentialQuantile(0.01, 32.0, 56.0, q).intervals(values)
+        worst = float(np.max(np.abs(law.ranks - law.target)))  # every interval's rank error, from the ranks
+        assert law.worst_rank_error == pytest.approx(worst)
+        assert worst <= max(q, 1 - q) * law.n + 1e-9
+        assert law.uncapped_rank_error_bound() > law.n  # the formula alone is vacuous here
+        assert law.rank_error_bound() == pytest.approx(worst) and law.rank_error_capped()
+        assert _exceed(law, law.rank_error_bound()) == 0.0
+        with pytest.raises(ValueError, match=r"^accuracy must be below .* ranks \(no output's rank error is larger"):
+            law.epsilon_for_accuracy(worst)
+        big = law.at_epsilon(5.0)  # a large ε: the formula is below the cap and is the bound
+        assert big.rank_error_bound() == big.uncapped_rank_error_bound() < worst and not big.rank_error_capped()
 
 
 def test_data_free_shortfall_bound_covers_grid_data_and_inverts_exactly():
