@@ -136,12 +136,16 @@ def view(label: str, controls) -> None:
                 ]
             },
             eps,
-            "95% bound on the count shortfall (at most the top count)",
+            "95% bound on the count shortfall",
             y_title="count",
             log_y=True,
         ),
         key="cen_em_bound",
     )
+    # the ε at which the formula reaches the top count (it is ∝ 1/ε): below it, the curve is the cap
+    below = exponential_error_bound(k, 1.0, SCORE_SENSITIVITY, CONFIDENCE) / top if top > 0 else np.inf
+    if below > EPS_GRID[0]:
+        mid.caption(f"Flat below ε = {below:.2g}: capped at the top count, {counts[mode]:,}.")
     right.metric("P(true most common chosen), theory", f"{probs[mode]:.3f}")
     right.metric("Empirical frequency", f"{freqs[mode]:.3f}", help=f"Over {state.trials():,} independent picks.")
     table = pd.DataFrame({column: labels, "true count": counts, "probability": probs, "chosen": np.arange(k) == chosen})

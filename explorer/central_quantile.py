@@ -260,6 +260,12 @@ def view(label: str, controls) -> None:
         ),
         key="cen_q_curve",
     )
+    flat = [e for e in EPS_GRID if law.at_epsilon(float(e)).rank_error_capped(CONFIDENCE)]
+    if flat:
+        curve.caption(
+            f"The bound is flat up to ε = {flat[-1]:g}: capped at {law.worst_rank_error:,.1f} ranks, the largest rank "
+            "error any output can have."
+        )
     side.metric("Median |error| in value, simulated", number(float(np.median(np.abs(value_errors)))))
     release = pd.DataFrame({"query": [what], "column": [column], "released": [result.noisy_value]})
     side.download_button(
