@@ -29,17 +29,7 @@ pytestmark = pytest.mark.browser
 #: (the i-th tab of the page's first row of tabs), ("radio", key, label) (that option of the radio switch ``key``) or
 #: ("select", key, i) (the i-th option of the selectbox ``key``). Every view of tests/test_default_views.VIEWS is
 #: here (Learning's parts excepted: each of its three tabs opens on its first part), checked below.
-CENTRAL_QUERIES = (
-    "Sum",
-    "Mean",
-    "Histogram",
-    "Quantile",
-    "Count where…",
-    "Category counts",
-    "Two-way table",
-    "Per year or month",
-    "Most common value",
-)
+CENTRAL_QUERIES = tuple(view["cen_query"] for view in VIEWS["central"][1:])  # after the default, Count
 PAGES = {
     "": [None],
     "data": [None],
