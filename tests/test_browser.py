@@ -41,7 +41,9 @@ PAGES = {
     "People": "people",
     "Publish": "publish",
 }
-CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit", "Learning", "People"}
+CHART_PAGES = {"Local DP", "Central DP", "Sparse vector", "Accountant", "Compare", "Audit", "Learning"}
+#: Pages that draw nothing on this upload, and the sentence that says why (walk.csv names no person).
+EXPLAINED = {"People": "A person identifier is the column that says whose row each row is"}
 UPLOAD = (
     "colour,score,hours\n"
     + "\n".join(f"{c},{i % 5 + 1},{(i * 7) % 60}" for i, c in enumerate(["red", "green", "blue", "grey"] * 100))
@@ -112,6 +114,8 @@ def test_walk_every_page_after_an_upload(page, app_url):
         assert_no_error(page)
         if label in CHART_PAGES:
             assert page.locator(".js-plotly-plot").count() > 0, f"no chart drawn on {label}"
+        if label in EXPLAINED:
+            assert EXPLAINED[label] in page.locator('[data-testid="stMain"]').inner_text(), label
         assert "walk.csv" in sidebar_text(page), f"{label} lost the uploaded dataset"
         assert not offsite_targets(page, app_url), (label, offsite_targets(page, app_url))
         full_page_screenshot(page, ARTIFACTS / f"{path or 'home'}.png")

@@ -107,6 +107,7 @@ from dpcore.groupby import (
     entry_noise,
     group_by,
     group_by_cost,
+    group_by_releases,
     publish_group_by,
 )
 from dpcore.histogram_quantile import dp_histogram_quantile
@@ -335,6 +336,7 @@ CALLS = {
         "epsilon": lambda e: entry_noise(family("laplace"), e, PERSON_BOUNDS.histogram_sensitivity(), None)
     },
     "dpcore.groupby.group_by_cost": {"epsilon": lambda e: group_by_cost(e)},
+    "dpcore.groupby.group_by_releases": {"epsilon": lambda e: group_by_releases(e)},
     "dpcore.groupby.publish_group_by": {"epsilon": lambda e: publish_group_by(["a", "b", "a"], e, keys=["a", "b"])},
     "dpcore.partition_selection.PartitionSelection": {"epsilon": lambda e: PartitionSelection(e, 1e-5)},
     "dpcore.partition_selection.LaplaceThresholding": {"epsilon": lambda e: LaplaceThresholding(e, 1e-5)},

@@ -46,9 +46,10 @@ VIEWS = [
     ("learning", {"lrn_view": "DP-SGD", "lrn_sgd_part": "Training run"}),
     ("learning", {"lrn_view": "Federated averaging"}),
     ("learning", {"lrn_view": "Federated averaging", "lrn_fed_part": "Training run"}),
-    ("people", {}),
-    ("people", {"ppl_query": "Sum of a numeric column"}),
-    ("people", {"ppl_view": "Group-by with unknown keys"}),
+    # the census demo has no identifier-like column: the page computes nothing until a link (or the user) names one
+    ("people", {"ppl_person": "education"}),
+    ("people", {"ppl_person": "education", "ppl_query": "Sum of a numeric column"}),
+    ("people", {"ppl_person": "education", "ppl_view": "Group-by with unknown keys"}),
     ("publish", {}),
 ]
 
