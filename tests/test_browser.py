@@ -137,6 +137,16 @@ def test_keyboard_slider_move_changes_a_figure_and_the_link_reproduces_it(page, 
         timeout=30_000,
     )
     wait_for_page(page)
+    # the link says the ε the slider shows (the link's update is a message of its own, which may land after the
+    # page is drawn: waited for, never assumed; a link that stays behind the screen fails here, as in issue 24)
+    page.wait_for_function(
+        """() => {
+            const r = document.querySelector('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]');
+            const v = r && r.getAttribute('aria-valuetext');
+            return v && new RegExp('[?&]ldp_epsilon=' + v.replace('.', '\\.') + '(&|$)').test(location.search);
+        }""",
+        timeout=30_000,
+    )
     after = first_metric(page)
     assert after != before
     assert "ldp_epsilon=" in page.url, page.url
